@@ -1,0 +1,197 @@
+"""The one narrow I/O seam between the use cases and a spreadsheet.
+
+A :class:`SheetBackend` has two methods.  ``read_ranges`` takes A1 ranges such as
+``"Orders!A2:P500"`` and returns one grid per range; ``write_ranges`` takes a list of
+:class:`RangeUpdate` and applies them all or none.  A use case calls each at most once per
+step, so a Google Sheet costs one read and one write per Resolve Phase.
+
+Cell values crossing the seam are ``str | int | float | bool | None`` or :class:`Formula`.
+A plain ``str`` is always literal text, even when it starts with ``=``: text typed by a
+player is never turned into a formula.  A formula in a cell reads back as a
+:class:`Formula`, so a reader can refuse one found in an input field.
+
+Grids returned by ``read_ranges`` have the trailing empty rows of the range dropped and
+every row padded with ``None`` to the range's width, so ``grid[i][j]`` is the cell ``i``
+rows and ``j`` columns from the range's top-left corner.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, Union, runtime_checkable
+
+__all__ = [
+    "A1Range",
+    "CellValue",
+    "Formula",
+    "Grid",
+    "MemoryBackend",
+    "RangeUpdate",
+    "SheetBackend",
+    "col_letter",
+    "col_index",
+    "parse_range",
+]
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A spreadsheet formula, ``text`` starting with ``=``."""
+
+    text: str
+
+    def __post_init__(self) -> None:
+        if not self.text.startswith("="):
+            raise ValueError(f"a formula starts with '=': {self.text!r}")
+
+
+CellValue = Union[str, int, float, bool, None, Formula]
+Grid = list[list[CellValue]]
+
+
+@dataclass(frozen=True)
+class RangeUpdate:
+    """Write ``values`` (a 2-D grid) with its top-left corner at ``range``'s start."""
+
+    range: str
+    values: Sequence[Sequence[CellValue]]
+
+
+@runtime_checkable
+class SheetBackend(Protocol):
+    """Reads and writes blocks of cells.  Constructors do no I/O."""
+
+    def read_ranges(self, ranges: Sequence[str]) -> list[Grid]: ...
+
+    def write_ranges(self, updates: Sequence[RangeUpdate]) -> None: ...
+
+
+_CELL = re.compile(r"^\$?([A-Za-z]{1,3})\$?(\d+)?$")
+
+
+def col_index(letters: str) -> int:
+    """``"A"`` -> 1, ``"AA"`` -> 27."""
+    n = 0
+    for ch in letters.upper():
+        n = n * 26 + (ord(ch) - 64)
+    return n
+
+
+def col_letter(index: int) -> str:
+    """1 -> ``"A"``, 27 -> ``"AA"``."""
+    if index < 1:
+        raise ValueError(f"column index {index} < 1")
+    out = ""
+    while index:
+        index, rem = divmod(index - 1, 26)
+        out = chr(65 + rem) + out
+    return out
+
+
+@dataclass(frozen=True)
+class A1Range:
+    """A parsed A1 range.  ``row2`` is ``None`` for an open-ended range (``Log!A2:J``)."""
+
+    sheet: str
+    col1: int
+    row1: int
+    col2: int
+    row2: int | None
+
+    @property
+    def width(self) -> int:
+        return self.col2 - self.col1 + 1
+
+    def cell(self, row_offset: int, col_offset: int) -> str:
+        """The A1 address (with sheet) of the cell at the given offsets from the corner."""
+        return f"{self.sheet}!{col_letter(self.col1 + col_offset)}{self.row1 + row_offset}"
+
+    def __str__(self) -> str:
+        end = f"{col_letter(self.col2)}{self.row2 if self.row2 is not None else ''}"
+        return f"{quote_sheet(self.sheet)}!{col_letter(self.col1)}{self.row1}:{end}"
+
+
+def quote_sheet(name: str) -> str:
+    """Quote a sheet name for A1 notation when it needs it (``'House Rules'``)."""
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        return name
+    return "'" + name.replace("'", "''") + "'"
+
+
+def parse_range(text: str) -> A1Range:
+    """Parse ``Sheet!A1:C5``, ``'House Rules'!A2:B``, or a single cell ``Battle!B2``."""
+    if "!" not in text:
+        raise ValueError(f"range {text!r} names no sheet")
+    sheet, _, cells = text.rpartition("!")
+    if sheet.startswith("'") and sheet.endswith("'"):
+        sheet = sheet[1:-1].replace("''", "'")
+    first, _, last = cells.partition(":")
+    m1 = _CELL.match(first)
+    m2 = _CELL.match(last or first)
+    if not m1 or not m2 or m1.group(2) is None:
+        raise ValueError(f"range {text!r} is not in A1 notation")
+    row2 = int(m2.group(2)) if m2.group(2) else None
+    return A1Range(sheet, col_index(m1.group(1)), int(m1.group(2)), col_index(m2.group(1)), row2)
+
+
+def trim_grid(rows: list[list[CellValue]], width: int) -> Grid:
+    """Pad every row to ``width`` and drop trailing rows that are wholly empty."""
+    out = [list(r[:width]) + [None] * (width - len(r[:width])) for r in rows]
+    while out and all(v is None or v == "" for v in out[-1]):
+        out.pop()
+    return [[None if v == "" else v for v in r] for r in out]
+
+
+class MemoryBackend:
+    """A backend held in a dict ``{sheet: {(row, col): value}}``; ships for tests and scripts.
+
+    ``reads`` and ``writes`` count the calls, so a test can check that a use case makes one
+    of each.
+    """
+
+    def __init__(self, sheets: dict[str, dict[tuple[int, int], CellValue]] | None = None) -> None:
+        self.sheets: dict[str, dict[tuple[int, int], CellValue]] = sheets if sheets is not None else {}
+        self.reads = 0
+        self.writes = 0
+
+    def max_row(self, sheet: str) -> int:
+        cells = self.sheets.get(sheet, {})
+        return max((r for (r, _c), v in cells.items() if v not in (None, "")), default=0)
+
+    def read_ranges(self, ranges: Sequence[str]) -> list[Grid]:
+        self.reads += 1
+        grids: list[Grid] = []
+        for text in ranges:
+            rng = parse_range(text)
+            cells = self.sheets.get(rng.sheet)
+            if cells is None:
+                from sheetsync.errors import BackendError
+
+                raise BackendError(f"there is no sheet {rng.sheet!r}")
+            last = rng.row2 if rng.row2 is not None else max(self.max_row(rng.sheet), rng.row1)
+            rows = [
+                [cells.get((r, c)) for c in range(rng.col1, rng.col2 + 1)]
+                for r in range(rng.row1, last + 1)
+            ]
+            grids.append(trim_grid(rows, rng.width))
+        return grids
+
+    def write_ranges(self, updates: Sequence[RangeUpdate]) -> None:
+        parsed = [(parse_range(u.range), u.values) for u in updates]
+        for rng, _ in parsed:  # all or nothing: check every sheet before touching one
+            if rng.sheet not in self.sheets:
+                from sheetsync.errors import BackendError
+
+                raise BackendError(f"there is no sheet {rng.sheet!r}")
+        self.writes += 1
+        for rng, values in parsed:
+            cells = self.sheets[rng.sheet]
+            for i, row in enumerate(values):
+                for j, value in enumerate(row):
+                    key = (rng.row1 + i, rng.col1 + j)
+                    if value is None or value == "":
+                        cells.pop(key, None)
+                    else:
+                        cells[key] = value
