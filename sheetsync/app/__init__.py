@@ -1,0 +1,1 @@
+"""Use cases and the shells around them: CLI, Excel buttons, HTTP endpoint, watcher."""

@@ -1,0 +1,204 @@
+"""``sheetsync``: the command line.  A thin shell over the use cases: it catches
+:class:`SheetSyncError` only, and prints ``ClassName: message`` without a traceback."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from sheetsync.errors import SheetSyncError
+
+app = typer.Typer(
+    name="sheetsync",
+    help="Run battalion-scale mass combat from a spreadsheet: cohort pools, phases, aftermath.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def _is_workbook(path: Path) -> bool:
+    return path.suffix.lower() in (".xlsx", ".xlsm")
+
+
+def _load(path: Path, seed: int | None = None) -> Any:
+    from sheetsync.app.files import read_data_file
+    from sheetsync.rules.bbn import load_battle
+
+    data = read_data_file(path)
+    if seed is not None and isinstance(data, dict):
+        data["seed"] = seed
+    return load_battle(data, str(path))
+
+
+def _ensure_seed(battle: Any) -> Any:
+    """A battle with no seed gets a fresh one, recorded in its output so it can be replayed (R25)."""
+    if battle.seed is None:
+        return battle.model_copy(update={"seed": secrets.randbelow(10**9)})
+    return battle
+
+
+@app.command()
+def pools(file: Path, as_json: JsonOpt = False) -> None:
+    """Compute every cohort's pools from the members' sheets, with who gave what."""
+    battle = _load(file)
+    if as_json:
+        _print_json({"cohorts": [pools_json(p) for p in battle.pools.values()]})
+        return
+    from sheetsync.app.render import print_pools
+
+    print_pools(console, battle.pools.values())
+
+
+def pools_json(p: Any) -> dict[str, Any]:
+    return {
+        "name": p.name,
+        "actions": p.actions,
+        "pools": p.pools,
+        "breakdown": {k: [c.model_dump(mode="json") for c in v] for k, v in p.breakdown.items()},
+        "not_counted": [n.model_dump(mode="json") for n in p.not_counted],
+    }
+
+
+@app.command()
+def resolve(
+    file: Path,
+    as_json: JsonOpt = False,
+    out: Annotated[Path | None, typer.Option(help="Write the new battle state here (a battle file).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed for dice not typed in.")] = None,
+) -> None:
+    """Resolve the declared orders of the next phase (a battle file, or a workbook)."""
+    if _is_workbook(file):
+        from sheetsync.app.workbook_cli import resolve_workbook
+
+        resolve_workbook(file, as_json=as_json, console=console)
+        return
+    from sheetsync.rules.bbn import battle_to_file, resolve_phase
+
+    battle = _ensure_seed(_load(file, seed))
+    result = resolve_phase(battle)
+    if out is not None:
+        from sheetsync.app.files import dump_battle_file
+
+        dump_battle_file(battle_to_file(result.battle), out)
+    if as_json:
+        _print_json(result.to_json())
+        return
+    from sheetsync.app.render import print_phase
+
+    print_phase(console, result)
+    if out is not None:
+        console.print(f"New battle state written to {out}; resolve it for phase {result.phase + 1}.")
+
+
+@app.command()
+def undo(
+    file: Path,
+    out: Annotated[Path | None, typer.Option(help="Where to write the restored battle (default: in place).")] = None,
+) -> None:
+    """Undo the last resolved phase: the battle exactly as it was before it."""
+    if _is_workbook(file):
+        from sheetsync.app.workbook_cli import undo_workbook
+
+        undo_workbook(file, console=console)
+        return
+    from sheetsync.app.files import dump_battle_file
+    from sheetsync.rules.bbn import battle_to_file
+    from sheetsync.rules.bbn import undo as undo_phase
+
+    battle = undo_phase(_load(file))
+    dump_battle_file(battle_to_file(battle), out or file)
+    console.print(f"Phase {battle.phase} undone; {len(battle.orders)} orders are pending again ({out or file}).")
+
+
+@app.command()
+def aftermath(file: Path, as_json: JsonOpt = False) -> None:
+    """Battle Aftermath (R26-R30): each character's damage, Aegis, Torpor, lasting effects."""
+    from sheetsync.dice import RandomRoller
+    from sheetsync.rules.bbn import aftermath as run_aftermath
+    from sheetsync.rules.bbn import aftermath_json
+
+    battle = _ensure_seed(_load(file))
+    entries = run_aftermath(battle, RandomRoller(f"{battle.seed}:aftermath"))
+    if as_json:
+        _print_json(aftermath_json(entries))
+        return
+    from sheetsync.app.render import print_aftermath
+
+    print_aftermath(console, entries)
+
+
+@app.command()
+def demo(
+    out_dir: Annotated[Path, typer.Option("--out-dir", help="Where the demo writes its files.")] = Path("sheetsync-demo"),
+    as_json: JsonOpt = False,
+) -> None:
+    """Build the embedded example cohorts, resolve one phase, and show the result."""
+    from sheetsync.app.files import dump_battle_file, example_path
+    from sheetsync.rules.bbn import battle_to_file, resolve_phase
+
+    battle = _load(example_path())
+    result = resolve_phase(battle)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    dump_battle_file(battle_to_file(result.battle), out_dir / "after-phase-1.yaml")
+    workbook = None
+    try:
+        from sheetsync.app.workbook_cli import demo_workbook
+    except ImportError:  # the workbook layer is optional for the engine demo
+        demo_workbook = None  # type: ignore[assignment]
+    if demo_workbook is not None:
+        workbook = demo_workbook(example_path(), out_dir / "demo-tracker.xlsx")
+    if as_json:
+        _print_json({"pools": [pools_json(p) for p in battle.pools.values()], "resolve": result.to_json(),
+                     "workbook": str(workbook) if workbook else None})
+        return
+    from sheetsync.app.render import print_phase, print_pools
+
+    console.rule("sheetsync demo: the example battle")
+    print_pools(console, battle.pools.values(), breakdown=False)
+    print_phase(console, result)
+    console.print(f"Battle state after phase 1: {out_dir / 'after-phase-1.yaml'}")
+    if workbook:
+        console.print(f"The same battle as a tracker workbook, phase 1 resolved: {workbook}")
+
+
+def main() -> None:
+    """Entry point: run the app; a :class:`SheetSyncError` becomes one clear line."""
+    try:
+        app(standalone_mode=False)
+    except SheetSyncError as exc:
+        from rich.text import Text
+
+        err_console.print(Text.assemble((type(exc).__name__, "bold red"), ": ", str(exc)), highlight=False)
+        sys.exit(1)
+    except typer.Abort:
+        err_console.print("Aborted.")
+        sys.exit(130)
+    except (typer.Exit, SystemExit) as exc:
+        code = getattr(exc, "exit_code", getattr(exc, "code", 0))
+        sys.exit(code or 0)
+    except Exception as exc:  # click usage errors
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise
+
+
+if __name__ == "__main__":
+    main()

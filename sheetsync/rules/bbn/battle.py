@@ -1,0 +1,103 @@
+"""A battle: cohorts, their standing, ranges, declared orders, history for undo.
+
+:class:`Battle` is the whole truth of a battle between two steps.  It serializes to a
+plain dict (:meth:`Battle.to_data`) that round-trips exactly, which is what the YAML
+battle file, the workbook's hidden state sheet and the undo history all hold.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+from pydantic import Field
+
+from sheetsync.rules.bbn.catalog import Catalog, default_catalog
+from sheetsync.rules.bbn.models import (
+    Band,
+    CohortSpec,
+    CohortState,
+    Frozen,
+    HouseRules,
+    Order,
+    State,
+)
+from sheetsync.rules.bbn.pools import CohortPools, compute_pools
+
+__all__ = ["Battle", "RangeEntry", "initial_state"]
+
+
+class RangeEntry(Frozen):
+    """Ranges (The Battle 3), R24: the band the Storyteller set between two cohorts."""
+
+    a: str
+    b: str
+    band: Band
+
+
+def initial_state(spec: CohortSpec, pools: CohortPools) -> CohortState:
+    """A cohort at the start of a battle: full Health, its Temper and Control, all Active."""
+    return CohortState(
+        name=spec.name,
+        health=pools.pools["health"],
+        temper=pools.pools["temper"],
+        control=pools.pools["control"],
+        states={m.name: State.ACTIVE for m in spec.members},
+    )
+
+
+class Battle(Frozen):
+    """Everything a phase needs, and everything undo restores."""
+
+    house_rules: HouseRules = HouseRules()
+    seed: int | str | None = None
+    phase: int = Field(default=1, ge=1)
+    """The number of the next phase to resolve."""
+    cohorts: tuple[CohortSpec, ...]
+    state: dict[str, CohortState]
+    ranges: tuple[RangeEntry, ...] = ()
+    orders: tuple[Order, ...] = ()
+    history: tuple[dict[str, Any], ...] = ()
+    """Snapshots (:meth:`snapshot`) of the battle before each resolved phase, oldest first."""
+    log: tuple[dict[str, Any], ...] = ()
+    """Every event of the battle so far, as dicts, each with its ``phase``."""
+    catalog_extra: dict[str, Any] | None = None
+
+    @cached_property
+    def catalog(self) -> Catalog:
+        base = default_catalog()
+        return base.extend(self.catalog_extra) if self.catalog_extra else base
+
+    @cached_property
+    def pools(self) -> dict[str, CohortPools]:
+        """Cohort Sheet 1.1-1.7: the pools each cohort was built with."""
+        return {c.name: compute_pools(c, self.house_rules, self.catalog) for c in self.cohorts}
+
+    @cached_property
+    def spec(self) -> dict[str, CohortSpec]:
+        return {c.name: c for c in self.cohorts}
+
+    def band(self, a: str, b: str) -> Band | None:
+        """R24: the band between two cohorts, or ``None`` when the Storyteller set none."""
+        for r in self.ranges:
+            if {r.a, r.b} == {a, b}:
+                return r.band
+        return None
+
+    def enemies(self, a: str, b: str) -> bool:
+        """Cohorts on different sides are enemies."""
+        return self.spec[a].side != self.spec[b].side
+
+    def snapshot(self) -> dict[str, Any]:
+        """The battle without its history and log, plus the log's length: what undo needs."""
+        data = self.model_dump(mode="json", exclude={"history", "log"})
+        data["log_length"] = len(self.log)
+        return data
+
+    def to_data(self) -> dict[str, Any]:
+        """A plain, JSON-safe dict that :meth:`from_data` turns back into this battle."""
+        return self.model_dump(mode="json")
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Battle:
+        return cls.model_validate(data)

@@ -1,0 +1,360 @@
+"""Battle files in, battle files out: plain dicts (parsed from YAML or JSON) to a
+:class:`Battle`, collecting *every* problem with its place before raising (R1, R12, R24).
+
+The file format is the one the README shows: ``house_rules``, ``seed``, ``phase``,
+``cohorts`` (each with its members and, optionally, its current ``health``, ``temper``,
+``control``, ``states`` ...), ``ranges``, ``orders``; plus ``history`` and ``log``, which
+``--out`` writes so that the next phase, and undo, start from there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from sheetsync.errors import InputError, Problem
+from sheetsync.rules.bbn.battle import Battle, RangeEntry, initial_state
+from sheetsync.rules.bbn.catalog import normalize
+from sheetsync.rules.bbn.models import (
+    Band,
+    Benefit,
+    CharacterSheet,
+    CohortSpec,
+    CohortState,
+    HouseRules,
+    Moment,
+    Order,
+    PoolName,
+    State,
+    Task,
+)
+
+__all__ = ["battle_to_file", "load_battle", "pydantic_problems"]
+
+ENUM_FIELDS: dict[str, tuple[type[Enum], str]] = {
+    "task": (Task, "task"),
+    "moment": (Moment, "Hero Moment"),
+    "benefit": (Benefit, "Inspire benefit"),
+    "pool": (PoolName, "pool"),
+    "band": (Band, "range band"),
+    "state": (State, "state"),
+}
+STATE_KEYS = ("health", "temper", "control", "states", "hero_used", "died_in_phase", "reroll_tokens", "units_moved")
+TOP_KEYS = {"house_rules", "seed", "phase", "cohorts", "ranges", "orders", "history", "log", "catalog"}
+
+
+def _path(prefix: str, loc: Sequence[int | str]) -> str:
+    out = prefix
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def pydantic_problems(err: ValidationError, prefix: str = "", enums: dict[str, tuple[type[Enum], str]] | None = None) -> list[Problem]:
+    """Turn pydantic's errors into :class:`Problem` lines a Tracker can read."""
+    enums = ENUM_FIELDS if enums is None else enums
+    out: list[Problem] = []
+    for e in err.errors():
+        loc = [p for p in e["loc"] if not (isinstance(p, str) and p in ("function-after", "lax-or-strict"))]
+        where = _path(prefix, loc)
+        inp = e.get("input")
+        kind = e["type"]
+        field = next((str(p) for p in reversed(loc) if isinstance(p, str)), "")
+        if kind in ("int_parsing", "int_type", "int_from_float"):
+            msg = f"{inp!r} is not a whole number"
+        elif kind in ("bool_parsing", "bool_type"):
+            msg = f"{inp!r} is not yes or no (true/false)"
+        elif kind == "enum" or (kind == "literal_error" and field in enums):
+            cls, label = enums.get(field, (None, field))
+            expected = ", ".join(m.value for m in cls) if cls else e.get("ctx", {}).get("expected", "")
+            msg = f"{inp!r} is not a {label} (expected one of {expected})"
+        elif kind == "literal_error":
+            msg = f"{inp!r} is not one of {e.get('ctx', {}).get('expected', '')}"
+        elif kind == "missing":
+            msg = "is required"
+        elif kind == "extra_forbidden":
+            msg = "is not a key sheetsync knows (check its spelling)"
+        elif kind == "greater_than_equal":
+            msg = f"{inp!r} is less than {e['ctx']['ge']}"
+        elif kind == "less_than_equal":
+            msg = f"{inp!r} is more than {e['ctx']['le']}"
+        elif kind == "string_too_short":
+            msg = "must not be empty"
+        elif kind in ("string_type", "dict_type", "list_type", "tuple_type", "model_type"):
+            want = {"string_type": "text", "dict_type": "a mapping", "list_type": "a list", "tuple_type": "a list",
+                    "model_type": "a mapping"}[kind]
+            msg = f"{inp!r} is not {want}"
+        else:
+            msg = e["msg"]
+        out.append(Problem(where, msg))
+    return out
+
+
+def _label(value: Any, cls: type[Enum]) -> Any:
+    """Accept a dropdown label whatever its case and spacing ("melee attack")."""
+    if isinstance(value, str):
+        key = normalize(value)
+        for m in cls:
+            if normalize(str(m.value)) == key:
+                return m.value
+    return value
+
+
+def _validate(model: type[BaseModel], data: Any, where: str, problems: list[Problem]) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        problems.extend(pydantic_problems(err, where))
+        return None
+
+
+def _member(data: Any) -> Any:
+    if isinstance(data, str):
+        return {"name": data}
+    if isinstance(data, dict) and isinstance(data.get("blood_magic_paths"), dict):
+        paths = {}
+        for k, v in data["blood_magic_paths"].items():
+            paths[k] = {"level": v} if not isinstance(v, dict) else v
+        data = {**data, "blood_magic_paths": paths}
+    if isinstance(data, dict) and isinstance(data.get("merits"), str):
+        data = {**data, "merits": [m.strip() for m in data["merits"].split(",") if m.strip()]}
+    return data
+
+
+def load_battle(data: Any, source: str = "") -> Battle:
+    """Check a battle file's dict and build the :class:`Battle`; raise :class:`InputError`
+    listing every problem with its path (``orders[3].task: 'Melee' is not a task ...``)."""
+    problems: list[Problem] = []
+    if not isinstance(data, dict):
+        raise InputError([Problem("", "the file must hold a mapping with a 'cohorts' list")], source)
+    for key in data:
+        if key not in TOP_KEYS:
+            problems.append(Problem(str(key), "is not a key sheetsync knows (check its spelling)"))
+    rules = _validate(HouseRules, data.get("house_rules") or {}, "house_rules", problems) or HouseRules()
+    raw_cohorts = data.get("cohorts")
+    if not isinstance(raw_cohorts, list) or not raw_cohorts:
+        problems.append(Problem("cohorts", "must be a list of at least one cohort"))
+        raw_cohorts = []
+    specs: list[CohortSpec] = []
+    raw_states: list[tuple[int, dict[str, Any]]] = []
+    names: set[str] = set()
+    for i, raw in enumerate(raw_cohorts):
+        where = f"cohorts[{i}]"
+        if not isinstance(raw, dict):
+            problems.append(Problem(where, "must be a mapping"))
+            continue
+        spec_data = {k: v for k, v in raw.items() if k not in STATE_KEYS}
+        members = spec_data.get("members")
+        if isinstance(members, list):
+            spec_data["members"] = [_member(m) for m in members]
+        if isinstance(spec_data.get("pools"), dict):
+            spec_data["pools"] = {_label(k, PoolName): v for k, v in spec_data["pools"].items()}
+        spec = _validate(CohortSpec, spec_data, where, problems)
+        raw_states.append((i, {k: raw[k] for k in STATE_KEYS if k in raw}))
+        if spec is None:
+            continue
+        if spec.name in names:
+            problems.append(Problem(f"{where}.name", f"{spec.name!r} names two cohorts"))
+        names.add(spec.name)
+        member_names = [m.name for m in spec.members]
+        for j, m in enumerate(member_names):
+            if member_names.index(m) != j:
+                problems.append(Problem(f"{where}.members[{j}].name", f"{m!r} is in {spec.name} twice"))
+        n = len(spec.members)
+        if not rules.allow_any_size and not 3 <= n <= 5:
+            problems.append(Problem(f"{where}.members", f"{spec.name} has {n} members; a cohort has 3 to 5 (R1; "
+                                    "house rule allow_any_size lifts this)"))
+        if n == 0:
+            problems.append(Problem(f"{where}.members", f"{spec.name} has no members"))
+        for role in ("sergeant",):
+            who = getattr(spec, role)
+            if who is not None and who not in member_names:
+                problems.append(Problem(f"{where}.{role}", f"{who!r} is not a member of {spec.name}"))
+        for key, mapping in (("aegis", spec.aegis), ("lasting_rolls", spec.lasting_rolls)):
+            for who in mapping:
+                if who not in member_names:
+                    problems.append(Problem(f"{where}.{key}.{who}", f"{who!r} is not a member of {spec.name}"))
+        specs.append(spec)
+    spec_by = {s.name: s for s in specs}
+    battle_kwargs: dict[str, Any] = {"house_rules": rules}
+    catalog_extra = data.get("catalog")
+    if catalog_extra is not None and not isinstance(catalog_extra, dict):
+        problems.append(Problem("catalog", "must be a mapping shaped like the shipped catalog"))
+        catalog_extra = None
+    battle_kwargs["catalog_extra"] = catalog_extra
+
+    # current state (all optional)
+    states: dict[str, CohortState] = {}
+    if not problems:
+        probe = Battle(cohorts=tuple(specs), state={}, house_rules=rules, catalog_extra=catalog_extra)
+        for (i, raw_state), spec in zip(raw_states, specs, strict=True):
+            where = f"cohorts[{i}]"
+            start = initial_state(spec, probe.pools[spec.name]).model_dump()
+            raw_member_states = raw_state.get("states") or {}
+            if not isinstance(raw_member_states, dict):
+                problems.append(Problem(f"{where}.states", "must map member names to states"))
+                raw_member_states = {}
+            for who in raw_member_states:
+                if who not in start["states"]:
+                    problems.append(Problem(f"{where}.states.{who}", f"{who!r} is not a member of {spec.name}"))
+            merged = {**start, **{k: v for k, v in raw_state.items() if k != "states"}}
+            merged["states"] = {**start["states"], **{k: _label(v, State) for k, v in raw_member_states.items()
+                                                     if k in start["states"]}}
+            st = _validate(CohortState, merged, where, problems)
+            if st is not None:
+                for who in st.hero_used:
+                    if who not in start["states"]:
+                        problems.append(Problem(f"{where}.hero_used", f"{who!r} is not a member of {spec.name}"))
+                states[spec.name] = st
+        battle_kwargs["catalog_extra"] = catalog_extra
+
+    # ranges
+    ranges: list[RangeEntry] = []
+    for i, raw in enumerate(data.get("ranges") or []):
+        where = f"ranges[{i}]"
+        if isinstance(raw, dict):
+            raw = [raw.get("a"), raw.get("b"), raw.get("band")]
+        if not isinstance(raw, (list, tuple)) or len(raw) != 3:
+            problems.append(Problem(where, "must be [cohort, cohort, band]"))
+            continue
+        a, b, band = raw
+        for side, who in ((0, a), (1, b)):
+            if who not in spec_by:
+                problems.append(Problem(f"{where}[{side}]", f"{who!r} is not a cohort"))
+        entry = _validate(RangeEntry, {"a": a, "b": b, "band": _label(band, Band)}, where, problems)
+        if entry is not None:
+            ranges.append(entry)
+
+    # orders
+    orders: list[Order] = []
+    raw_orders = data.get("orders") or []
+    if not isinstance(raw_orders, list):
+        problems.append(Problem("orders", "must be a list"))
+        raw_orders = []
+    for i, raw in enumerate(raw_orders):
+        where = f"orders[{i}]"
+        if not isinstance(raw, dict):
+            problems.append(Problem(where, "must be a mapping"))
+            continue
+        fixed = dict(raw)
+        for key, (cls, _) in ENUM_FIELDS.items():
+            if key in fixed and fixed[key] is not None:
+                fixed[key] = _label(fixed[key], cls)
+        if isinstance(fixed.get("free_task"), str):
+            fixed["free_task"] = fixed["free_task"].strip().title()
+        order = _validate(Order, fixed, where, problems)
+        if order is None:
+            continue
+        problems.extend(_check_order(order, where, spec_by))
+        orders.append(order)
+
+    phase = data.get("phase", 1)
+    if not isinstance(phase, int) or isinstance(phase, bool) or phase < 1:
+        problems.append(Problem("phase", f"{phase!r} is not a phase number (1 or more)"))
+    seed = data.get("seed")
+    if seed is not None and not isinstance(seed, (int, str)):
+        problems.append(Problem("seed", f"{seed!r} is not a whole number or text"))
+    if problems:
+        raise InputError(problems, source)
+    return Battle(
+        cohorts=tuple(specs), state=states, ranges=tuple(ranges), orders=tuple(orders), phase=phase, seed=seed,
+        history=tuple(data.get("history") or ()), log=tuple(data.get("log") or ()), **battle_kwargs,
+    )
+
+
+def _check_order(order: Order, where: str, spec_by: dict[str, CohortSpec]) -> list[Problem]:
+    """The shape of an order: names that exist, and the fields its task needs.  (Breaking a
+    rule is not a shape problem: that order is refused when resolved, R13.)"""
+    out: list[Problem] = []
+    spec = spec_by.get(order.cohort)
+    if spec is None:
+        return [Problem(f"{where}.cohort", f"{order.cohort!r} is not a cohort (expected one of {', '.join(spec_by)})")]
+    if order.target is not None and order.target not in spec_by:
+        out.append(Problem(f"{where}.target", f"{order.target!r} is not a cohort (expected one of {', '.join(spec_by)})"))
+        return out
+    members = {m.name for m in spec.members}
+    task = order.task
+    needs_target = {Task.MELEE, Task.RANGED, Task.MYSTICAL, Task.INTIMIDATE, Task.ANALYZE, Task.INSPIRE}
+    if task in needs_target and not order.target:
+        out.append(Problem(f"{where}.target", f"{task.value} needs a target cohort"))
+    if task is Task.INSPIRE:
+        if order.benefit is None:
+            out.append(Problem(f"{where}.benefit", "Inspire needs a benefit (expected one of "
+                               + ", ".join(b.value for b in Benefit) + ")"))
+    if task in (Task.INSPIRE, Task.ANALYZE) and order.ally is not None and order.ally not in spec_by:
+        out.append(Problem(f"{where}.ally", f"{order.ally!r} is not a cohort"))
+    if task is Task.RESCUE:
+        home = spec_by[order.target] if order.target else spec
+        if not order.member:
+            out.append(Problem(f"{where}.member", "Rescue needs the member to rescue"))
+        elif order.member not in {m.name for m in home.members}:
+            out.append(Problem(f"{where}.member", f"{order.member!r} is not a member of {home.name}"))
+    if task is Task.HEAL and order.temper is not None and not 1 <= order.temper <= 10:
+        out.append(Problem(f"{where}.temper", f"{order.temper} is not 1 to 10 (Heal spends 1 to 10 temper)"))
+    if task is Task.HERO_MOMENT:
+        if not order.member:
+            out.append(Problem(f"{where}.member", "a Hero Moment needs its hero (a member of the cohort)"))
+        elif order.member not in members:
+            out.append(Problem(f"{where}.member", f"{order.member!r} is not a member of {spec.name}"))
+        if order.moment is None:
+            out.append(Problem(f"{where}.moment", "a Hero Moment needs its moment (expected one of "
+                               + ", ".join(m.value for m in Moment) + ")"))
+        if order.moment is Moment.BOOST_A_POOL and order.pool is None:
+            out.append(Problem(f"{where}.pool", "Boost a Pool needs the pool (expected one of "
+                               + ", ".join(p.value for p in PoolName) + ")"))
+        if order.moment is Moment.SAVE_AN_ALLY:
+            if not order.ally:
+                out.append(Problem(f"{where}.ally", "Save an Ally needs the ally to save"))
+            elif order.ally not in members:
+                out.append(Problem(f"{where}.ally", f"{order.ally!r} is not a member of {spec.name}"))
+        if order.moment is Moment.SPLIT_THE_PARTY:
+            if not order.target:
+                out.append(Problem(f"{where}.target", "Split the Party needs the second cohort (target)"))
+            elif order.ally and order.ally not in {m.name for m in spec_by[order.target].members}:
+                out.append(Problem(f"{where}.ally", f"{order.ally!r} is not a member of {order.target}"))
+            if order.temper is not None and not 1 <= order.temper <= 10:
+                out.append(Problem(f"{where}.temper", f"{order.temper} is not 1 to 10"))
+    return out
+
+
+def battle_to_file(battle: Battle) -> dict[str, Any]:
+    """The battle in the file format :func:`load_battle` reads: it round-trips exactly."""
+    cohorts = []
+    for spec in battle.cohorts:
+        d = spec.model_dump(mode="json", exclude_defaults=True)
+        d["members"] = [_compact_member(m) for m in spec.members]
+        if spec.pools is not None:
+            d["pools"] = {k: v for k, v in d["pools"].items()}
+        st = battle.state[spec.name].model_dump(mode="json", exclude={"name"})
+        d.update(st)
+        cohorts.append(d)
+    out: dict[str, Any] = {}
+    if battle.house_rules != HouseRules():
+        out["house_rules"] = battle.house_rules.model_dump(mode="json", exclude_defaults=True)
+    if battle.seed is not None:
+        out["seed"] = battle.seed
+    out["phase"] = battle.phase
+    out["cohorts"] = cohorts
+    out["ranges"] = [[r.a, r.b, r.band.value] for r in battle.ranges]
+    out["orders"] = [o.model_dump(mode="json", exclude_defaults=True) for o in battle.orders]
+    if battle.catalog_extra:
+        out["catalog"] = battle.catalog_extra
+    out["history"] = list(battle.history)
+    out["log"] = list(battle.log)
+    return out
+
+
+def _compact_member(m: CharacterSheet) -> dict[str, Any]:
+    d = m.model_dump(mode="json", exclude_defaults=True)
+    if m.blood_magic_paths:
+        d["blood_magic_paths"] = {
+            k: (v.level if v.offensive is None else v.model_dump(mode="json")) for k, v in m.blood_magic_paths.items()
+        }
+    return d
+

@@ -1,0 +1,866 @@
+"""Resolving a phase: the declared orders, in order (The Battle 4-5, R13-R25).
+
+:func:`resolve_phase` takes a :class:`Battle` with its ``orders`` and a :class:`Roller`, and
+returns a :class:`PhaseResult`: exactly one :class:`Event` per order, the end-of-phase
+effects, and the new battle (orders cleared, phase advanced, the old battle kept in
+``history`` for :func:`undo`).
+
+An order that breaks a rule is *refused* with its reason and costs nothing, as a
+Storyteller would rule at the table; it is not an input error.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from sheetsync.dice import Roller
+from sheetsync.rules.bbn.battle import Battle
+from sheetsync.rules.bbn.models import (
+    Band,
+    Benefit,
+    CohortState,
+    Frozen,
+    Moment,
+    Order,
+    PoolName,
+    State,
+    Task,
+)
+from sheetsync.rules.bbn.pools import actions_available
+
+__all__ = [
+    "COSTS",
+    "RANGE_NEEDED",
+    "Effect",
+    "Event",
+    "PhaseResult",
+    "Roll",
+    "hit_chance",
+    "phase_roller",
+    "resolve_phase",
+    "undo",
+]
+
+Outcome = Literal["hit", "miss", "refused", "done"]
+
+
+class Roll(Frozen):
+    """R25: one die, and whether it was typed in (``entered``) or rolled by sheetsync."""
+
+    value: int
+    sides: int = 10
+    source: Literal["entered", "rolled"]
+    purpose: str
+
+
+class Effect(Frozen):
+    """Something that happened inside an order (or at the end of the phase)."""
+
+    kind: str
+    cohort: str
+    member: str | None = None
+    from_state: State | None = None
+    to_state: State | None = None
+    amount: int | None = None
+    text: str = ""
+    rule_ref: str
+    roll: Roll | None = None
+
+
+class Event(Frozen):
+    """The record of one order: inputs, dice, outcome, rule (DESIGN convention 3)."""
+
+    phase: int
+    order: int
+    cohort: str
+    task: Task
+    target: str | None
+    outcome: Outcome
+    rolls: tuple[Roll, ...] = ()
+    damage: int = 0
+    rule_ref: str
+    reason: str | None = None
+    effects: tuple[Effect, ...] = ()
+    total: int | None = None
+    defense: int | None = None
+    temper_spent: int = 0
+    actions_left: int | None = None
+    member: str | None = None
+    moment: Moment | None = None
+
+
+class PhaseResult(Frozen):
+    """What :func:`resolve_phase` returns."""
+
+    phase: int
+    events: tuple[Event, ...]
+    end_of_phase: tuple[Effect, ...]
+    battle: Battle
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"phase", "events", "end_of_phase", "cohorts"}`` as ``sheetsync resolve --json``
+        prints it."""
+        return {
+            "phase": self.phase,
+            "events": [e.model_dump(mode="json") for e in self.events],
+            "end_of_phase": [e.model_dump(mode="json") for e in self.end_of_phase],
+            "cohorts": cohorts_json(self.battle, self.events),
+        }
+
+
+def cohorts_json(battle: Battle, events: tuple[Event, ...] = ()) -> list[dict[str, Any]]:
+    """The cohorts' standing: name, health, temper, control, actions_left, members."""
+    last_left: dict[str, int] = {}
+    for e in events:
+        if e.actions_left is not None:
+            last_left[e.cohort] = e.actions_left
+    out = []
+    for spec in battle.cohorts:
+        st = battle.state[spec.name]
+        out.append({
+            "name": spec.name,
+            "side": spec.side,
+            "support": spec.support,
+            "health": st.health,
+            "max_health": battle.pools[spec.name].pools["health"],
+            "temper": st.temper,
+            "control": st.control,
+            "actions_left": last_left.get(spec.name, actions_available(st.states.values(), battle.house_rules)),
+            "members": [
+                {"name": m.name, "state": st.states[m.name].value, "hero_moment_used": m.name in st.hero_used,
+                 "sergeant": m.name == spec.sergeant_name}
+                for m in spec.members
+            ],
+        })
+    return out
+
+
+# Tasks 5.1-5.10: temper cost of each task (Heal's is the amount spent).
+COSTS: dict[Task, int] = {
+    Task.MOVE: 0,
+    Task.MELEE: 1,
+    Task.RANGED: 1,
+    Task.MYSTICAL: 3,
+    Task.INSPIRE: 2,
+    Task.INTIMIDATE: 1,
+    Task.RESCUE: 2,
+    Task.ANALYZE: 1,
+    Task.HEAL: 0,
+    Task.HERO_MOMENT: 0,
+    Task.TACTICAL: 0,
+}
+
+# R24: the bands each task's listed Range allows against its target (Tasks 5.2-5.9).
+RANGE_NEEDED: dict[Task, frozenset[Band]] = {
+    Task.MELEE: frozenset({Band.PERSONAL}),
+    Task.RANGED: frozenset({Band.DISTANCED}),
+    Task.MYSTICAL: frozenset({Band.PERSONAL, Band.DISTANCED, Band.IN_SIGHT}),
+    Task.INTIMIDATE: frozenset({Band.PERSONAL}),
+    Task.ANALYZE: frozenset({Band.IN_SIGHT}),
+    Task.INSPIRE: frozenset({Band.PERSONAL, Band.DISTANCED, Band.IN_SIGHT}),
+    Task.RESCUE: frozenset({Band.PERSONAL}),
+    Task.HEAL: frozenset({Band.PERSONAL}),
+}
+INSPIRE_ALLY_BANDS = frozenset({Band.DISTANCED})
+"""Inspire 5.5: the friendly cohort is Distanced from the inspiring one."""
+
+RULE_REF: dict[Task, str] = {
+    Task.MOVE: "Tasks 5.1",
+    Task.MELEE: "Tasks 5.2, 5.11",
+    Task.RANGED: "Tasks 5.3, 5.11",
+    Task.MYSTICAL: "Tasks 5.4, 5.11",
+    Task.INSPIRE: "Tasks 5.5, R20",
+    Task.INTIMIDATE: "Tasks 5.6, R19",
+    Task.RESCUE: "Tasks 5.7, R18",
+    Task.ANALYZE: "Tasks 5.8, R14",
+    Task.HEAL: "Tasks 5.9, R17",
+    Task.HERO_MOMENT: "Tasks 5.10, R21",
+    Task.TACTICAL: "Tasks 5.13, R23",
+}
+ATTACK_POOL: dict[Task, str] = {Task.MELEE: "melee", Task.RANGED: "ranged", Task.MYSTICAL: "mystical"}
+DAMAGE_BONUS: dict[Task, int] = {Task.MELEE: 5, Task.RANGED: 0, Task.MYSTICAL: 2}
+SUPPORT_MOMENTS = frozenset({Moment.SAVE_AN_ALLY, Moment.SPLIT_THE_PARTY, Moment.CUSTOM})
+RESOURCE_POOLS = frozenset({"temper", "control"})
+UNABLE = frozenset({State.KNOCKED_OUT, State.STABILIZED, State.DEAD})
+
+
+def phase_roller(battle: Battle) -> Roller:
+    """R25: the seeded roller of the battle's next phase.  The same battle file gives the
+    same dice, so resolving the same phase twice writes the same result."""
+    from sheetsync.dice import RandomRoller
+
+    return RandomRoller(f"{battle.seed}:{battle.phase}")
+
+
+def hit_chance(pool: int, defense: int) -> float:
+    """R14: the chance that d10 + ``pool`` ≥ ``defense`` (ties go to the actor)."""
+    need = defense - pool
+    return max(0, min(10, 11 - need)) / 10
+
+
+class _Refused(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class _Cohort:
+    """A cohort's standing while a phase is being resolved (mutable, private)."""
+
+    name: str
+    health: int
+    temper: int
+    control: int
+    states: dict[str, State]
+    hero_used: list[str]
+    died_in_phase: dict[str, int]
+    reroll_tokens: int
+    units_moved: int
+    actions_used: int = 0
+    rescues: int = 0
+    intimidated: bool = False
+    tactical: bool = False
+    moments: int = 0
+    bonus: dict[str, int] = field(default_factory=dict)
+    ward: int = 0
+    temper_boost: int = 0
+    control_boost: int = 0
+    kill_pending: bool = False
+    scared_now: set[str] = field(default_factory=set)
+    next_tokens: int = 0
+    aided: list[str] = field(default_factory=list)
+    splits: int = 0
+
+    @classmethod
+    def of(cls, st: CohortState) -> _Cohort:
+        return cls(
+            name=st.name, health=st.health, temper=st.temper, control=st.control,
+            states=dict(st.states), hero_used=list(st.hero_used), died_in_phase=dict(st.died_in_phase),
+            reroll_tokens=st.reroll_tokens, units_moved=st.units_moved,
+        )
+
+    def freeze(self) -> CohortState:
+        return CohortState(
+            name=self.name, health=self.health, temper=self.temper, control=self.control,
+            states=dict(self.states), hero_used=tuple(self.hero_used), died_in_phase=dict(self.died_in_phase),
+            reroll_tokens=self.next_tokens, units_moved=self.units_moved,
+        )
+
+
+class _Phase:
+    def __init__(self, battle: Battle, roller: Roller) -> None:
+        self.battle = battle
+        self.rules = battle.house_rules
+        self.roller = roller
+        self.n = battle.phase
+        self.c = {name: _Cohort.of(st) for name, st in battle.state.items()}
+        # order-local
+        self.rolls: list[Roll] = []
+        self.effects: list[Effect] = []
+        self.picks: list[int] = []
+
+    # ---- helpers ---------------------------------------------------------------------
+    def pool(self, cohort: str, name: str) -> int:
+        """A pool's value now: as built, plus this phase's bonuses (Boost a Pool, Inspire)."""
+        return self.battle.pools[cohort].pools[name] + self.c[cohort].bonus.get(name, 0)
+
+    def max_health(self, cohort: str) -> int:
+        return self.battle.pools[cohort].pools["health"]
+
+    def actions_left(self, cohort: str) -> int:
+        """Actions 4, R11, R13: actions of members able now, less those already used."""
+        co = self.c[cohort]
+        return max(0, actions_available(co.states.values(), self.rules) - co.actions_used)
+
+    def d10(self, typed: int | None, purpose: str) -> int:
+        """R25: a typed die wins; otherwise the roller rolls and the log says so."""
+        if typed is not None:
+            self.rolls.append(Roll(value=typed, source="entered", purpose=purpose))
+            return typed
+        value = self.roller.roll(10)
+        self.rolls.append(Roll(value=value, source="rolled", purpose=purpose))
+        return value
+
+    def pick(self, candidates: list[str], purpose: str) -> tuple[str, Roll]:
+        """R16/R19: pick one member at random with a d(len) roll, typed (``picks``) or rolled."""
+        n = len(candidates)
+        if n == 1:
+            roll = Roll(value=1, sides=1, source="rolled", purpose=f"{purpose} (only {candidates[0]})")
+            return candidates[0], roll
+        typed = self.picks.pop(0) if self.picks else None
+        if typed is not None and 1 <= typed <= n:
+            roll = Roll(value=typed, sides=n, source="entered", purpose=f"{purpose} among {', '.join(candidates)}")
+        else:
+            value = self.roller.roll(n)
+            note = f" (typed {typed} is not 1-{n})" if typed is not None else ""
+            roll = Roll(value=value, sides=n, source="rolled", purpose=f"{purpose} among {', '.join(candidates)}{note}")
+        self.rolls.append(roll)
+        return candidates[roll.value - 1], roll
+
+    def set_state(self, cohort: str, member: str, to: State, kind: str, rule: str, text: str = "", roll: Roll | None = None) -> None:
+        co = self.c[cohort]
+        before = co.states[member]
+        co.states[member] = to
+        if to is State.DEAD:
+            co.died_in_phase[member] = self.n
+        if to is not State.SCARED:
+            co.scared_now.discard(member)
+        self.effects.append(Effect(kind=kind, cohort=cohort, member=member, from_state=before, to_state=to,
+                                   text=text, rule_ref=rule, roll=roll))
+
+    def spend_temper(self, cohort: str, amount: int) -> None:
+        """Spend temper, from a Boost a Pool bonus first (R21)."""
+        co = self.c[cohort]
+        co.temper -= amount
+        co.temper_boost = max(0, co.temper_boost - amount)
+
+    def need_action(self, cohort: str) -> None:
+        if self.actions_left(cohort) < 1:
+            co = self.c[cohort]
+            raise _Refused(f"{cohort} has no action left ({co.actions_used} used; Knocked Out, Stabilized, Dead"
+                           f"{' and Scared' if self.rules.scared_loses_action else ''} members give none) (Actions 4, R11, R13)")
+
+    def need_temper(self, cohort: str, cost: int, task: str) -> None:
+        if cost > self.c[cohort].temper:
+            raise _Refused(f"{task} costs {cost} temper and {cohort} has {self.c[cohort].temper} (Tasks 5, R13)")
+
+    def need_band(self, actor: str, other: str, allowed: frozenset[Band], task: str) -> Band:
+        band = self.battle.band(actor, other)
+        if band is None:
+            raise _Refused(f"no range is set between {actor} and {other}; the Storyteller sets it (R24)")
+        if band is Band.BLINDED:
+            raise _Refused(f"{other} is Blinded to {actor}: no task can be taken against it (Ranges, R24)")
+        if band not in allowed:
+            wants = " or ".join(b.value for b in Band if b in allowed)
+            raise _Refused(f"{task} needs {wants} range and {other} is {band.value} (R24)")
+        return band
+
+    def need_enemy(self, actor: str, target: str | None, task: str) -> str:
+        if not target:
+            raise _Refused(f"{task} needs a target cohort")
+        if not self.battle.enemies(actor, target):
+            raise _Refused(f"{target} is on {actor}'s side; {task} targets an enemy cohort")
+        return target
+
+    def need_friend(self, actor: str, other: str) -> None:
+        if self.battle.enemies(actor, other):
+            raise _Refused(f"{other} is an enemy of {actor}")
+
+    def aid(self, actor: str, other: str) -> None:
+        """Support Cohort 2, R22: a Support cohort helps one other cohort a phase, plus one
+        with Split the Party; other cohorts help only themselves."""
+        if other == actor:
+            return
+        co = self.c[actor]
+        if not self.battle.spec[actor].support:
+            raise _Refused(f"only a Support cohort may aid another cohort ({other}) (Support Cohort 2, R22)")
+        if other in co.aided:
+            return
+        limit = 1 + co.splits
+        if len(co.aided) >= limit:
+            raise _Refused(f"{actor} already aided {', '.join(co.aided)} this phase; a Support cohort aids one "
+                           "other cohort a phase (Support Cohort 2, R22)")
+        co.aided.append(other)
+
+    # ---- damage ----------------------------------------------------------------------
+    def apply_damage(self, target: str, damage: int) -> None:
+        """Tasks 5.11.2, R16: damage comes off the shared Health pool, which may go below
+        zero; each further 10 below zero is one casualty step."""
+        co = self.c[target]
+        if co.ward and damage:
+            absorbed = min(co.ward, damage)
+            co.ward -= absorbed
+            damage -= absorbed
+            self.effects.append(Effect(kind="boost absorbs", cohort=target, amount=absorbed,
+                                       text=f"Boost a Pool (Health) absorbs {absorbed}", rule_ref="Hero Moments 1.4, R21"))
+        before = co.health
+        co.health -= damage
+        steps = max(0, -co.health) // 10 - max(0, -before) // 10
+        knocked_now: set[str] = set()
+        for _ in range(steps):
+            self.casualty_step(target, knocked_now)
+
+    def casualty_step(self, cohort: str, knocked_now: set[str]) -> None:
+        """R16 casualty step: a Knocked Out member dies first; else a random Active or Scared
+        member other than the Sergeant is Knocked Out; the Sergeant only when no one else is
+        eligible; a Stabilized member only when everyone else is down; one Knocked Out by
+        this same attack only when no one else is eligible."""
+        co = self.c[cohort]
+        sergeant = self.battle.spec[cohort].sergeant_name
+        names = [m.name for m in self.battle.spec[cohort].members]
+        ko_old = [m for m in names if co.states[m] is State.KNOCKED_OUT and m not in knocked_now]
+        able = [m for m in names if co.states[m] in (State.ACTIVE, State.SCARED)]
+        tiers: list[tuple[list[str], State, str]] = [
+            (ko_old, State.DEAD, "a Knocked Out member is taken first and dies"),
+            ([m for m in able if m != sergeant], State.KNOCKED_OUT, "Knocked Out"),
+            ([m for m in able if m == sergeant], State.KNOCKED_OUT, "the Sergeant is Knocked Out: no one else is left"),
+            ([m for m in names if co.states[m] is State.STABILIZED], State.KNOCKED_OUT,
+             "a Stabilized member is hit: everyone else is down"),
+            ([m for m in names if co.states[m] is State.KNOCKED_OUT and m in knocked_now], State.DEAD,
+             "dies: no one else is left to take the blow"),
+        ]
+        for candidates, to, text in tiers:
+            if candidates:
+                who, roll = self.pick(candidates, "casualty")
+                if to is State.KNOCKED_OUT:
+                    knocked_now.add(who)
+                self.set_state(cohort, who, to, "casualty", "Tasks 5.11.2, 5.12, R16", text, roll)
+                return
+        self.effects.append(Effect(kind="casualty", cohort=cohort, text="no member left to take the step",
+                                   rule_ref="Tasks 5.11.2, R16"))
+
+    # ---- tasks -----------------------------------------------------------------------
+    def contest(self, order: Order, actor: str, pool_name: str, target: str) -> tuple[bool, int, int]:
+        """Tasks 5.11, R14, R25: d10 + pool against the target's Defense; a tie goes to the
+        actor.  A reroll token (Inspire) replaces the first die."""
+        co = self.c[actor]
+        roll = self.d10(order.roll, f"d10 + {pool_name}")
+        if order.use_reroll or order.reroll is not None:
+            if co.reroll_tokens > 0:
+                co.reroll_tokens -= 1
+                roll = self.d10(order.reroll, "reroll (Inspire token)")
+            else:
+                self.effects.append(Effect(kind="note", cohort=actor, text="no reroll token: the first roll stands",
+                                           rule_ref="Tasks 5.5, R25"))
+        total = roll + self.pool(actor, pool_name)
+        defense = self.pool(target, "defense")
+        return total >= defense, total, defense
+
+    def task_attack(self, order: Order, ev: dict[str, Any]) -> None:
+        """Tasks 5.2-5.4, 5.11, R14, R15, R22, R24: an attack hits when d10 + Attack Power
+        ≥ Defense; damage is 2 per able member plus 5 (Melee) or 2 (Mystical)."""
+        actor = order.cohort
+        if self.battle.spec[actor].support:
+            raise _Refused(f"{actor} is a Support cohort and can't attack (Support Cohort 2, R22)")
+        target = self.need_enemy(actor, order.target, order.task.value)
+        self.need_band(actor, target, RANGE_NEEDED[order.task], order.task.value)
+        cost = COSTS[order.task]
+        self.need_temper(actor, cost, order.task.value)
+        self.need_action(actor)
+        co = self.c[actor]
+        pool_name = ATTACK_POOL[order.task]
+        auto = co.kill_pending
+        if auto:
+            hit, total, defense = True, None, self.pool(target, "defense")
+            co.kill_pending = False
+            self.effects.append(Effect(kind="kill 'em all", cohort=actor, text="hits automatically, +5 damage",
+                                       rule_ref="Hero Moments 1.3, R21"))
+        else:
+            hit, total, defense = self.contest(order, actor, pool_name, target)
+        co.actions_used += 1
+        self.spend_temper(actor, cost)
+        ev.update(total=total, defense=defense, temper_spent=cost, outcome="hit" if hit else "miss")
+        if not hit:
+            return
+        damage = self.damage(actor, order.task) + (5 if auto else 0)
+        ev["damage"] = damage
+        if auto:
+            for m in self.battle.spec[target].members:
+                if self.c[target].states[m.name] is State.ACTIVE:
+                    self.set_state(target, m.name, State.SCARED, "scared", "Hero Moments 1.3, R21", "Kill 'Em All")
+                    self.c[target].scared_now.add(m.name)
+        self.apply_damage(target, damage)
+
+    def damage(self, actor: str, task: Task) -> int:
+        """Tasks 5.11.1, R15: 2 per attacking member able to fight, plus the task's bonus."""
+        bonus = DAMAGE_BONUS[task]
+        states = self.c[actor].states.values()
+        basis = self.rules.damage_basis
+        if basis == "attack_power":
+            return self.pool(actor, ATTACK_POOL[task]) + bonus
+        if basis == "members":
+            return 2 * sum(1 for s in states if s is not State.DEAD) + bonus
+        return 2 * sum(1 for s in states if s not in UNABLE) + bonus
+
+    def task_move(self, order: Order, ev: dict[str, Any]) -> None:
+        """Tasks 5.1, R24: move up to the Movement Rate in Units; no temper.  Changing bands
+        is the Storyteller's call."""
+        self.need_action(order.cohort)
+        co = self.c[order.cohort]
+        units = self.pool(order.cohort, "movement")
+        co.actions_used += 1
+        co.units_moved += units
+        self.effects.append(Effect(kind="move", cohort=order.cohort, amount=units,
+                                   text=f"moves {units} Units" + (f" toward {order.target}" if order.target else "")
+                                   + "; the Storyteller sets the new bands", rule_ref="Tasks 5.1, R24"))
+
+    def task_inspire(self, order: Order, ev: dict[str, Any]) -> None:
+        """Tasks 5.5, R20: d10 + Resolve against the Defense of an enemy threatening a
+        friendly cohort; on success the friendly cohort gets the chosen benefit."""
+        actor = order.cohort
+        target = self.need_enemy(actor, order.target, "Inspire")
+        self.need_band(actor, target, RANGE_NEEDED[Task.INSPIRE], "Inspire")
+        ally = order.ally or actor
+        if ally != actor:
+            self.need_friend(actor, ally)
+            self.need_band(actor, ally, INSPIRE_ALLY_BANDS, "Inspire (to the friendly cohort)")
+            if self.battle.spec[actor].support:
+                self.aid(actor, ally)
+        self.need_temper(actor, COSTS[Task.INSPIRE], "Inspire")
+        self.need_action(actor)
+        hit, total, defense = self.contest(order, actor, "resolve", target)
+        self.c[actor].actions_used += 1
+        self.spend_temper(actor, COSTS[Task.INSPIRE])
+        ev.update(total=total, defense=defense, temper_spent=COSTS[Task.INSPIRE], outcome="hit" if hit else "miss")
+        if not hit:
+            return
+        benefit = order.benefit or Benefit.RESOLVE_BONUS
+        rule = "Tasks 5.5, R20"
+        if benefit is Benefit.REROLL:
+            self.c[ally].next_tokens += 1
+            self.effects.append(Effect(kind="reroll token", cohort=ally, amount=1,
+                                       text="a reroll of one die in the next phase", rule_ref=rule))
+        elif benefit is Benefit.REMOVE_SCARED:
+            for m, s in list(self.c[ally].states.items()):
+                if s is State.SCARED:
+                    self.set_state(ally, m, State.ACTIVE, "inspired", rule, "no longer Scared")
+        else:
+            self.c[ally].bonus["resolve"] = self.c[ally].bonus.get("resolve", 0) + 5
+            self.effects.append(Effect(kind="bonus", cohort=ally, amount=5, text="+5 Resolve for the rest of the phase",
+                                       rule_ref=rule))
+
+    def task_intimidate(self, order: Order, ev: dict[str, Any]) -> None:
+        """Tasks 5.6, R19: once a phase; d10 + Resolve against Defense; each full 5 of the
+        margin makes one random Active enemy member Scared until the end of the phase."""
+        actor = order.cohort
+        if self.battle.spec[actor].support:
+            raise _Refused(f"{actor} is a Support cohort and can't Intimidate (R22)")
+        if self.c[actor].intimidated:
+            raise _Refused(f"{actor} already took Intimidate this phase; it is once a phase (Tasks 5.6, R19)")
+        target = self.need_enemy(actor, order.target, "Intimidate")
+        self.need_band(actor, target, RANGE_NEEDED[Task.INTIMIDATE], "Intimidate")
+        self.need_temper(actor, COSTS[Task.INTIMIDATE], "Intimidate")
+        self.need_action(actor)
+        hit, total, defense = self.contest(order, actor, "resolve", target)
+        co = self.c[actor]
+        co.actions_used += 1
+        co.intimidated = True
+        self.spend_temper(actor, COSTS[Task.INTIMIDATE])
+        ev.update(total=total, defense=defense, temper_spent=COSTS[Task.INTIMIDATE], outcome="hit" if hit else "miss")
+        if not hit:
+            return
+        count = (total - defense) // 5
+        for _ in range(count):
+            active = [m for m, s in self.c[target].states.items() if s is State.ACTIVE]
+            if not active:
+                break
+            who, roll = self.pick(active, "scared")
+            self.set_state(target, who, State.SCARED, "scared", "Tasks 5.6, R19", "until the end of the phase", roll)
+            self.c[target].scared_now.add(who)
+        if count == 0:
+            self.effects.append(Effect(kind="note", cohort=target, text="won by less than 5: no one is Scared",
+                                       rule_ref="Tasks 5.6, R19"))
+
+    def lift(self, actor: str, target: str, member: str | None, *, free: bool) -> None:
+        """Tasks 5.7, R18: one member up one state, Knocked Out → Stabilized → Active."""
+        if not member:
+            raise _Refused("Rescue needs the member to rescue")
+        state = self.c[target].states[member]
+        if state is State.KNOCKED_OUT:
+            to = State.STABILIZED
+        elif state is State.STABILIZED:
+            to = State.ACTIVE
+        else:
+            raise _Refused(f"{member} is {state.value}; Rescue lifts a Knocked Out or Stabilized member (Tasks 5.7)")
+        cost = COSTS[Task.RESCUE]
+        self.need_temper(actor, cost, "Rescue")
+        if not free:
+            self.need_action(actor)
+            self.c[actor].actions_used += 1
+            self.c[actor].rescues += 1
+        self.spend_temper(actor, cost)
+        self.set_state(target, member, to, "rescue", "Tasks 5.7, R18", f"rescued by {actor}")
+
+    def task_rescue(self, order: Order, ev: dict[str, Any]) -> None:
+        """Tasks 5.7, R18, R22: at most two Rescues a phase; a Support cohort may rescue in
+        another cohort within Personal range."""
+        actor = order.cohort
+        target = order.target or actor
+        if self.c[actor].rescues >= 2:
+            raise _Refused(f"{actor} already took 2 Rescues this phase, the most allowed (Tasks 5.7, R18)")
+        if target != actor:
+            self.need_friend(actor, target)
+            self.aid(actor, target)
+            self.need_band(actor, target, RANGE_NEEDED[Task.RESCUE], "Rescue")
+        self.lift(actor, target, order.member, free=False)
+        ev.update(temper_spent=COSTS[Task.RESCUE], outcome="done")
+
+    def heal(self, actor: str, target: str, amount: int | None, *, free: bool) -> int:
+        """Tasks 5.9, R17: 3 Health per temper spent (1 to 10), never above the maximum;
+        healing from below zero wakes no one."""
+        co = self.c[target]
+        missing = self.max_health(target) - co.health
+        if missing <= 0:
+            raise _Refused(f"{target} is at full Health ({co.health})")
+        spend = amount if amount is not None else min(10, math.ceil(missing / 3), self.c[actor].temper)
+        if spend < 1:
+            raise _Refused(f"{actor} has no temper to spend on Heal")
+        self.need_temper(actor, spend, "Heal")
+        if not free:
+            self.need_action(actor)
+            self.c[actor].actions_used += 1
+        self.spend_temper(actor, spend)
+        gained = min(3 * spend, missing)
+        co.health += gained
+        text = f"+{gained} Health ({spend} temper)"
+        if gained < 3 * spend:
+            text += f"; capped at the maximum {self.max_health(target)}"
+        if co.health <= 0 or any(s is State.KNOCKED_OUT for s in co.states.values()):
+            text += "; healing wakes no one (R17)"
+        self.effects.append(Effect(kind="heal", cohort=target, amount=gained, text=text, rule_ref="Tasks 5.9, R17"))
+        return spend
+
+    def task_heal(self, order: Order, ev: dict[str, Any]) -> None:
+        """Tasks 5.9, R17, R22: a cohort heals itself; a Support cohort may heal another
+        cohort within Personal range."""
+        actor = order.cohort
+        target = order.target or actor
+        if target != actor:
+            self.need_friend(actor, target)
+            self.aid(actor, target)
+            self.need_band(actor, target, RANGE_NEEDED[Task.HEAL], "Heal")
+        spent = self.heal(actor, target, order.temper, free=False)
+        ev.update(temper_spent=spent, outcome="done")
+
+    def task_analyze(self, order: Order, ev: dict[str, Any]) -> None:
+        """Tasks 5.8, R14: d10 + Resolve against Defense, a tie wins; on a win the
+        Storyteller tells narrative details of the enemy."""
+        actor = order.cohort
+        target = self.need_enemy(actor, order.target, "Analyze")
+        self.need_band(actor, target, RANGE_NEEDED[Task.ANALYZE], "Analyze")
+        if order.ally and order.ally != actor:
+            self.need_friend(actor, order.ally)
+            self.aid(actor, order.ally)
+        self.need_temper(actor, COSTS[Task.ANALYZE], "Analyze")
+        self.need_action(actor)
+        hit, total, defense = self.contest(order, actor, "resolve", target)
+        self.c[actor].actions_used += 1
+        self.spend_temper(actor, COSTS[Task.ANALYZE])
+        ev.update(total=total, defense=defense, temper_spent=COSTS[Task.ANALYZE], outcome="hit" if hit else "miss")
+        if hit:
+            who = order.ally or actor
+            self.effects.append(Effect(kind="storyteller", cohort=actor,
+                                       text=f"Storyteller: tell {who} how {target} is doing and what it is preparing",
+                                       rule_ref="Tasks 5.8"))
+
+    def task_tactical(self, order: Order, ev: dict[str, Any]) -> None:
+        """Tasks 5.13, R23: once a phase, 1 Control, no action; the Storyteller rules the
+        advantage (logged as text)."""
+        actor = order.cohort
+        co = self.c[actor]
+        if co.tactical:
+            raise _Refused(f"{actor} already took its Tactical Task this phase (Tasks 5.13, R23)")
+        if co.control < 1:
+            raise _Refused(f"{actor} has no Control left (Tasks 5.13, R23)")
+        co.control -= 1
+        co.control_boost = max(0, co.control_boost - 1)
+        co.tactical = True
+        ev.update(outcome="done")
+        self.effects.append(Effect(kind="storyteller", cohort=actor, amount=1,
+                                   text="Tactical Task: " + (order.text or "the Storyteller rules the advantage"),
+                                   rule_ref="Tasks 5.13, R23"))
+
+    def task_hero(self, order: Order, ev: dict[str, Any]) -> None:
+        """Hero Moments, Tasks 5.10, R21: once per character per battle, at most 3 a cohort
+        a phase, no action; a Scared character may, one who is down may not."""
+        actor = order.cohort
+        co = self.c[actor]
+        hero, moment = order.member, order.moment
+        if not hero or moment is None:
+            raise _Refused("Hero Moment needs the hero (member) and the moment")
+        support = self.battle.spec[actor].support
+        if hero in co.hero_used:
+            raise _Refused(f"{hero} already used their Hero Moment this battle (R21)")
+        if co.states[hero] not in (State.ACTIVE, State.SCARED):
+            raise _Refused(f"{hero} is {co.states[hero].value} and can't take a Hero Moment (R21)")
+        if co.moments >= 3:
+            raise _Refused(f"{actor} already had 3 Hero Moments this phase, the most allowed (R21)")
+        if support and moment not in SUPPORT_MOMENTS:
+            raise _Refused(f"{actor} is a Support cohort: its Hero Moments only aid others, not {moment.value} (R21, R22)")
+        rule = {
+            Moment.SAVE_AN_ALLY: "Hero Moments 1.1, R21",
+            Moment.PUSH_FORWARD: "Hero Moments 1.2, R21",
+            Moment.KILL_EM_ALL: "Hero Moments 1.3, R21",
+            Moment.BOOST_A_POOL: "Hero Moments 1.4, R21",
+            Moment.SPLIT_THE_PARTY: "Hero Moments 1.5, R21, R22",
+            Moment.CUSTOM: "R21",
+        }[moment]
+        ev["rule_ref"] = rule
+        if moment is Moment.SAVE_AN_ALLY:
+            ally = order.ally
+            if not ally:
+                raise _Refused("Save an Ally needs the ally to save")
+            if co.states[ally] is not State.DEAD:
+                raise _Refused(f"{ally} is {co.states[ally].value}; Save an Ally brings back a Dead member (R21)")
+            died = co.died_in_phase.get(ally)
+            if died is None or died < self.n - 1:
+                raise _Refused(f"{ally} died before the last phase; Save an Ally only reaches someone who died this "
+                               "phase or the last (Hero Moments 1.1, R21)")
+            self.set_state(actor, ally, State.STABILIZED, "saved", rule, f"saved by {hero}")
+            co.died_in_phase.pop(ally, None)
+        elif moment is Moment.PUSH_FORWARD:
+            co.units_moved += 5
+            self.effects.append(Effect(kind="move", cohort=actor, amount=5, text="surges forward 5 more Units", rule_ref=rule))
+        elif moment is Moment.KILL_EM_ALL:
+            co.kill_pending = True
+            self.effects.append(Effect(kind="kill 'em all", cohort=actor,
+                                       text="the next attack this phase hits, +5 damage, its target's members Scared",
+                                       rule_ref=rule))
+        elif moment is Moment.BOOST_A_POOL:
+            pool = order.pool
+            if pool is None:
+                raise _Refused("Boost a Pool needs the pool to boost")
+            self.boost(actor, pool, rule)
+        elif moment is Moment.SPLIT_THE_PARTY:
+            self.split(order, ev, rule)
+        else:
+            self.effects.append(Effect(kind="storyteller", cohort=actor, member=hero,
+                                       text="Custom Hero Moment: " + (order.text or "the Storyteller rules the outcome"),
+                                       rule_ref=rule))
+        co.hero_used.append(hero)
+        co.moments += 1
+        ev.update(outcome="done")
+
+    def boost(self, actor: str, pool: PoolName, rule: str) -> None:
+        """Hero Moments 1.4, R21: +10 to one pool for this phase.  Temper and Control get 10
+        to spend now (what is left at the end of the phase goes); Health gets a 10-point
+        shield that takes damage first, so Health never passes its maximum."""
+        co = self.c[actor]
+        name = pool.value
+        if name == "temper":
+            co.temper += 10
+            co.temper_boost += 10
+        elif name == "control":
+            co.control += 10
+            co.control_boost += 10
+        elif name == "health":
+            co.ward += 10
+        else:
+            co.bonus[name] = co.bonus.get(name, 0) + 10
+        self.effects.append(Effect(kind="bonus", cohort=actor, amount=10, text=f"+10 {name} for this phase", rule_ref=rule))
+
+    def split(self, order: Order, ev: dict[str, Any], rule: str) -> None:
+        """Hero Moments 1.5, R21, R22: a Support member splits off and gives one free Heal or
+        Rescue to a second friendly cohort, not the one the Support cohort already aids."""
+        actor = order.cohort
+        if not self.battle.spec[actor].support:
+            raise _Refused(f"{actor} is not a Support cohort; only Support members may Split the Party (Hero Moments 1.5)")
+        target = order.target
+        if not target or target == actor:
+            raise _Refused("Split the Party needs the second cohort to aid (target)")
+        self.need_friend(actor, target)
+        co = self.c[actor]
+        if target in co.aided:
+            raise _Refused(f"{target} is already aided by {actor}; Split the Party aids a different cohort (Hero Moments 1.5)")
+        self.need_band(actor, target, RANGE_NEEDED[Task.HEAL], "Split the Party")
+        kind = order.free_task or ("Rescue" if order.ally else "Heal")
+        if kind == "Rescue":
+            self.lift(actor, target, order.ally, free=True)
+            ev["temper_spent"] = COSTS[Task.RESCUE]
+        else:
+            ev["temper_spent"] = self.heal(actor, target, order.temper, free=True)
+        co.splits += 1
+        co.aided.append(target)
+
+    # ---- the phase -------------------------------------------------------------------
+    def resolve(self, index: int, order: Order) -> Event:
+        self.rolls, self.effects, self.picks = [], [], list(order.picks)
+        handler = {
+            Task.MOVE: self.task_move,
+            Task.MELEE: self.task_attack,
+            Task.RANGED: self.task_attack,
+            Task.MYSTICAL: self.task_attack,
+            Task.INSPIRE: self.task_inspire,
+            Task.INTIMIDATE: self.task_intimidate,
+            Task.RESCUE: self.task_rescue,
+            Task.ANALYZE: self.task_analyze,
+            Task.HEAL: self.task_heal,
+            Task.HERO_MOMENT: self.task_hero,
+            Task.TACTICAL: self.task_tactical,
+        }[order.task]
+        ev: dict[str, Any] = {"rule_ref": RULE_REF[order.task], "outcome": "done", "damage": 0}
+        saved = {k: _copy(v) for k, v in self.c.items()}
+        try:
+            handler(order, ev)
+        except _Refused as refusal:
+            self.c = saved  # a refused order costs nothing (R13)
+            self.rolls, self.effects = [], []
+            ev = {"rule_ref": ev["rule_ref"], "outcome": "refused", "damage": 0, "reason": refusal.reason}
+        return Event(
+            phase=self.n, order=index, cohort=order.cohort, task=order.task, target=order.target,
+            rolls=tuple(self.rolls), effects=tuple(self.effects), actions_left=self.actions_left(order.cohort),
+            member=order.member, moment=order.moment, **ev,
+        )
+
+    def end(self) -> list[Effect]:
+        """End of phase: the Rescue flag (Tasks 5.7, R18); Scared from this phase wears off
+        (R19); phase bonuses lapse (R21); reroll tokens pass to the next phase (R20, R25)."""
+        out: list[Effect] = []
+        for spec in self.battle.cohorts:
+            co = self.c[spec.name]
+            knocked = [m for m, s in co.states.items() if s is State.KNOCKED_OUT]
+            if knocked and co.rescues == 0:
+                out.append(Effect(kind="flag", cohort=spec.name, member=spec.sergeant_name,
+                                  text=f"Sergeant {spec.sergeant_name} loses Path/Humanity: {', '.join(knocked)} left "
+                                       "Knocked Out with no Rescue taken", rule_ref="Tasks 5.7, R18"))
+            for m in sorted(co.scared_now):
+                if co.states[m] is State.SCARED:
+                    co.states[m] = State.ACTIVE
+                    out.append(Effect(kind="scared ends", cohort=spec.name, member=m, from_state=State.SCARED,
+                                      to_state=State.ACTIVE, text="Scared wears off at the end of the phase",
+                                      rule_ref="Tasks 5.6, R19"))
+            if co.temper_boost:
+                co.temper -= co.temper_boost
+                out.append(Effect(kind="bonus ends", cohort=spec.name, amount=co.temper_boost,
+                                  text="unspent Boost a Pool temper lapses", rule_ref="Hero Moments 1.4, R21"))
+            if co.control_boost:
+                co.control -= co.control_boost
+                out.append(Effect(kind="bonus ends", cohort=spec.name, amount=co.control_boost,
+                                  text="unspent Boost a Pool control lapses", rule_ref="Hero Moments 1.4, R21"))
+            if co.kill_pending:
+                out.append(Effect(kind="bonus ends", cohort=spec.name, text="Kill 'Em All lapses without an attack",
+                                  rule_ref="Hero Moments 1.3, R21"))
+        return out
+
+
+def _copy(co: _Cohort) -> _Cohort:
+    """A deep enough copy of a cohort's standing to roll back a refused order."""
+    import copy
+
+    return copy.deepcopy(co)
+
+
+def resolve_phase(battle: Battle, roller: Roller | None = None) -> PhaseResult:
+    """R13: resolve ``battle.orders`` in the order given, one :class:`Event` each.
+
+    ``roller`` rolls every die not typed in; by default the battle's seeded
+    :func:`phase_roller`.
+    """
+    ph = _Phase(battle, roller or phase_roller(battle))
+    events = tuple(ph.resolve(i, order) for i, order in enumerate(battle.orders))
+    end = ph.end()
+    logged = tuple(e.model_dump(mode="json") for e in events)
+    new = battle.model_copy(update={
+        "phase": battle.phase + 1,
+        "state": {name: co.freeze() for name, co in ph.c.items()},
+        "orders": (),
+        "history": (*battle.history, battle.snapshot()),
+        "log": (*battle.log, *logged),
+    })
+    return PhaseResult(phase=battle.phase, events=events, end_of_phase=tuple(end), battle=new)
+
+
+def undo(battle: Battle) -> Battle:
+    """Undo the last resolved phase: the battle exactly as it was before it."""
+    if not battle.history:
+        from sheetsync.errors import BattleStateError
+
+        raise BattleStateError("there is no resolved phase to undo")
+    snap = dict(battle.history[-1])
+    length = snap.pop("log_length")
+    snap["history"] = battle.history[:-1]
+    snap["log"] = battle.log[:length]
+    return Battle.model_validate(snap)
