@@ -1,0 +1,351 @@
+"""The one map of where everything lives in a tracker (workbook or Google Sheet).
+
+The template builder (openpyxl), the Google Sheets initializer, the reader and the writer
+all take their sheet names, blocks, columns and defined names from here, so the same
+battle lands in the same cells on every backend.  ``docs/LAYOUT.md`` is generated from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Literal
+
+from sheetsync.rules.bbn.catalog import Catalog, default_catalog
+from sheetsync.rules.bbn.models import Band, Benefit, HouseRules, Moment, PoolName, State, Task
+from sheetsync.sheets.backend import col_letter, quote_sheet
+
+__all__ = ["Block", "Column", "Layout", "LISTS", "MAX_COHORTS", "layout"]
+
+MAX_COHORTS = 24
+MAX_CHARACTERS = 120
+ORDER_ROWS = 400
+RANGE_ROWS = 200
+LOG_ROWS = 4000
+BREAKDOWN_ROWS = 900
+HISTORY_PHASES = 40
+STATE_CHUNKS = 400
+STATE_CHUNK_CHARS = 30000
+
+Kind = Literal["text", "int", "bool", "choice", "number", "percent"]
+
+LISTS: dict[str, list[str]] = {
+    "Tasks": [t.value for t in Task],
+    "Moments": [m.value for m in Moment],
+    "Pools": [p.value for p in PoolName],
+    "Benefits": [b.value for b in Benefit],
+    "Bands": [b.value for b in Band],
+    "States": [s.value for s in State],
+    "FreeTasks": ["Heal", "Rescue"],
+    "YesNo": ["Yes", "No"],
+}
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    header: str
+    kind: Kind = "text"
+    is_input: bool = True
+    choices: str | None = None
+    """A list name in :data:`LISTS`, or a defined name of a block column ("=Cohort_Names")."""
+    width: int = 12
+    low: int | None = None
+    high: int | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Block:
+    """A table: a header row, then ``rows`` data rows (``None``: open-ended, like the Log)."""
+
+    name: str
+    sheet: str
+    header_row: int
+    columns: tuple[Column, ...]
+    rows: int | None
+    first_col: int = 1
+    title: str = ""
+    note: str = ""
+
+    @property
+    def first_row(self) -> int:
+        return self.header_row + 1
+
+    @property
+    def last_row(self) -> int | None:
+        return None if self.rows is None else self.first_row + self.rows - 1
+
+    @property
+    def last_col(self) -> int:
+        return self.first_col + len(self.columns) - 1
+
+    def index(self, key: str) -> int:
+        for i, c in enumerate(self.columns):
+            if c.key == key:
+                return i
+        raise KeyError(f"{self.name} has no column {key!r}")
+
+    def letter(self, key: str) -> str:
+        return col_letter(self.first_col + self.index(key))
+
+    def range(self, *, rows: int | None = None) -> str:
+        """The data range in A1 notation (open-ended when the block has no row limit)."""
+        end = self.last_row if rows is None else self.first_row + rows - 1
+        return (f"{quote_sheet(self.sheet)}!{col_letter(self.first_col)}{self.first_row}:"
+                f"{col_letter(self.last_col)}{end if end is not None else ''}")
+
+    def header_range(self) -> str:
+        return f"{quote_sheet(self.sheet)}!{col_letter(self.first_col)}{self.header_row}:{col_letter(self.last_col)}{self.header_row}"
+
+    def row_range(self, offset: int, count: int = 1) -> str:
+        """The range of ``count`` data rows starting ``offset`` rows below the first."""
+        r = self.first_row + offset
+        return f"{quote_sheet(self.sheet)}!{col_letter(self.first_col)}{r}:{col_letter(self.last_col)}{r + count - 1}"
+
+    def cell(self, offset: int, key: str) -> str:
+        """``Sheet!C7``: the cell of column ``key`` in data row ``offset`` (0-based)."""
+        return f"{self.sheet}!{self.letter(key)}{self.first_row + offset}"
+
+    def column_ref(self, key: str, absolute: bool = True) -> str:
+        """A whole data column of the block, for formulas and validations."""
+        d = "$" if absolute else ""
+        last = self.last_row or (self.first_row + LOG_ROWS)
+        letter = self.letter(key)
+        return f"{quote_sheet(self.sheet)}!{d}{letter}{d}{self.first_row}:{d}{letter}{d}{last}"
+
+
+@dataclass(frozen=True)
+class Cell:
+    name: str
+    sheet: str
+    address: str
+    label: str
+    is_input: bool = False
+    note: str = ""
+
+    @property
+    def ref(self) -> str:
+        return f"{quote_sheet(self.sheet)}!{self.address}"
+
+
+@dataclass
+class Layout:
+    """Every sheet, block and named cell of the tracker."""
+
+    catalog: Catalog
+    sheets: list[str] = field(default_factory=list)
+    hidden: list[str] = field(default_factory=list)
+    blocks: dict[str, Block] = field(default_factory=dict)
+    cells: dict[str, Cell] = field(default_factory=dict)
+    ability_columns: tuple[str, ...] = ()
+    merit_columns: tuple[str, ...] = ()
+    discipline_columns: tuple[str, ...] = ()
+
+    def block(self, name: str) -> Block:
+        return self.blocks[name]
+
+    def add(self, block: Block) -> None:
+        self.blocks[block.name] = block
+
+    def add_cell(self, cell: Cell) -> None:
+        self.cells[cell.name] = cell
+
+
+def _unique(items: list[str]) -> tuple[str, ...]:
+    seen: list[str] = []
+    for i in items:
+        if i not in seen:
+            seen.append(i)
+    return tuple(seen)
+
+
+def _build(catalog: Catalog) -> Layout:
+    lay = Layout(catalog=catalog)
+    lay.sheets = ["Battle", "Orders", "Cohorts", "Characters", "Ranges", "Log", "Aftermath", "House Rules", "Lists", "State"]
+    lay.hidden = ["Lists", "State"]
+
+    # -- Battle (the dashboard) -----------------------------------------------------------
+    lay.add_cell(Cell("Battle_Phase", "Battle", "B3", "Phase to resolve"))
+    lay.add_cell(Cell("Battle_Status", "Battle", "B4", "Status"))
+    lay.add_cell(Cell("Battle_LastAction", "Battle", "B5", "Last action"))
+    lay.add_cell(Cell("Battle_Seed", "Battle", "B6", "Dice seed", is_input=True,
+                      note="Dice not typed in are rolled from this seed and the phase number (R25)."))
+    lay.add(Block("Battle_Buttons", "Battle", 2, (
+        Column("action", "Action", is_input=False, width=16),
+        Column("tick", "Tick to run", kind="bool", width=12),
+    ), rows=4, first_col=5, title="Buttons", note="In Google Sheets, tick a box while `sheetsync watch` runs."))
+    lay.add(Block("Battle_Summary", "Battle", 9, (
+        Column("cohort", "Cohort", is_input=False, width=20),
+        Column("side", "Side", is_input=False),
+        Column("health", "Health", kind="int", is_input=False),
+        Column("max_health", "Max Health", kind="int", is_input=False),
+        Column("temper", "Temper", kind="int", is_input=False),
+        Column("control", "Control", kind="int", is_input=False),
+        Column("actions", "Actions", kind="int", is_input=False),
+        Column("active", "Active", kind="int", is_input=False, width=8),
+        Column("scared", "Scared", kind="int", is_input=False, width=8),
+        Column("knocked_out", "Knocked Out", kind="int", is_input=False, width=8),
+        Column("stabilized", "Stabilized", kind="int", is_input=False, width=8),
+        Column("dead", "Dead", kind="int", is_input=False, width=8),
+        Column("members", "Members by state", is_input=False, width=50),
+    ), rows=MAX_COHORTS, title="Cohorts"))
+    lay.add(Block("Battle_HealthByPhase", "Battle", 9 + MAX_COHORTS + 4, (
+        Column("phase", "Phase", kind="int", is_input=False, width=8),
+        *(Column(f"c{i}", f"Cohort {i + 1}", kind="int", is_input=False) for i in range(MAX_COHORTS)),
+    ), rows=HISTORY_PHASES + 1, title="Health by phase"))
+
+    # -- Characters (input) ---------------------------------------------------------------
+    abilities: list[str] = []
+    merits: list[str] = []
+    disciplines: list[str] = []
+    for mods in catalog.pools.values():
+        abilities += list(mods.abilities)
+        merits += list(mods.merits) + [m for g in mods.exclusive_merits for m in g]
+        disciplines += list(mods.disciplines) + [d for g in mods.exclusive_disciplines for d in g]
+    lay.ability_columns = _unique(abilities)
+    lay.merit_columns = _unique(merits)
+    lay.discipline_columns = _unique(disciplines)
+    char_cols: list[Column] = [
+        Column("cohort", "Cohort", choices="=Cohort_Names", width=18),
+        Column("name", "Character", width=18),
+        Column("temper", "Temper", kind="int", low=0, high=50, note="Blood/Rage committed (R8 caps at 30, or 50 in-clan)"),
+        Column("willpower_spent", "Willpower Spent", kind="int", low=0, high=20),
+        Column("ranged_attack", "Ranged Attack", kind="bool", choices="YesNo"),
+        Column("blood_magic_in_clan", "Blood Magic In-Clan", kind="bool", choices="YesNo"),
+        Column("movement_discipline", "Movement Pick", width=14, note="Optional: the movement Discipline used (R10)"),
+        Column("health_levels", "Health Levels", kind="int", low=1, high=20, note="Default 7 (R27)"),
+        *(Column("ability:" + a, a, kind="int", low=0, high=10, width=9) for a in lay.ability_columns),
+        *(Column("merit:" + m, m, kind="bool", choices="YesNo", width=9) for m in lay.merit_columns),
+        *(Column("discipline:" + d, d, kind="int", low=0, high=10, width=9) for d in lay.discipline_columns),
+        Column("offensive_paths", "Offensive Paths", width=24, note="e.g. Lure of Flames 3; Hands of Destruction 2 (R6)"),
+        Column("combinations", "Combination Disciplines", width=30, note="e.g. Armor of Caine's Fury: Fortitude + Potence (R5)"),
+        Column("other_traits", "Other Traits", width=24, note="Kept, listed as not counted (R12): Name 3; Merit"),
+        Column("aegis", "Aegis Burned", kind="int", low=0, high=3, note="Aftermath (R27)"),
+        Column("lasting_roll", "Aftermath Roll", kind="int", low=1, high=10, note="Typed lasting-effect d10 (R28)"),
+    ]
+    lay.add(Block("Characters_Table", "Characters", 2, tuple(char_cols), rows=MAX_CHARACTERS, title="Characters"))
+
+    # -- Cohorts ----------------------------------------------------------------------------
+    pool_keys = [p.value for p in PoolName]
+    lay.add(Block("Cohorts_Setup", "Cohorts", 2, (
+        Column("name", "Cohort", width=20),
+        Column("side", "Side", width=12, note="Cohorts on different sides are enemies"),
+        Column("support", "Support", kind="bool", choices="YesNo", width=9),
+        Column("sergeant", "Sergeant", choices="=Character_Names", width=14),
+        Column("tracker", "Tracker", width=12),
+        Column("reporter", "Reporter", width=12),
+        *(Column("set:" + p, f"Set {p.title()}", kind="int", low=0, high=999, width=9,
+                 note="NPC cohorts: a pool set by hand (R1)") for p in pool_keys),
+    ), rows=MAX_COHORTS, title="Setup (type here)"))
+    pools_row = 2 + MAX_COHORTS + 3
+    lay.add(Block("Cohorts_Pools", "Cohorts", pools_row, (
+        Column("name", "Cohort", is_input=False, width=20),
+        Column("max_health", "Max Health", kind="int", is_input=False, width=9),
+        Column("health", "Health", kind="int", is_input=False, width=9),
+        Column("melee", "Melee", kind="int", is_input=False, width=9),
+        Column("ranged", "Ranged", kind="int", is_input=False, width=9),
+        Column("mystical", "Mystical", kind="int", is_input=False, width=9),
+        Column("defense", "Defense", kind="int", is_input=False, width=9),
+        Column("max_temper", "Max Temper", kind="int", is_input=False, width=9),
+        Column("temper", "Temper", kind="int", is_input=False, width=9),
+        Column("movement", "Movement", kind="int", is_input=False, width=9),
+        Column("resolve", "Resolve", kind="int", is_input=False, width=9),
+        Column("max_control", "Max Control", kind="int", is_input=False, width=9),
+        Column("control", "Control", kind="int", is_input=False, width=9),
+        Column("actions", "Actions", kind="int", is_input=False, width=9),
+        Column("reroll_tokens", "Reroll Tokens", kind="int", is_input=False, width=9),
+        Column("units_moved", "Units Moved", kind="int", is_input=False, width=9),
+    ), rows=MAX_COHORTS, title="Pools and standing (computed)"))
+    roster_row = pools_row + MAX_COHORTS + 3
+    lay.add(Block("Cohorts_Roster", "Cohorts", roster_row, (
+        Column("cohort", "Cohort", is_input=False, width=20),
+        Column("member", "Member", is_input=False, width=16),
+        Column("role", "Role", is_input=False, width=10),
+        Column("state", "State", is_input=False, width=12),
+        Column("hero", "Hero Moment Used", kind="bool", is_input=False, width=10),
+    ), rows=MAX_CHARACTERS, title="Roster (computed)"))
+    lay.add(Block("Cohorts_Breakdown", "Cohorts", roster_row, (
+        Column("cohort", "Cohort", is_input=False, width=18),
+        Column("pool", "Pool", is_input=False, width=10),
+        Column("member", "From", is_input=False, width=14),
+        Column("trait", "Trait", is_input=False, width=22),
+        Column("amount", "+", kind="int", is_input=False, width=6),
+        Column("rule", "Rule", is_input=False, width=22),
+        Column("detail", "Detail", is_input=False, width=40),
+    ), rows=BREAKDOWN_ROWS, first_col=8, title="Who gave what (computed)"))
+
+    # -- Orders ------------------------------------------------------------------------------
+    lay.add(Block("Orders_Table", "Orders", 3, (
+        Column("phase", "Phase", kind="int", is_input=False, width=7, note="Stamped when resolved; blank = pending"),
+        Column("cohort", "Cohort", choices="=Cohort_Names", width=18),
+        Column("task", "Task", choices="Tasks", width=16),
+        Column("target", "Target", choices="=Cohort_Names", width=18),
+        Column("member", "Member", choices="=Character_Names", width=14),
+        Column("moment", "Moment", choices="Moments", width=15),
+        Column("pool", "Pool", choices="Pools", width=10),
+        Column("benefit", "Benefit", choices="Benefits", width=14),
+        Column("ally", "Ally", width=14, note="Member to save or rescue, or the friendly cohort"),
+        Column("free_task", "Free Task", choices="FreeTasks", width=10),
+        Column("temper", "Temper", kind="int", low=1, high=10, width=8),
+        Column("text", "Text", width=24, note="Tactical Task or Custom Hero Moment"),
+        Column("roll", "Roll", kind="int", low=1, high=10, width=6, note="Blank: sheetsync rolls (R25)"),
+        Column("reroll", "Reroll", kind="int", low=1, high=10, width=7, note="Spend an Inspire reroll token"),
+        Column("picks", "Picks", width=8, note="Typed dice for random picks, e.g. 2 3"),
+        Column("odds", "Odds", kind="percent", is_input=False, width=8, note="Chance to succeed before bonuses (R14)"),
+        Column("outcome", "Outcome", is_input=False, width=9),
+        Column("damage", "Damage", kind="int", is_input=False, width=8),
+        Column("result", "Result", is_input=False, width=60),
+    ), rows=ORDER_ROWS, title="Orders"))
+
+    # -- Ranges, Log, Aftermath, House Rules ------------------------------------------------
+    lay.add(Block("Ranges_Table", "Ranges", 2, (
+        Column("a", "Cohort", choices="=Cohort_Names", width=20),
+        Column("b", "Cohort", choices="=Cohort_Names", width=20),
+        Column("band", "Band", choices="Bands", width=12),
+    ), rows=RANGE_ROWS, title="Ranges"))
+    lay.add(Block("Log_Table", "Log", 1, (
+        Column("phase", "Phase", kind="int", is_input=False, width=7),
+        Column("order", "Order", kind="int", is_input=False, width=7),
+        Column("cohort", "Cohort", is_input=False, width=18),
+        Column("task", "Task", is_input=False, width=16),
+        Column("target", "Target", is_input=False, width=18),
+        Column("outcome", "Outcome", is_input=False, width=9),
+        Column("damage", "Damage", kind="int", is_input=False, width=8),
+        Column("rolls", "Rolls", is_input=False, width=24),
+        Column("rule", "Rule", is_input=False, width=20),
+        Column("details", "Details", is_input=False, width=80),
+    ), rows=None, title="Log"))
+    lay.add(Block("Aftermath_Table", "Aftermath", 2, (
+        Column("cohort", "Cohort", is_input=False, width=18),
+        Column("name", "Character", is_input=False, width=16),
+        Column("dead", "Dead", kind="bool", is_input=False, width=7),
+        Column("damage", "Damage", kind="int", is_input=False, width=8),
+        Column("aggravated", "Aggravated", kind="int", is_input=False, width=10),
+        Column("lethal", "Lethal", kind="int", is_input=False, width=8),
+        Column("aegis", "Aegis", kind="int", is_input=False, width=7),
+        Column("torpor", "Torpor", kind="bool", is_input=False, width=8),
+        Column("lasting", "Lasting Effect", is_input=False, width=50),
+        Column("temper_returned", "Temper Returned", kind="int", is_input=False, width=10),
+    ), rows=MAX_CHARACTERS, title="Aftermath"))
+    lay.add(Block("HouseRules_Table", "House Rules", 2, (
+        Column("key", "Key", is_input=False, width=22),
+        Column("value", "Value", width=16),
+        Column("default", "Default", is_input=False, width=14),
+        Column("ruling", "Ruling", is_input=False, width=70),
+    ), rows=len(HouseRules.model_fields), title="House Rules"))
+    # -- hidden --------------------------------------------------------------------------------
+    lay.add(Block("Lists_Table", "Lists", 1, tuple(Column(k, k, is_input=False) for k in LISTS), rows=20))
+    lay.add(Block("State_Blob", "State", 1, (Column("json", "Battle state (JSON, in pieces)", is_input=False),),
+                  rows=STATE_CHUNKS, note="The whole battle, undo history included: sheetsync reads and writes it."))
+    return lay
+
+
+@lru_cache(maxsize=8)
+def _cached(catalog_json: str) -> Layout:
+    return _build(Catalog.model_validate_json(catalog_json))
+
+
+def layout(catalog: Catalog | None = None) -> Layout:
+    """The layout for ``catalog`` (the shipped one by default)."""
+    return _cached((catalog or default_catalog()).model_dump_json())

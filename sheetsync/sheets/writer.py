@@ -1,0 +1,247 @@
+"""A battle to cells: the updates each use case writes, as :class:`RangeUpdate` blocks.
+
+Everything here is pure: it returns the grids, and the use case hands them to the
+backend in one ``write_ranges`` call.  Blocks are always written whole (padded with blanks)
+so nothing stale survives from a longer earlier result.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from sheetsync.rules.bbn import AftermathEntry, Battle, Event, HouseRules, PhaseResult, State
+from sheetsync.rules.bbn.pools import actions_available
+from sheetsync.sheets.backend import CellValue, Formula, RangeUpdate, quote_sheet
+from sheetsync.sheets.layout import (
+    LISTS,
+    MAX_COHORTS,
+    STATE_CHUNK_CHARS,
+    STATE_CHUNKS,
+    Block,
+    Layout,
+)
+
+__all__ = [
+    "aftermath_updates",
+    "battle_updates",
+    "event_row",
+    "health_row_update",
+    "house_rules_rows",
+    "lists_updates",
+    "log_updates",
+    "odds_formula",
+    "order_stamp_updates",
+    "state_updates",
+]
+
+
+def _pad(rows: list[list[CellValue]], block: Block, count: int | None = None) -> list[list[CellValue]]:
+    n = count if count is not None else (block.rows or len(rows))
+    width = len(block.columns)
+    out = [list(r) + [None] * (width - len(r)) for r in rows[:n]]
+    out += [[None] * width for _ in range(n - len(out))]
+    return out
+
+
+def _block(block: Block, rows: list[list[CellValue]]) -> RangeUpdate:
+    return RangeUpdate(block.range(), _pad(rows, block))
+
+
+def state_updates(lay: Layout, battle: Battle) -> RangeUpdate:
+    """The whole battle (undo history included) as JSON pieces in the hidden State sheet."""
+    data = battle.to_data()
+    data["log"] = []
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    pieces = [text[i:i + STATE_CHUNK_CHARS] for i in range(0, len(text), STATE_CHUNK_CHARS)]
+    if len(pieces) > STATE_CHUNKS:
+        from sheetsync.errors import BattleStateError
+
+        raise BattleStateError("the battle state no longer fits the State sheet; end this battle and start a new tracker")
+    block = lay.block("State_Blob")
+    return _block(block, [[p] for p in pieces])
+
+
+def _members_by_state(battle: Battle, name: str) -> str:
+    st = battle.state[name]
+    groups: dict[str, list[str]] = {}
+    for m, s in st.states.items():
+        groups.setdefault(s.value, []).append(m)
+    return "; ".join(f"{s}: {', '.join(ms)}" for s, ms in groups.items())
+
+
+def battle_updates(lay: Layout, battle: Battle, *, status: str, last_action: str) -> list[RangeUpdate]:
+    """Battle dashboard, Cohorts pools/roster/breakdown: everything derived from the state."""
+    rules = battle.house_rules
+    summary, pools_rows, roster, breakdown = [], [], [], []
+    for spec in battle.cohorts:
+        st = battle.state[spec.name]
+        p = battle.pools[spec.name].pools
+        counts = {s: sum(1 for v in st.states.values() if v is s) for s in State}
+        actions = actions_available(st.states.values(), rules)
+        summary.append([spec.name, spec.side + (" (support)" if spec.support else ""), st.health, p["health"], st.temper,
+                        st.control, actions, counts[State.ACTIVE], counts[State.SCARED], counts[State.KNOCKED_OUT],
+                        counts[State.STABILIZED], counts[State.DEAD], _members_by_state(battle, spec.name)])
+        pools_rows.append([spec.name, p["health"], st.health, p["melee"], p["ranged"], p["mystical"], p["defense"],
+                           p["temper"], st.temper, p["movement"], p["resolve"], p["control"], st.control, actions,
+                           st.reroll_tokens, st.units_moved])
+        for m in spec.members:
+            roster.append([spec.name, m.name, "Sergeant" if m.name == spec.sergeant_name else "Member",
+                           st.states[m.name].value, m.name in st.hero_used])
+        for pool, lines in battle.pools[spec.name].breakdown.items():
+            for c in lines:
+                if c.amount == 0 and c.kind == "base":
+                    continue
+                breakdown.append([spec.name, pool, c.member or "cohort", c.trait, c.amount, c.rule_ref, c.detail])
+        for n in battle.pools[spec.name].not_counted:
+            breakdown.append([spec.name, "not counted", n.member, n.trait, 0, "R12", n.reason])
+    cells = lay.cells
+    return [
+        RangeUpdate(cells["Battle_Phase"].ref, [[battle.phase]]),
+        RangeUpdate(cells["Battle_Status"].ref, [[status]]),
+        RangeUpdate(cells["Battle_LastAction"].ref, [[last_action]]),
+        _block(lay.block("Battle_Summary"), summary),
+        _block(lay.block("Cohorts_Pools"), pools_rows),
+        _block(lay.block("Cohorts_Roster"), roster),
+        _block(lay.block("Cohorts_Breakdown"), breakdown),
+    ]
+
+
+def health_row_update(lay: Layout, battle: Battle, phase: int, *, clear: bool = False) -> RangeUpdate:
+    """One row of the Health-by-phase table (the chart's data): row 0 is the start."""
+    block = lay.block("Battle_HealthByPhase")
+    row: list[CellValue] = [None] * len(block.columns)
+    if not clear:
+        row[0] = phase
+        for i, spec in enumerate(battle.cohorts[:MAX_COHORTS]):
+            row[1 + i] = battle.state[spec.name].health
+    return RangeUpdate(block.row_range(phase), [row])
+
+
+def health_header_update(lay: Layout, battle: Battle) -> RangeUpdate:
+    block = lay.block("Battle_HealthByPhase")
+    names: list[CellValue] = [c.name for c in battle.cohorts[:MAX_COHORTS]]
+    names += [f"Cohort {i + 1}" for i in range(len(names), MAX_COHORTS)]
+    return RangeUpdate(block.header_range(), [["Phase", *names]])
+
+
+def _effect_text(e: Event) -> str:
+    parts = []
+    for f in e.effects:
+        if f.member and f.to_state:
+            dice = f" (d{f.roll.sides}={f.roll.value}{'' if f.roll.source == 'entered' else '*'})" if f.roll and f.roll.sides > 1 else ""
+            parts.append(f"{f.cohort}: {f.member} → {f.to_state.value}{dice}")
+        elif f.text:
+            parts.append(f.text)
+    return "; ".join(parts)
+
+
+def result_text(e: Event) -> str:
+    """The Result column: the reason when refused, else totals and what happened, and the rule."""
+    if e.outcome == "refused":
+        return f"Refused: {e.reason}"
+    head = ""
+    if e.total is not None and e.defense is not None:
+        head = f"{e.total} vs Defense {e.defense}. "
+    elif e.defense is not None:
+        head = f"automatic hit vs Defense {e.defense}. "
+    body = _effect_text(e)
+    return f"{head}{body}{'. ' if body else ''}[{e.rule_ref}]"
+
+
+def _rolls_text(e: Event) -> str:
+    return ", ".join(f"d{r.sides}={r.value}{'' if r.source == 'entered' else '*'}" for r in e.rolls)
+
+
+def event_row(e: Event) -> list[CellValue]:
+    return [e.phase, e.order + 1, e.cohort, e.task.value + (f" ({e.moment.value})" if e.moment else ""), e.target,
+            e.outcome, e.damage, _rolls_text(e), e.rule_ref, result_text(e) if e.outcome != "refused" else e.reason]
+
+
+def order_stamp_updates(lay: Layout, rows: Sequence[int], events: Sequence[Event]) -> list[RangeUpdate]:
+    """Stamp each resolved Orders row with its phase, outcome, damage and result."""
+    block = lay.block("Orders_Table")
+    out = []
+    sheet = quote_sheet(block.sheet)
+    for offset, e in zip(rows, events, strict=True):
+        r = block.first_row + offset
+        out.append(RangeUpdate(f"{sheet}!{block.letter('phase')}{r}", [[e.phase]]))
+        out.append(RangeUpdate(f"{sheet}!{block.letter('outcome')}{r}:{block.letter('result')}{r}",
+                               [[e.outcome, e.damage, result_text(e)]]))
+    return out
+
+
+def order_unstamp_updates(lay: Layout, rows: Sequence[int]) -> list[RangeUpdate]:
+    block = lay.block("Orders_Table")
+    sheet = quote_sheet(block.sheet)
+    out = []
+    for offset in rows:
+        r = block.first_row + offset
+        out.append(RangeUpdate(f"{sheet}!{block.letter('phase')}{r}", [[None]]))
+        out.append(RangeUpdate(f"{sheet}!{block.letter('outcome')}{r}:{block.letter('result')}{r}", [[None, None, None]]))
+    return out
+
+
+def log_updates(lay: Layout, start: int, rows: list[list[CellValue]]) -> list[RangeUpdate]:
+    """Append rows to the Log after its ``start`` existing rows; the Log is never rewritten."""
+    if not rows:
+        return []
+    block = lay.block("Log_Table")
+    return [RangeUpdate(block.row_range(start, len(rows)), _pad(rows, block, len(rows)))]
+
+
+def phase_log_rows(result: PhaseResult) -> list[list[CellValue]]:
+    rows = [event_row(e) for e in result.events]
+    for f in result.end_of_phase:
+        rows.append([result.phase, None, f.cohort, "End of phase", None, f.kind, 0, "", f.rule_ref, f.text])
+    return rows
+
+
+def aftermath_updates(lay: Layout, entries: list[AftermathEntry]) -> RangeUpdate:
+    rows: list[list[CellValue]] = []
+    for e in entries:
+        lasting = (f"{e.lasting_effect.band}+ band, d10={e.lasting_effect.roll}"
+                   f"{'' if e.lasting_effect.source == 'entered' else '*'}: {e.lasting_effect.result}") if e.lasting_effect else None
+        rows.append([e.cohort, e.name, e.dead, None if e.dead else e.damage, None if e.dead else e.aggravated,
+                     None if e.dead else e.lethal, None if e.dead else e.aegis, None if e.dead else e.torpor,
+                     "Dead: removed from play (R30)" if e.dead else lasting, None if e.dead else e.temper_returned])
+    return _block(lay.block("Aftermath_Table"), rows)
+
+
+def house_rules_rows() -> list[list[CellValue]]:
+    rows: list[list[CellValue]] = []
+    for key, (text, default, _choices) in HouseRules.describe().items():
+        shown: Any = default
+        rows.append([key, shown, shown, text])
+    return rows
+
+
+def lists_updates(lay: Layout) -> RangeUpdate:
+    block = lay.block("Lists_Table")
+    longest = max(len(v) for v in LISTS.values())
+    rows = [[LISTS[k][i] if i < len(LISTS[k]) else None for k in LISTS] for i in range(longest)]
+    return RangeUpdate(block.range(rows=longest), rows)
+
+
+def odds_formula(lay: Layout, row: int) -> Formula:
+    """Orders Odds: the chance d10 + pool ≥ the target's Defense (R14), live in the sheet.
+
+    It looks up the acting cohort's pool (by task) and the target's Defense on the Cohorts
+    sheet, so it updates while the Tracker types.
+    """
+    o = lay.block("Orders_Table")
+    p = lay.block("Cohorts_Pools")
+    c, t, g = (f"{o.letter(k)}{row}" for k in ("cohort", "task", "target"))
+    names = p.column_ref("name")
+
+    def look(key: str, who: str) -> str:
+        return f"INDEX({p.column_ref(key)},MATCH({who},{names},0))"
+
+    pool = (f'IF({t}="Melee Attack",{look("melee", c)},IF({t}="Ranged Attack",{look("ranged", c)},'
+            f'IF({t}="Mystical Attack",{look("mystical", c)},{look("resolve", c)})))')
+    rolled = f'OR({t}="Melee Attack",{t}="Ranged Attack",{t}="Mystical Attack",{t}="Inspire",{t}="Intimidate",{t}="Analyze")'
+    body = f"MAX(0,MIN(10,11-({look('defense', g)}-{pool})))/10"
+    return Formula(f'=IF(OR({c}="",{t}="",{g}=""),"",IF({rolled},IFERROR({body},""),""))')
+
+
