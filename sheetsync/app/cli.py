@@ -155,13 +155,9 @@ def demo(
     result = resolve_phase(battle)
     out_dir.mkdir(parents=True, exist_ok=True)
     dump_battle_file(battle_to_file(result.battle), out_dir / "after-phase-1.yaml")
-    workbook = None
-    try:
-        from sheetsync.app.workbook_cli import demo_workbook
-    except ImportError:  # the workbook layer is optional for the engine demo
-        demo_workbook = None  # type: ignore[assignment]
-    if demo_workbook is not None:
-        workbook = demo_workbook(example_path(), out_dir / "demo-tracker.xlsx")
+    from sheetsync.app.workbook_cli import demo_workbook
+
+    workbook = demo_workbook(example_path(), out_dir / "demo-tracker.xlsx")
     if as_json:
         _print_json({"pools": [pools_json(p) for p in battle.pools.values()], "resolve": result.to_json(),
                      "workbook": str(workbook) if workbook else None})
@@ -174,6 +170,65 @@ def demo(
     console.print(f"Battle state after phase 1: {out_dir / 'after-phase-1.yaml'}")
     if workbook:
         console.print(f"The same battle as a tracker workbook, phase 1 resolved: {workbook}")
+
+
+@app.command()
+def template(
+    out: Path,
+    macros: Annotated[bool, typer.Option("--macros", help="A macro-enabled .xlsm with the four buttons.")] = False,
+) -> None:
+    """Write a blank tracker workbook."""
+    if macros or out.suffix.lower() == ".xlsm":
+        from sheetsync.app.workbook_cli import write_macro_template
+
+        write_macro_template(out)
+    else:
+        from sheetsync.app.workbook_cli import write_template
+
+        write_template(out)
+    console.print(f"Blank tracker written to {out}. Fill in Cohorts and Characters, then: sheetsync build {out}")
+
+
+@app.command()
+def new(
+    workbook: Path,
+    from_file: Annotated[Path, typer.Option("--from", help="A battle file (YAML or JSON) to load into the tracker.")],
+) -> None:
+    """Create a tracker workbook from a battle file: characters, state, ranges and orders."""
+    from sheetsync.app.workbook_cli import new_workbook
+
+    report = new_workbook(workbook, from_file)
+    console.print(f"{workbook}: {report.message}")
+
+
+@app.command()
+def build(workbook: Path) -> None:
+    """Build Cohorts: Characters → pools on the Cohorts sheet (a workbook)."""
+    from sheetsync.app.workbook_cli import run_workbook
+
+    report = run_workbook("build", workbook)
+    console.print(f"{workbook}: {report.message}")
+
+
+@app.command()
+def end(workbook: Path, as_json: JsonOpt = False) -> None:
+    """End Battle: fill in the Aftermath sheet (a workbook)."""
+    from sheetsync.app.workbook_cli import run_workbook
+
+    report = run_workbook("end", workbook)
+    if as_json:
+        _print_json(report.to_json())
+        return
+    console.print(f"{workbook}: {report.message}")
+
+
+@app.command()
+def export(workbook: Path, as_json: JsonOpt = True) -> None:
+    """Print a tracker's battle state and its last resolve's events as JSON."""
+    from sheetsync.app.usecases import export as export_state
+    from sheetsync.app.workbook_cli import excel_backend
+
+    _print_json(export_state(excel_backend(workbook)))
 
 
 def main() -> None:

@@ -81,3 +81,10 @@ def demo_workbook(battle_file: Path, out: Path) -> Path:
     new_workbook(out, battle_file)
     run_workbook("resolve", out)
     return out
+
+
+def write_macro_template(out: Path) -> Path:
+    """The tracker as a macro-enabled workbook with the four buttons on the Battle sheet."""
+    from sheetsync.backends.vba import macro_workbook
+
+    return macro_workbook(out)

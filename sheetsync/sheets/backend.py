@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Union, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 __all__ = [
     "A1Range",
@@ -47,7 +47,7 @@ class Formula:
             raise ValueError(f"a formula starts with '=': {self.text!r}")
 
 
-CellValue = Union[str, int, float, bool, None, Formula]
+CellValue = str | int | float | bool | None | Formula
 Grid = list[list[CellValue]]
 
 

@@ -1,0 +1,3 @@
+from sheetsync.app.cli import main
+
+main()
