@@ -28,7 +28,7 @@ from sheetsync.rules.bbn.phase import cohorts_json
 from sheetsync.sheets import writer
 from sheetsync.sheets.backend import CellValue, RangeUpdate, SheetBackend
 from sheetsync.sheets.layout import Layout, layout
-from sheetsync.sheets.reader import Sheets, parse_battle_setup, parse_turn, read_plan, stored_battle
+from sheetsync.sheets.reader import Sheets, parse_battle_setup, parse_turn, read_plan
 
 __all__ = ["ACTIONS", "StepReport", "build_cohorts", "end_battle", "export", "load_battle_into", "resolve", "run", "undo"]
 
@@ -74,21 +74,19 @@ def _state_update(lay: Layout, battle: Battle, last: dict[str, Any] | None) -> R
 
 
 def _stored(lay: Layout, sh: Sheets) -> tuple[Battle | None, dict[str, Any] | None]:
+    """The battle kept in the hidden State sheet, and its last resolve (``None`` before
+    Build Cohorts)."""
+    from sheetsync.errors import Problem, SheetFormatError
+
     pieces = [row[0] for row in sh.state if row and isinstance(row[0], str)]
     if not pieces:
         return None, None
     try:
         payload = json.loads("".join(pieces))
-    except ValueError:
-        payload = None
-    if not isinstance(payload, dict) or "battle" not in payload:
-        return stored_battle(lay, sh), None
-    from sheetsync.errors import Problem, SheetFormatError
-
-    try:
         return Battle.from_data(payload["battle"]), payload.get("last")
-    except ValueError as exc:
-        raise SheetFormatError([Problem("State!A2", f"the stored battle state is damaged ({exc}); restore the .bak copy")]) from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise SheetFormatError([Problem("State!A1", f"the stored battle state is damaged ({type(exc).__name__}); "
+                                        "restore the workbook's .bak copy")]) from None
 
 
 def _need_battle(lay: Layout, sh: Sheets) -> tuple[Battle, dict[str, Any] | None]:

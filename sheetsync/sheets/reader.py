@@ -8,7 +8,6 @@ Nothing is written when anything is wrong.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,7 +18,7 @@ from sheetsync.rules.bbn.loader import battle_to_file
 from sheetsync.sheets.backend import CellValue, Formula, Grid
 from sheetsync.sheets.layout import Block, Layout
 
-__all__ = ["Sheets", "read_plan", "parse_battle_setup", "parse_turn", "stored_battle"]
+__all__ = ["Sheets", "parse_battle_setup", "parse_turn", "read_plan"]
 
 
 def read_plan(lay: Layout) -> list[str]:
@@ -356,19 +355,6 @@ def _dedupe(problems: list[Problem]) -> list[Problem]:
             seen.add((p.where, p.message))
             out.append(p)
     return out
-
-
-def stored_battle(lay: Layout, sh: Sheets) -> Battle | None:
-    """The battle kept in the hidden State sheet (``None`` before Build Cohorts)."""
-    pieces = [row[0] for row in sh.state if row and isinstance(row[0], str)]
-    if not pieces:
-        return None
-    try:
-        data = json.loads("".join(pieces))
-        return Battle.from_data(data)
-    except (ValueError, TypeError) as exc:
-        raise SheetFormatError([Problem("State!A2", f"the stored battle state is damaged ({exc}); "
-                                        "restore the workbook's .bak copy")]) from None
 
 
 def parse_turn(lay: Layout, sh: Sheets, battle: Battle) -> tuple[Battle, list[int]]:

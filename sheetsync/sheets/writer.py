@@ -7,7 +7,6 @@ so nothing stale survives from a longer earlier result.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,8 +16,6 @@ from sheetsync.sheets.backend import CellValue, Formula, RangeUpdate, quote_shee
 from sheetsync.sheets.layout import (
     LISTS,
     MAX_COHORTS,
-    STATE_CHUNK_CHARS,
-    STATE_CHUNKS,
     Block,
     Layout,
 )
@@ -33,7 +30,6 @@ __all__ = [
     "log_updates",
     "odds_formula",
     "order_stamp_updates",
-    "state_updates",
 ]
 
 
@@ -47,20 +43,6 @@ def _pad(rows: list[list[CellValue]], block: Block, count: int | None = None) ->
 
 def _block(block: Block, rows: list[list[CellValue]]) -> RangeUpdate:
     return RangeUpdate(block.range(), _pad(rows, block))
-
-
-def state_updates(lay: Layout, battle: Battle) -> RangeUpdate:
-    """The whole battle (undo history included) as JSON pieces in the hidden State sheet."""
-    data = battle.to_data()
-    data["log"] = []
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    pieces = [text[i:i + STATE_CHUNK_CHARS] for i in range(0, len(text), STATE_CHUNK_CHARS)]
-    if len(pieces) > STATE_CHUNKS:
-        from sheetsync.errors import BattleStateError
-
-        raise BattleStateError("the battle state no longer fits the State sheet; end this battle and start a new tracker")
-    block = lay.block("State_Blob")
-    return _block(block, [[p] for p in pieces])
 
 
 def _members_by_state(battle: Battle, name: str) -> str:
