@@ -8,6 +8,8 @@ a data bar on Health and a native chart of each cohort's Health by phase.
 
 from __future__ import annotations
 
+from typing import Any
+
 from openpyxl import Workbook
 from openpyxl.chart import LineChart, Reference
 from openpyxl.formatting.rule import CellIsRule, DataBarRule, FormulaRule
@@ -16,11 +18,11 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
-from sheetsync.sheets.backend import col_letter, quote_sheet
+from sheetsync.sheets.backend import Formula, col_index, col_letter, quote_sheet
 from sheetsync.sheets.layout import LISTS, Block, Layout, layout
 from sheetsync.sheets.writer import house_rules_rows, odds_formula
 
-__all__ = ["STATE_COLOURS", "add_chart", "build_template", "defined_names"]
+__all__ = ["FROZEN", "PROTECTED_SHEETS", "STATE_COLOURS", "add_chart", "build_template", "defined_names", "house_choices", "static_cells"]
 
 INPUT_FILL = PatternFill("solid", fgColor="FFF9E0")
 COMPUTED_FILL = PatternFill("solid", fgColor="EEEEEE")
@@ -61,10 +63,9 @@ def _validation_source(lay: Layout, choices: str) -> str:
 
 def _write_block(ws: Worksheet, lay: Layout, block: Block, *, fill_rows: bool = True) -> None:
     if block.title and block.header_row > 1:
-        t = ws.cell(row=block.header_row - 1, column=block.first_col, value=block.title)
-        t.font = Font(bold=True, size=12)
+        ws.cell(row=block.header_row - 1, column=block.first_col).font = Font(bold=True, size=12)
     for j, col in enumerate(block.columns):
-        c = ws.cell(row=block.header_row, column=block.first_col + j, value=col.header)
+        c = ws.cell(row=block.header_row, column=block.first_col + j)
         c.fill, c.font = HEADER_FILL, HEADER_FONT
         c.alignment = Alignment(wrap_text=True, vertical="center")
         letter = col_letter(block.first_col + j)
@@ -126,6 +127,61 @@ def add_chart(wb: Workbook, lay: Layout, cohorts: int | None = None) -> None:
     ws.add_chart(chart, "O2")
 
 
+FROZEN: dict[str, tuple[int, int]] = {
+    "Battle": (2, 0), "Characters": (2, 2), "Cohorts": (2, 1), "Orders": (3, 3), "Ranges": (2, 0), "Log": (1, 0),
+    "Aftermath": (2, 0), "House Rules": (2, 0),
+}
+"""Frozen (rows, columns) per sheet: headers stay in view."""
+PROTECTED_SHEETS = ("Battle", "Characters", "Cohorts", "Orders", "Ranges", "Log", "Aftermath", "House Rules")
+BUTTON_LABELS = ("Build Cohorts", "Resolve Phase", "Undo Phase", "End Battle")
+
+
+def static_cells(lay: Layout) -> list[tuple[str, int, int, Any]]:
+    """Every cell a blank tracker holds: titles, headers, labels, lists, House Rules rows,
+    the Odds formulas (as ``Formula``).  The openpyxl template and the Google Sheets
+    initializer both write exactly these."""
+    out: list[tuple[str, int, int, Any]] = [("Battle", 1, 1, "sheetsync battle tracker")]
+    for cell in lay.cells.values():
+        col = col_index("".join(ch for ch in cell.address if ch.isalpha()))
+        row = int("".join(ch for ch in cell.address if ch.isdigit()))
+        out.append((cell.sheet, row, 1, cell.label))
+        del col
+    out += [("Battle", 3, 2, 1), ("Battle", 4, 2, "New: fill in Cohorts and Characters, then Build Cohorts")]
+    for block in lay.blocks.values():
+        if block.title and block.header_row > 1:
+            out.append((block.sheet, block.header_row - 1, block.first_col, block.title))
+        for j, col in enumerate(block.columns):
+            out.append((block.sheet, block.header_row, block.first_col + j, col.header))
+    buttons = lay.block("Battle_Buttons")
+    for i, label in enumerate(BUTTON_LABELS):
+        out.append(("Battle", buttons.first_row + i, buttons.first_col, label))
+        out.append(("Battle", buttons.first_row + i, buttons.first_col + 1, False))
+    out.append(("Orders", 1, 1, "Orders: one row per declared task, in the order they resolve. Blank Roll = sheetsync rolls."))
+    orders = lay.block("Orders_Table")
+    odds_col = orders.first_col + orders.index("odds")
+    for i in range(orders.rows or 0):
+        out.append(("Orders", orders.first_row + i, odds_col, odds_formula(lay, orders.first_row + i)))
+    house = lay.block("HouseRules_Table")
+    for i, row_values in enumerate(house_rules_rows()):
+        for j, v in enumerate(row_values):
+            out.append(("House Rules", house.first_row + i, house.first_col + j, v))
+    for j, (_key, values) in enumerate(LISTS.items()):
+        for i, v in enumerate(values):
+            out.append(("Lists", 2 + i, 1 + j, v))
+    out.append(("State", 1, 1, "Battle state (JSON, in pieces). sheetsync reads and writes it; do not edit."))
+    return out
+
+
+def house_choices(key: str) -> list[str]:
+    """The House Rules dropdown of one key."""
+    from sheetsync.rules.bbn import HouseRules
+
+    _text, default, choices = HouseRules.describe()[key]
+    if isinstance(default, bool):
+        return ["TRUE", "FALSE"]
+    return [str(c) for c in choices]
+
+
 def build_template(lay: Layout | None = None, *, cohorts_in_chart: int = 4) -> Workbook:
     """A blank tracker workbook."""
     lay = lay or layout()
@@ -135,59 +191,31 @@ def build_template(lay: Layout | None = None, *, cohorts_in_chart: int = 4) -> W
         ws = wb.create_sheet(name)
         if name in lay.hidden:
             ws.sheet_state = "hidden"
-    # Battle dashboard
+    for block in lay.blocks.values():
+        _write_block(wb[block.sheet], lay, block)
+    for sheet, row, col, value in static_cells(lay):
+        wb[sheet].cell(row=row, column=col, value=value.text if isinstance(value, Formula) else value)
     ws = wb["Battle"]
-    ws["A1"] = "sheetsync battle tracker"
     ws["A1"].font = TITLE_FONT
     for cell in lay.cells.values():
-        if cell.sheet != "Battle":
-            continue
-        col = "".join(ch for ch in cell.address if ch.isalpha())
-        row = int("".join(ch for ch in cell.address if ch.isdigit()))
-        ws.cell(row=row, column=1, value=cell.label).font = Font(bold=True)
-        c = ws[cell.address]
-        c.fill = INPUT_FILL if cell.is_input else COMPUTED_FILL
-        c.protection = Protection(locked=not cell.is_input)
-        del col
-    ws["B3"] = 1
-    ws["B4"] = "New: fill in Cohorts and Characters, then Build Cohorts"
+        if cell.sheet == "Battle":
+            ws.cell(row=int("".join(ch for ch in cell.address if ch.isdigit())), column=1).font = Font(bold=True)
+            c = ws[cell.address]
+            c.fill = INPUT_FILL if cell.is_input else COMPUTED_FILL
+            c.protection = Protection(locked=not cell.is_input)
     ws.column_dimensions["A"].width = 20
     ws.column_dimensions["B"].width = 22
-    buttons = lay.block("Battle_Buttons")
-    _write_block(ws, lay, buttons)
-    for i, label in enumerate(("Build Cohorts", "Resolve Phase", "Undo Phase", "End Battle")):
-        ws.cell(row=buttons.first_row + i, column=buttons.first_col, value=label)
-        ws.cell(row=buttons.first_row + i, column=buttons.first_col + 1, value=False)
-    for key in ("Battle_Summary", "Battle_HealthByPhase"):
-        _write_block(ws, lay, lay.block(key))
     summary = lay.block("Battle_Summary")
     h = summary.letter("health")
     ws.conditional_formatting.add(f"{h}{summary.first_row}:{h}{summary.last_row}",
                                   DataBarRule(start_type="num", start_value=0, end_type="max", color="5B9BD5"))
     ws.conditional_formatting.add(f"{h}{summary.first_row}:{h}{summary.last_row}",
                                   CellIsRule(operator="lessThanOrEqual", formula=["0"], font=Font(bold=True, color="C00000")))
-    ws.freeze_panes = "A3"
     add_chart(wb, lay, cohorts_in_chart)
-
-    for sheet in ("Characters", "Cohorts", "Orders", "Ranges", "Log", "Aftermath", "House Rules"):
-        ws = wb[sheet]
-        for block in lay.blocks.values():
-            if block.sheet == sheet:
-                _write_block(ws, lay, block)
-    # first header row frozen on each sheet
-    wb["Characters"].freeze_panes = "C3"
-    wb["Cohorts"].freeze_panes = "B3"
-    wb["Orders"].freeze_panes = "D4"
-    wb["Ranges"].freeze_panes = "A3"
-    wb["Log"].freeze_panes = "A2"
-    wb["Aftermath"].freeze_panes = "A3"
-    wb["House Rules"].freeze_panes = "A3"
-    wb["Orders"]["A1"] = "Orders: one row per declared task, in the order they resolve. Blank Roll = sheetsync rolls."
+    for sheet, (rows, cols) in FROZEN.items():
+        wb[sheet].freeze_panes = f"{col_letter(cols + 1)}{rows + 1}"
     wb["Orders"]["A1"].font = Font(bold=True)
     orders = lay.block("Orders_Table")
-    for i in range(orders.rows or 0):
-        row = orders.first_row + i
-        wb["Orders"][f"{orders.letter('odds')}{row}"] = odds_formula(lay, row).text
     out = orders.letter("outcome")
     for outcome, colour in OUTCOME_COLOURS.items():
         wb["Orders"].conditional_formatting.add(
@@ -200,45 +228,21 @@ def build_template(lay: Layout | None = None, *, cohorts_in_chart: int = 4) -> W
     roster = lay.block("Cohorts_Roster")
     st = roster.letter("state")
     _state_colours(wb["Cohorts"], f"{st}{roster.first_row}:{st}{roster.last_row}")
-    # House Rules rows
     house = lay.block("HouseRules_Table")
     hr = wb["House Rules"]
-    for i, (key, value, default, text) in enumerate(house_rules_rows()):
-        r = house.first_row + i
-        hr.cell(row=r, column=1, value=key)
-        hr.cell(row=r, column=2, value=value)
-        hr.cell(row=r, column=3, value=default)
-        hr.cell(row=r, column=4, value=text)
-        choices = _house_choices(str(key))
+    for i, (key, *_rest) in enumerate(house_rules_rows()):
+        choices = house_choices(str(key))
         if choices:
             dv = DataValidation(type="list", formula1='"' + ",".join(choices) + '"', allow_blank=True, showErrorMessage=True)
             dv.error = f"{key}: one of {', '.join(choices)}"
-            dv.add(f"B{r}")
+            dv.add(f"{house.letter('value')}{house.first_row + i}")
             hr.add_data_validation(dv)
-    # Lists (hidden)
-    lists = wb["Lists"]
-    for j, (key, values) in enumerate(LISTS.items()):
-        lists.cell(row=1, column=j + 1, value=key)
-        for i, v in enumerate(values):
-            lists.cell(row=2 + i, column=j + 1, value=v)
-    wb["State"]["A1"] = "Battle state (JSON, in pieces). sheetsync reads and writes it; do not edit."
-    # defined names
     for name, ref in defined_names(lay).items():
         wb.defined_names[name] = DefinedName(name, attr_text=ref)
-    # protection: computed cells locked, no password: typing into one warns
-    for sheet in ("Battle", "Characters", "Cohorts", "Orders", "Ranges", "Log", "Aftermath", "House Rules"):
+    # protection: computed cells locked, no password, so typing into one warns
+    for sheet in PROTECTED_SHEETS:
         wb[sheet].protection.sheet = True
         wb[sheet].protection.formatColumns = False
         wb[sheet].protection.formatRows = False
     wb.active = 0
     return wb
-
-
-def _house_choices(key: str) -> list[str]:
-    from sheetsync.rules.bbn import HouseRules
-
-    _text, default, choices = HouseRules.describe()[key]
-    if isinstance(default, bool):
-        return ["TRUE", "FALSE"]
-    return [str(c) for c in choices]
-
