@@ -1,0 +1,415 @@
+"""Google Sheets backend: one spreadsheet through gspread, one request per read and per write.
+
+:class:`GSheetsBackend` implements :class:`~sheetsync.sheets.backend.SheetBackend` for one
+Google spreadsheet.  gspread supplies the signed-in HTTP session (a service account, OAuth,
+or any ``requests.Session``); the backend speaks the Sheets v4 REST API over it itself, so
+each step costs a known number of requests:
+
+* ``read_ranges`` is one ``spreadsheets.get`` with every range, ``includeGridData=true``
+  and a field mask that asks for user-entered values only.  User-entered values are what a
+  player typed, so a formula reads back as a :class:`~sheetsync.sheets.backend.Formula`
+  and text that merely starts with ``=`` reads back as ``str``.  The same answer carries
+  the sheet ids, which are cached for the write.
+* ``write_ranges`` is one ``spreadsheets.batchUpdate`` made of ``updateCells`` requests.
+  Google applies a batch update whole or not at all, so a failed write leaves the sheet as
+  it was.  A ``str`` is sent as ``stringValue`` (always literal text), a ``Formula`` as
+  ``formulaValue``.
+
+A 429 (quota), a 5xx or a dropped connection is retried after 1, 2, 4, ... seconds
+(capped), bounded by ``max_tries`` and ``max_total_seconds``, through the injected
+``sleep``.  Every gspread, google-auth and requests exception becomes a
+:class:`~sheetsync.errors.BackendError` here; none leaves this module.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import google.auth.exceptions
+import requests
+from gspread import Client, Spreadsheet
+from gspread.http_client import HTTPClient
+
+from sheetsync.errors import BackendError
+from sheetsync.sheets.backend import (
+    A1Range,
+    CellValue,
+    Formula,
+    Grid,
+    RangeUpdate,
+    parse_range,
+    trim_grid,
+)
+
+__all__ = ["API_ROOT", "GSheetsBackend", "METADATA_FIELDS", "READ_FIELDS"]
+
+API_ROOT = "https://sheets.googleapis.com/v4/spreadsheets"
+"""Base URL of the Sheets v4 ``spreadsheets`` collection."""
+
+READ_FIELDS = (
+    "sheets(properties(sheetId,title),data(startRow,startColumn,rowData(values(userEnteredValue))))"
+)
+"""Field mask of the one ``spreadsheets.get`` a read makes."""
+
+METADATA_FIELDS = "sheets.properties(sheetId,title)"
+"""Field mask of the metadata fetch (sheet titles and ids only)."""
+
+_RETRYABLE = frozenset({408, 429, 500, 502, 503, 504})
+
+GSheetsSource = Client | Spreadsheet | HTTPClient
+
+
+def _status_words(status: int) -> str:
+    if status == 429:
+        return "429 (quota)"
+    if status >= 500:
+        return f"{status} (server error)"
+    if status == 408:
+        return "408 (timeout)"
+    return str(status)
+
+
+class GSheetsBackend:
+    """One Google spreadsheet behind the :class:`SheetBackend` seam.
+
+    ``source`` is a gspread :class:`~gspread.Client`, a :class:`~gspread.Spreadsheet` (then
+    ``key`` defaults to its id) or a gspread ``HTTPClient``.  Only its HTTP session is used.
+    The constructor does no I/O.
+
+    ``request_count`` counts every HTTP request sent to the Sheets API, retries included
+    (the token exchange of a service account is not counted).
+    """
+
+    def __init__(
+        self,
+        source: GSheetsSource,
+        key: str | None = None,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        max_tries: int = 5,
+        max_total_seconds: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+        first_delay: float = 1.0,
+        max_delay: float = 32.0,
+        timeout: float | None = 60.0,
+        api_root: str = API_ROOT,
+    ) -> None:
+        if isinstance(source, Spreadsheet):
+            http: HTTPClient = source.client
+            key = key if key is not None else source.id
+        elif isinstance(source, Client):
+            http = source.http_client
+        else:
+            http = source
+        if not key:
+            raise ValueError("GSheetsBackend needs the spreadsheet key")
+        if max_tries < 1:
+            raise ValueError(f"max_tries must be at least 1, not {max_tries}")
+        self.key = key
+        self._session: requests.Session = http.session
+        self._sleep = sleep
+        self._clock = clock
+        self.max_tries = max_tries
+        self.max_total_seconds = max_total_seconds
+        self.first_delay = first_delay
+        self.max_delay = max_delay
+        self.timeout = timeout
+        self._url = f"{api_root.rstrip('/')}/{key}"
+        self.request_count = 0
+        self._sheet_ids: dict[str, int] = {}
+        self._all_sheets_known = False
+
+    # -- the seam ---------------------------------------------------------------------
+
+    def read_ranges(self, ranges: Sequence[str]) -> list[Grid]:
+        """Read every range in one ``spreadsheets.get``; one grid per range, in order."""
+        if not ranges:
+            return []
+        parsed = [self._parse(text) for text in ranges]
+        body = self._call(
+            "GET",
+            self._url,
+            params={
+                "ranges": [str(rng) for rng in parsed],
+                "includeGridData": "true",
+                "fields": READ_FIELDS,
+            },
+            doing="read",
+        )
+        data_by_sheet: dict[str, list[Mapping[str, Any]]] = {}
+        for sheet in _list(body, "sheets"):
+            props = sheet.get("properties", {})
+            title = props.get("title")
+            if not isinstance(title, str):
+                continue
+            self._remember(title, int(props.get("sheetId", 0)))
+            data_by_sheet[title] = list(_list(sheet, "data"))
+        grids: list[Grid] = []
+        for rng in parsed:
+            title = _find_title(data_by_sheet, rng.sheet)
+            if title is None or not data_by_sheet[title]:
+                raise BackendError(f"Google Sheets sent no cells for {rng}; nothing was read.")
+            data = data_by_sheet[title].pop(0)
+            start = (int(data.get("startRow", 0)), int(data.get("startColumn", 0)))
+            if start != (rng.row1 - 1, rng.col1 - 1):
+                raise BackendError(
+                    f"Google Sheets answered {rng} with cells from row {start[0] + 1}, "
+                    f"column {start[1] + 1}; nothing was read."
+                )
+            rows = [
+                [_from_cell(cell) for cell in _list(row, "values")]
+                for row in _list(data, "rowData")
+            ]
+            if rng.row2 is not None:
+                rows = rows[: rng.row2 - rng.row1 + 1]
+            grids.append(trim_grid(rows, rng.width))
+        return grids
+
+    def write_ranges(self, updates: Sequence[RangeUpdate]) -> None:
+        """Write every update in one ``spreadsheets.batchUpdate`` (all or nothing)."""
+        parsed = [(self._parse(u.range), u.values) for u in updates]
+        parsed = [(rng, values) for rng, values in parsed if len(values) > 0]
+        if not parsed:
+            return
+        ids = self._sheet_ids_for([rng.sheet for rng, _ in parsed])
+        batch: list[dict[str, Any]] = []
+        for rng, values in parsed:
+            rows = [
+                {"values": [_to_cell(value, rng, i, j) for j, value in enumerate(row)]}
+                for i, row in enumerate(values)
+            ]
+            batch.append(
+                {
+                    "updateCells": {
+                        "start": {
+                            "sheetId": ids[rng.sheet],
+                            "rowIndex": rng.row1 - 1,
+                            "columnIndex": rng.col1 - 1,
+                        },
+                        "rows": rows,
+                        "fields": "userEnteredValue",
+                    }
+                }
+            )
+        self._call("POST", f"{self._url}:batchUpdate", json={"requests": batch}, doing="write")
+
+    # -- more of the API --------------------------------------------------------------
+
+    def spreadsheet_batch_update(self, requests: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Send arbitrary ``spreadsheets.batchUpdate`` requests in one retried call.
+
+        Google applies them all or none.  Returns the response body (its ``replies``).
+        The cached sheet ids follow sheets added, deleted or renamed here.
+        """
+        if not requests:
+            return {"spreadsheetId": self.key, "replies": []}
+        body = self._call(
+            "POST", f"{self._url}:batchUpdate", json={"requests": list(requests)}, doing="write"
+        )
+        replies = _list(body, "replies")
+        for index, request in enumerate(requests):
+            reply = replies[index] if index < len(replies) else {}
+            for kind in ("addSheet", "duplicateSheet"):
+                props = reply.get(kind, {}).get("properties", {})
+                if isinstance(props.get("title"), str):
+                    self._remember(props["title"], int(props.get("sheetId", 0)))
+            if "deleteSheet" in request:
+                gone = int(request["deleteSheet"].get("sheetId", 0))
+                self._sheet_ids = {t: i for t, i in self._sheet_ids.items() if i != gone}
+            if "updateSheetProperties" in request:
+                update = request["updateSheetProperties"]
+                props = update.get("properties", {})
+                fields = {f.strip() for f in str(update.get("fields", "")).split(",")}
+                if fields & {"title", "*"} and isinstance(props.get("title"), str):
+                    self._remember(props["title"], int(props.get("sheetId", 0)))
+        return dict(body) if isinstance(body, Mapping) else {}
+
+    def metadata(self) -> dict[str, int]:
+        """Sheet titles -> sheet ids, fetched once (``fields=sheets.properties``) and cached."""
+        if not self._all_sheets_known:
+            self._fetch_metadata()
+        return dict(self._sheet_ids)
+
+    # -- helpers ----------------------------------------------------------------------
+
+    @staticmethod
+    def _parse(text: str) -> A1Range:
+        try:
+            return parse_range(text)
+        except ValueError as exc:
+            raise BackendError(str(exc)) from exc
+
+    def _remember(self, title: str, sheet_id: int) -> None:
+        # A sheet renamed since the last look keeps its id under its new title only.
+        self._sheet_ids = {t: i for t, i in self._sheet_ids.items() if i != sheet_id}
+        self._sheet_ids[title] = sheet_id
+
+    def _fetch_metadata(self, doing: str = "read") -> None:
+        body = self._call("GET", self._url, params={"fields": METADATA_FIELDS}, doing=doing)
+        ids: dict[str, int] = {}
+        for sheet in _list(body, "sheets"):
+            props = sheet.get("properties", {})
+            if isinstance(props.get("title"), str):
+                ids[props["title"]] = int(props.get("sheetId", 0))
+        self._sheet_ids = ids
+        self._all_sheets_known = True
+
+    def _sheet_ids_for(self, titles: Sequence[str]) -> dict[str, int]:
+        if any(_find_title(self._sheet_ids, t) is None for t in titles):
+            if not self._all_sheets_known:
+                self._fetch_metadata(doing="prepare")
+        out: dict[str, int] = {}
+        for title in titles:
+            found = _find_title(self._sheet_ids, title)
+            if found is None:
+                raise BackendError(
+                    f"there is no sheet {title!r} in the Google Sheet; nothing was written."
+                )
+            out[title] = self._sheet_ids[found]
+        return out
+
+    def _call(
+        self,
+        method: str,
+        url: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Mapping[str, Any] | None = None,
+        doing: str,
+    ) -> Any:
+        """One API call, retried on 429, 5xx and dropped connections; JSON body back.
+
+        ``doing`` is ``"read"``, ``"write"`` (the call that changes the sheet) or
+        ``"prepare"`` (a metadata read made for a write): it shapes the error message.
+        """
+        outcome = "nothing was read" if doing == "read" else "nothing was written"
+        start = self._clock()
+        failures: list[str] = []
+        while True:
+            self.request_count += 1
+            try:
+                response = self._session.request(
+                    method, url, params=params, json=json, timeout=self.timeout
+                )
+                status = response.status_code
+                if 200 <= status < 300:
+                    return response.json()
+                if status not in _RETRYABLE:
+                    raise BackendError(_refusal(response, outcome))
+                failures.append(_status_words(status))
+            except BackendError:
+                raise
+            except (
+                requests.ConnectionError,
+                requests.Timeout,
+                google.auth.exceptions.TransportError,
+            ) as exc:
+                failures.append(f"no answer ({type(exc).__name__})")
+            except google.auth.exceptions.GoogleAuthError as exc:
+                raise BackendError(
+                    f"could not sign in to Google ({type(exc).__name__}: {exc}); {outcome}."
+                ) from exc
+            except (requests.RequestException, ValueError) as exc:
+                raise BackendError(
+                    f"talking to Google Sheets failed ({type(exc).__name__}: {exc}); {outcome}."
+                ) from exc
+            tries = len(failures)
+            delay = min(self.first_delay * 2 ** (tries - 1), self.max_delay)
+            elapsed = self._clock() - start
+            if tries >= self.max_tries or elapsed + delay > self.max_total_seconds:
+                raise BackendError(_giving_up(failures, elapsed, doing, outcome))
+            self._sleep(delay)
+
+
+def _giving_up(failures: list[str], elapsed: float, doing: str, outcome: str) -> str:
+    n = len(failures)
+    times = "once" if n == 1 else f"{n} times"
+    if len(set(failures)) == 1 and failures[0][0].isdigit():
+        head = f"Google Sheets answered {failures[0]} {times} over {elapsed:.0f} s"
+    elif len(set(failures)) == 1:
+        head = f"Google Sheets gave {failures[0]} {times} over {elapsed:.0f} s"
+    else:
+        head = f"Google Sheets failed {times} over {elapsed:.0f} s ({', '.join(failures)})"
+    if all(f.startswith("429") for f in failures):
+        return f"{head}; {outcome}. Wait a minute and try again."
+    if doing == "write":
+        return (
+            f"{head}; the write was not confirmed (Google applies it whole or not at all). "
+            "Check the sheet, then try again in a few minutes."
+        )
+    return f"{head}; {outcome}. Try again in a few minutes."
+
+
+def _refusal(response: requests.Response, outcome: str) -> str:
+    status = response.status_code
+    message = ""
+    try:
+        error = response.json().get("error", {})
+        message = str(error.get("message", ""))
+        reason = str(error.get("status", ""))
+    except (ValueError, AttributeError):
+        reason = ""
+    detail = f": {message}" if message else ""
+    label = f"{status} {reason}".strip()
+    hint = ""
+    if status in (401, 403):
+        hint = " Share the spreadsheet with the account sheetsync signs in as (Editor)."
+    elif status == 404:
+        hint = " Check the spreadsheet key."
+    return f"Google Sheets refused the request ({label}){detail}; {outcome}.{hint}"
+
+
+def _list(obj: Any, key: str) -> list[Any]:
+    value = obj.get(key) if isinstance(obj, Mapping) else None
+    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+
+def _find_title(titles: Mapping[str, Any], wanted: str) -> str | None:
+    """The key of ``titles`` naming sheet ``wanted``; Google matches titles ignoring case."""
+    if wanted in titles:
+        return wanted
+    folded = wanted.casefold()
+    return next((t for t in titles if t.casefold() == folded), None)
+
+
+def _from_cell(cell: Mapping[str, Any]) -> CellValue:
+    value = cell.get("userEnteredValue")
+    if not isinstance(value, Mapping):
+        return None
+    if "formulaValue" in value:
+        text = str(value["formulaValue"])
+        return Formula(text) if text.startswith("=") else text
+    if "stringValue" in value:
+        return str(value["stringValue"])
+    if "boolValue" in value:
+        return bool(value["boolValue"])
+    if "numberValue" in value:
+        number = value["numberValue"]
+        if isinstance(number, int):
+            return number
+        number = float(number)
+        if math.isfinite(number) and number.is_integer():
+            return int(number)
+        return number
+    return None
+
+
+def _to_cell(value: object, rng: A1Range, i: int, j: int) -> dict[str, Any]:
+    if value is None or value == "":
+        return {}
+    if isinstance(value, Formula):
+        return {"userEnteredValue": {"formulaValue": value.text}}
+    if isinstance(value, bool):
+        return {"userEnteredValue": {"boolValue": value}}
+    if isinstance(value, (int, float)):
+        if not math.isfinite(value):
+            raise BackendError(f"{rng.cell(i, j)}: cannot write {value!r}; nothing was written.")
+        return {"userEnteredValue": {"numberValue": value}}
+    if isinstance(value, str):
+        return {"userEnteredValue": {"stringValue": value}}
+    raise BackendError(
+        f"{rng.cell(i, j)}: cannot write a {type(value).__name__} ({value!r}); nothing was written."
+    )
