@@ -231,6 +231,123 @@ def export(workbook: Path, as_json: JsonOpt = True) -> None:
     _print_json(export_state(excel_backend(workbook)))
 
 
+gsheet_app = typer.Typer(help="A shared Google Sheet as the tracker (through gspread, no server needed).",
+                         no_args_is_help=True)
+app.add_typer(gsheet_app, name="gsheet")
+ServiceAccount = Annotated[Path | None, typer.Option(
+    "--service-account", help="Service-account JSON key (or set SHEETSYNC_SERVICE_ACCOUNT).")]
+OAuth = Annotated[bool, typer.Option("--oauth", help="Sign in with gspread's OAuth flow instead.")]
+
+
+def _gsheet(spreadsheet: str, service_account: Path | None, oauth: bool) -> Any:
+    from sheetsync.app.gsheet_cli import gsheet_backend, gspread_client
+
+    return gsheet_backend(spreadsheet, gspread_client(service_account, oauth=oauth))
+
+
+@gsheet_app.command("init")
+def gsheet_init(spreadsheet: str, service_account: ServiceAccount = None, oauth: OAuth = False) -> None:
+    """Lay out a blank tracker in an existing spreadsheet (its key or URL)."""
+    from sheetsync.app.gsheet_cli import init_spreadsheet
+
+    backend = _gsheet(spreadsheet, service_account, oauth)
+    n = init_spreadsheet(backend)
+    console.print(f"Tracker laid out ({n} changes in one request, {backend.request_count} requests in all). "
+                  "Fill in Cohorts and Characters, then: sheetsync gsheet build " + spreadsheet)
+
+
+def _gsheet_step(action: str, spreadsheet: str, service_account: Path | None, oauth: bool, as_json: bool) -> None:
+    from sheetsync.app.usecases import run
+
+    backend = _gsheet(spreadsheet, service_account, oauth)
+    report = run(action, backend)
+    if as_json:
+        _print_json(report.to_json())
+        return
+    if report.result is not None:
+        from sheetsync.app.render import print_phase
+
+        print_phase(console, report.result)
+    console.print(f"{report.message} ({backend.request_count} requests)")
+
+
+@gsheet_app.command("build")
+def gsheet_build(spreadsheet: str, service_account: ServiceAccount = None, oauth: OAuth = False, as_json: JsonOpt = False) -> None:
+    """Build Cohorts in the Google Sheet."""
+    _gsheet_step("build", spreadsheet, service_account, oauth, as_json)
+
+
+@gsheet_app.command("resolve")
+def gsheet_resolve(spreadsheet: str, service_account: ServiceAccount = None, oauth: OAuth = False, as_json: JsonOpt = False) -> None:
+    """Resolve Phase in the Google Sheet: one read, one write."""
+    _gsheet_step("resolve", spreadsheet, service_account, oauth, as_json)
+
+
+@gsheet_app.command("undo")
+def gsheet_undo(spreadsheet: str, service_account: ServiceAccount = None, oauth: OAuth = False, as_json: JsonOpt = False) -> None:
+    """Undo the last phase in the Google Sheet."""
+    _gsheet_step("undo", spreadsheet, service_account, oauth, as_json)
+
+
+@gsheet_app.command("end")
+def gsheet_end(spreadsheet: str, service_account: ServiceAccount = None, oauth: OAuth = False, as_json: JsonOpt = False) -> None:
+    """End Battle in the Google Sheet (the Aftermath sheet)."""
+    _gsheet_step("end", spreadsheet, service_account, oauth, as_json)
+
+
+@app.command()
+def upload(workbook: Path, spreadsheet: str, service_account: ServiceAccount = None, oauth: OAuth = False,
+           init: Annotated[bool, typer.Option(help="Lay out the tracker first (a spreadsheet without one).")] = True) -> None:
+    """Move a battle from a workbook into a Google Sheet (undo history included)."""
+    from sheetsync.app.gsheet_cli import copy_tracker, init_spreadsheet
+    from sheetsync.app.workbook_cli import excel_backend
+
+    backend = _gsheet(spreadsheet, service_account, oauth)
+    if init and "State" not in backend.metadata():
+        init_spreadsheet(backend)
+    n = copy_tracker(excel_backend(workbook), backend)
+    console.print(f"Uploaded {n} cells from {workbook} ({backend.request_count} requests).")
+
+
+@app.command()
+def download(spreadsheet: str, workbook: Path, service_account: ServiceAccount = None, oauth: OAuth = False) -> None:
+    """Move a battle from a Google Sheet into a tracker workbook."""
+    from sheetsync.app.gsheet_cli import copy_tracker
+    from sheetsync.app.workbook_cli import excel_backend, write_template
+
+    backend = _gsheet(spreadsheet, service_account, oauth)
+    if not workbook.exists():
+        write_template(workbook)
+    n = copy_tracker(backend, excel_backend(workbook))
+    console.print(f"Downloaded {n} cells into {workbook} ({backend.request_count} requests).")
+
+
+@app.command()
+def watch(
+    spreadsheet: str,
+    service_account: ServiceAccount = None,
+    oauth: OAuth = False,
+    interval: Annotated[float, typer.Option(help="Seconds between reads (Google allows 60 reads a minute).")] = 3.0,
+) -> None:
+    """Watch the Battle sheet's checkboxes and run Build/Resolve/Undo/End when one is ticked."""
+    from sheetsync.app.watch import live_watch
+
+    live_watch(_gsheet(spreadsheet, service_account, oauth), interval=interval, console=console)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+) -> None:
+    """The four buttons over HTTP for xlwings' remote clients (needs SHEETSYNC_API_KEY)."""
+    import uvicorn
+
+    from sheetsync.app.server import create_app
+
+    uvicorn.run(create_app(), host=host, port=port, log_level="info")
+
+
 def main() -> None:
     """Entry point: run the app; a :class:`SheetSyncError` becomes one clear line."""
     try:

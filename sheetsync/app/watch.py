@@ -95,3 +95,26 @@ def watch(
     except KeyboardInterrupt:
         state.last = "stopped"
     return state
+
+
+def live_watch(backend: SheetBackend, *, interval: float = DEFAULT_INTERVAL, console: object | None = None) -> WatchState:
+    """:func:`watch` with a live display: phase, last action, polls and requests; Ctrl-C stops."""
+    from rich.console import Console
+    from rich.live import Live
+    from rich.table import Table
+
+    con = console if isinstance(console, Console) else Console()
+
+    def view(state: WatchState) -> Table:
+        t = Table(title="sheetsync watch (Ctrl-C to stop)", show_header=False)
+        t.add_row("Phase", "?" if state.phase is None else str(state.phase))
+        t.add_row("Last action", state.last)
+        t.add_row("Polls / steps", f"{state.polls} / {state.steps}")
+        t.add_row("Requests", str(getattr(backend, "request_count", "?")))
+        t.add_row("Interval", f"{interval:g} s")
+        return t
+
+    with Live(view(WatchState()), console=con, refresh_per_second=4) as live:
+        state = watch(backend, interval=interval, on_poll=lambda s: live.update(view(s)))
+    con.print(f"Stopped after {state.polls} polls and {state.steps} steps.")
+    return state

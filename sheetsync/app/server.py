@@ -1,0 +1,129 @@
+"""``sheetsync serve``: the four buttons over HTTP, for Google Sheets (Apps Script
+``runPython`` from xlwings.js) and for Excel without a local Python (VBA
+``RunRemotePython``).
+
+Each route takes the JSON an xlwings remote client sends, opens it with
+``xw.Book(json=payload)``, runs the use case through the same :class:`XlwingsBackend` as the
+desktop buttons, and answers with the actions the client applies.  A failed step answers
+with an alert action carrying the error and its cell, so the Tracker sees it in the sheet.
+
+Security: every request needs the API key from ``SHEETSYNC_API_KEY`` in its
+``Authorization`` header (compared in constant time); bodies over ``max_bytes`` get 413,
+malformed ones 422, a client whose xlwings version differs from the server's gets 400 with
+a message saying which versions.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from sheetsync.app import usecases
+from sheetsync.errors import SheetSyncError
+
+__all__ = ["DEFAULT_MAX_BYTES", "create_app"]
+
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+REQUIRED_KEYS = ("client", "version", "book", "sheets")
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"detail": message}, status_code=status)
+
+
+def create_app(
+    api_key: str | None = None,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    timer: Callable[[], float] = time.perf_counter,
+) -> FastAPI:
+    """The endpoint.  ``api_key`` defaults to ``SHEETSYNC_API_KEY``; without one the app
+    refuses to be built (an open endpoint would let anyone resolve your battle)."""
+    key = api_key if api_key is not None else os.environ.get("SHEETSYNC_API_KEY", "")
+    if not key:
+        from sheetsync.errors import BackendError
+
+        raise BackendError("set SHEETSYNC_API_KEY to the key your spreadsheet's buttons send")
+    app = FastAPI(title="sheetsync", version="1", docs_url=None, redoc_url=None)
+    lock = threading.Lock()  # one step at a time: a double click queues, it doesn't race
+    app.state.timings = []
+
+    def authorized(request: Request) -> bool:
+        given = request.headers.get("authorization", "")
+        if given.lower().startswith("bearer "):
+            given = given[7:]
+        return hmac.compare_digest(given.encode(), key.encode())
+
+    async def payload_of(request: Request) -> dict[str, Any] | JSONResponse:
+        if not authorized(request):
+            return _error(401, "missing or wrong API key in the Authorization header")
+        length = request.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > max_bytes:
+            return _error(413, f"the workbook sent is {int(length)} bytes; the limit is {max_bytes}")
+        body = await request.body()
+        if len(body) > max_bytes:
+            return _error(413, f"the workbook sent is {len(body)} bytes; the limit is {max_bytes}")
+        try:
+            payload = json.loads(body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            return _error(422, f"the request body is not JSON ({exc})")
+        if not isinstance(payload, dict):
+            return _error(422, "the request body must be a JSON object (an xlwings workbook payload)")
+        missing = [k for k in REQUIRED_KEYS if k not in payload]
+        if missing or not isinstance(payload.get("sheets"), list):
+            return _error(422, "not an xlwings workbook payload: missing " + ", ".join(missing or ["sheets list"]))
+        import xlwings
+
+        if str(payload["version"]) != xlwings.__version__:
+            return _error(400, f"the spreadsheet's xlwings client is version {payload['version']} and this server "
+                               f"runs xlwings {xlwings.__version__}; they must match. Update the client code "
+                               f"(xlwings copy gs / the VBA module) or install xlwings=={payload['version']} here.")
+        return payload
+
+    def run_step(action: str, payload: dict[str, Any]) -> JSONResponse:
+        from sheetsync.backends.xlwings_backend import XlwingsBackend, alert
+        from sheetsync.backends.xlwings_remote import remote_book
+
+        start = timer()
+        with lock:
+            try:
+                book = remote_book(payload)
+            except SheetSyncError as exc:
+                return _error(422, f"{type(exc).__name__}: {exc}")
+            try:
+                if action != "noop":
+                    usecases.run(action, XlwingsBackend(book))
+            except SheetSyncError as exc:
+                alert(book, "sheetsync", f"{type(exc).__name__}: {exc}")
+            actions = book.json()
+        app.state.timings.append((action, timer() - start))
+        return JSONResponse(actions)
+
+    def route(action: str) -> Callable[[Request], Any]:
+        async def handler(request: Request) -> JSONResponse:
+            payload = await payload_of(request)
+            if isinstance(payload, JSONResponse):
+                return payload
+            import anyio.to_thread
+
+            return await anyio.to_thread.run_sync(run_step, action, payload)
+
+        handler.__name__ = f"api_{action}"
+        return handler
+
+    for action in (*usecases.ACTIONS, "noop"):
+        app.post(f"/api/{action}", summary=f"{action} (xlwings remote payload in, actions out)")(route(action))
+
+    @app.get("/health")
+    async def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    return app
