@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Install the Debian packages the tests need; quick no-op when they are all there.
+#   libreoffice-calc-nogui  LibreOffice Calc headless: opens, recalculates, converts workbooks
+#   python3-uno             LibreOffice's Python bridge, driven by tests/libreoffice.py
+#   poppler-utils           pdftoppm, which turns a rendered sheet (PDF) into a PNG
+#   fonts-dejavu-core, fonts-liberation2
+#                           fonts for rendering (liberation2 is only recommended by LibreOffice)
+set -euo pipefail
+
+packages=(libreoffice-calc-nogui python3-uno poppler-utils fonts-dejavu-core fonts-liberation2)
+
+missing=()
+for package in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+    echo "system packages already installed: ${packages[*]}"
+    exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+    sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+echo "installing: ${missing[*]}"
+$sudo apt-get update
+$sudo apt-get install -y --no-install-recommends "${missing[@]}"

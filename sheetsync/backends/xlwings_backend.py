@@ -1,0 +1,245 @@
+"""The :class:`~sheetsync.sheets.backend.SheetBackend` seam on an xlwings ``Book``.
+
+The same class serves both ways a button reaches sheetsync:
+
+* **Desktop Excel** (``RunPython`` from a macro-enabled workbook, open-source xlwings):
+  ``XlwingsBackend(xw.Book.caller())``.  Reads and writes go to Excel over COM/AppleScript.
+* **Remote clients** (xlwings Server: ``RunRemotePython`` in VBA, ``runPython`` in Google
+  Apps Script, Office.js): ``XlwingsBackend(xw.Book(json=payload))``.  The client posts the
+  workbook's content as JSON; reads come from that payload and writes are queued as
+  *actions* (``book.json()``) that the endpoint returns and the client applies.  This mode
+  is part of xlwings PRO: free for noncommercial use with
+  ``XLWINGS_LICENSE_KEY=noncommercial``, paid otherwise.
+
+What the remote payload holds
+-----------------------------
+Values only.  Both the VBA client (``Remote.bas``: ``UsedRange.Value`` from ``A1`` to the
+end of the used range) and the Apps Script client (``xlwings.js``: ``getValues()`` up to
+``getLastRow()``/``getLastColumn()``) send each sheet's *computed values* (dates as ISO
+strings, errors as ``#DIV/0!``-style strings, empty cells as ``null`` from VBA and ``""``
+from Apps Script), plus the book name, active sheet index, selection, named ranges,
+pictures and (VBA only) tables.  No formulas, no number formats.  xlwings' remote engine
+itself refuses ``Range.formula`` reads ("Formulas aren't part of the payload").  So on a
+remote book a formula cell reads back as its value, never as a
+:class:`~sheetsync.sheets.backend.Formula`; a reader that must refuse formulas in input
+cells can only do so on desktop Excel, Google Sheets' own API, or a file.  On desktop Excel
+the backend reads ``.value`` and ``.formula`` of each block (one range, two properties) and
+returns a ``Formula`` where the cell's formula starts with ``=`` and differs from its value.
+
+Writing
+-------
+Each :class:`~sheetsync.sheets.backend.RangeUpdate` is one xlwings write of the whole block
+(one ``setValues`` action remotely); an update whose rows differ in length is written row
+by row, so cells it leaves out stay untouched.  Every sheet is looked up before anything is
+written.
+
+* A ``str`` is written with a leading apostrophe (``'text``).  Excel (``Range.Value``,
+  which both desktop xlwings and the VBA client's ``setValues`` use) and Google Sheets
+  (``Range.setValues`` in the Apps Script client) take a leading apostrophe as "this is
+  text" and keep only the rest as the value, so ``=1+1``, ``007``, ``1/2`` or ``TRUE``
+  typed by a player stay exactly that text, in any locale.  The apostrophe is used rather
+  than the Text number format (``@``): it is per value, leaves the template's formatting
+  alone, needs no extra action, and the VBA client's ``setNumberFormat`` would have to run
+  before the values.  Caveat: a cell that is already formatted as Text may keep the
+  apostrophe as a character; sheetsync's templates don't format input cells as Text.
+* A :class:`~sheetsync.sheets.backend.Formula` is written as its ``=...`` text in the same
+  ``setValues``, which Excel and Google Sheets turn into a formula.  xlwings' own
+  ``setFormula`` action is not used: the VBA and Apps Script clients don't implement it
+  (see :func:`sheetsync.backends.xlwings_remote.supported_actions`).
+* ``None`` (and ``""``) clears the cell.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from sheetsync.errors import BackendError, SheetSyncError
+from sheetsync.sheets.backend import (
+    A1Range,
+    CellValue,
+    Formula,
+    Grid,
+    RangeUpdate,
+    parse_range,
+    trim_grid,
+)
+
+if TYPE_CHECKING:
+    import xlwings as xw
+
+__all__ = ["XlwingsBackend", "alert", "engine_name"]
+
+
+def engine_name(book: xw.Book) -> str:
+    """``"remote"`` for a book made from a client's JSON, ``"excel"`` on the desktop."""
+    try:
+        return str(book.app.engine.name)
+    except Exception:  # an engine without a name is not the remote one
+        return "excel"
+
+
+def _from_xl(value: Any) -> CellValue:
+    """A value as read by xlwings, as a seam value."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return None if value == "" else value
+    if isinstance(value, float):
+        if math.isfinite(value) and value.is_integer() and abs(value) < 2**53:
+            return int(value)
+        return value
+    if isinstance(value, dt.datetime):
+        if value.time() == dt.time(0) and value.tzinfo is None:
+            return value.date().isoformat()
+        return value.isoformat(sep=" ")
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    return str(value)
+
+
+def _to_xl(value: CellValue, where: str) -> Any:
+    """A seam value as written through xlwings (see the module docstring)."""
+    if isinstance(value, Formula):
+        return value.text
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        return "'" + value
+    if isinstance(value, (bool, int, float)):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise BackendError(f"{where}: {value!r} can't be stored in a spreadsheet cell")
+        return value
+    raise TypeError(f"{where}: {type(value).__name__} is not a cell value")
+
+
+def _two_d(data: Any) -> list[list[Any]]:
+    if not isinstance(data, (list, tuple)):
+        return [[data]]
+    if data and not isinstance(data[0], (list, tuple)):
+        return [list(data)]
+    return [list(row) for row in data]
+
+
+class XlwingsBackend:
+    """Reads and writes blocks of cells of an xlwings ``Book`` (desktop or remote).
+
+    ``read_formulas`` says whether reads tell formula cells apart (see the module
+    docstring); by default it is on for desktop Excel and off for a remote book, whose
+    payload has no formulas.  ``range_reads`` and ``range_writes`` count xlwings range
+    operations, ``reads`` and ``writes`` calls of the seam.  The constructor does no I/O.
+    """
+
+    def __init__(self, book: xw.Book, *, read_formulas: bool | None = None) -> None:
+        self.book = book
+        self.read_formulas = (
+            engine_name(book) != "remote" if read_formulas is None else read_formulas
+        )
+        self.reads = 0
+        self.writes = 0
+        self.range_reads = 0
+        self.range_writes = 0
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _sheets(self) -> dict[str, Any]:
+        try:
+            return {sheet.name: sheet for sheet in self.book.sheets}
+        except Exception as exc:
+            raise BackendError(f"could not list the sheets of the workbook: {exc}") from exc
+
+    @staticmethod
+    def _sheet(sheets: dict[str, Any], name: str) -> Any:
+        if name in sheets:
+            return sheets[name]
+        folded = {n.casefold(): s for n, s in sheets.items()}  # Excel: case-insensitive
+        if name.casefold() in folded:
+            return folded[name.casefold()]
+        raise BackendError(f"there is no sheet {name!r}")
+
+    @staticmethod
+    def _last_row(sheet: Any) -> int:
+        return int(sheet.used_range.last_cell.row)
+
+    def _read_block(self, sheet: Any, rng: A1Range) -> Grid:
+        last = rng.row2 if rng.row2 is not None else self._last_row(sheet)
+        if last < rng.row1:
+            return []
+        block = sheet.range((rng.row1, rng.col1), (last, rng.col2))
+        self.range_reads += 1
+        values = _two_d(block.options(ndim=2, err_to_str=True).value)
+        formulas = _two_d(block.formula) if self.read_formulas else None
+        rows: list[list[CellValue]] = []
+        for i, row in enumerate(values):
+            out: list[CellValue] = []
+            for j, value in enumerate(row):
+                formula = formulas[i][j] if formulas is not None else None
+                if (
+                    isinstance(formula, str)
+                    and formula.startswith("=")
+                    and len(formula) > 1
+                    and formula != value
+                ):
+                    out.append(Formula(formula))
+                else:
+                    out.append(_from_xl(value))
+            rows.append(out)
+        return trim_grid(rows, rng.width)
+
+    # -- the seam -------------------------------------------------------------------------
+
+    def read_ranges(self, ranges: Sequence[str]) -> list[Grid]:
+        """One grid per range; ``Log!A2:J`` reads to the last row of the used range."""
+        parsed = [parse_range(text) for text in ranges]
+        self.reads += 1
+        try:
+            sheets = self._sheets()
+            return [self._read_block(self._sheet(sheets, rng.sheet), rng) for rng in parsed]
+        except SheetSyncError:
+            raise
+        except Exception as exc:
+            raise BackendError(f"could not read {', '.join(ranges)}: {exc}") from exc
+
+    def write_ranges(self, updates: Sequence[RangeUpdate]) -> None:
+        """Write every update, one block each; nothing is written if a sheet is missing."""
+        plan: list[tuple[str, int, int, list[list[Any]]]] = []
+        for update in updates:
+            rng = parse_range(update.range)
+            rows = [list(row) for row in update.values]
+            encoded = [
+                [_to_xl(v, rng.cell(i, j)) for j, v in enumerate(row)] for i, row in enumerate(rows)
+            ]
+            widths = {len(row) for row in encoded}
+            if len(widths) <= 1:
+                if encoded and encoded[0]:
+                    plan.append((rng.sheet, rng.row1, rng.col1, encoded))
+            else:
+                plan += [
+                    (rng.sheet, rng.row1 + i, rng.col1, [row])
+                    for i, row in enumerate(encoded)
+                    if row
+                ]
+        sheets = self._sheets()
+        targets = [(self._sheet(sheets, name), r, c, grid) for name, r, c, grid in plan]
+        self.writes += 1
+        try:
+            for sheet, row, col, grid in targets:
+                sheet.range((row, col)).value = grid
+                self.range_writes += 1
+        except SheetSyncError:
+            raise
+        except Exception as exc:
+            raise BackendError(f"could not write to the workbook: {exc}") from exc
+
+
+def alert(book: xw.Book, title: str, message: str, *, mode: str = "critical") -> None:
+    """Show ``message`` in a message box with an OK button.
+
+    On desktop Excel the box appears at once; on a remote book it becomes an ``alert``
+    action that the client shows after the endpoint answers.  ``mode`` is ``"critical"``
+    (an error) or ``"info"``.
+    """
+    try:
+        book.app.alert(message, title=title, buttons="ok", mode=mode)
+    except Exception as exc:
+        raise BackendError(f"could not show a message box: {exc}") from exc

@@ -1,0 +1,536 @@
+"""Stand in for the xlwings remote clients, with an openpyxl workbook as the spreadsheet.
+
+xlwings Server works in three steps: a client (VBA ``RunRemotePython`` or Google Apps
+Script ``runPython`` from ``xlwings.js``) posts the workbook as JSON; Python opens it with
+``xw.Book(json=payload)``, reads it and queues changes; the answer ``book.json()``, a list
+of *actions*, goes back and the client applies them.  This module plays the client:
+
+* :func:`payload_from_openpyxl` builds the JSON a client would post for a workbook;
+* :func:`apply_actions` applies the returned actions to the workbook, as the client would;
+* :func:`remote_book` opens a payload with xlwings (registering xlwings' remote engine if
+  ``XLWINGS_LICENSE_KEY`` was set only after ``xlwings`` was imported);
+* :func:`supported_actions` lists the actions a client implements, read from the client
+  code that ships in the installed xlwings (``js/xlwings.js``, ``addin/Remote.bas``).
+
+The payload (xlwings 0.37, both clients)::
+
+    {"client": "VBA" | "Google Apps Script",
+     "version": "<xlwings version; must equal the server's>",
+     "book": {"name": ..., "active_sheet_index": 0, "selection": "A1"},
+     "names": [{"name", "sheet_index", "address", "book_scope",
+                "scope_sheet_name", "scope_sheet_index"}],
+     "sheets": [{"name", "values": [[...]], "pictures": [{"name", "height", "width"}],
+                 "tables": [...]}]}
+
+``values`` are the sheet's computed values from ``A1`` to the end of the used range (VBA)
+or to the last row and column with content (Apps Script): dates as ISO strings, errors as
+``#DIV/0!``-style strings, empty cells ``null`` (VBA) or ``""`` (Apps Script).  Formulas
+are not sent.  An openpyxl workbook holds formulas but no results, so a formula cell's
+value is taken from ``cached_values`` (the same file loaded with ``data_only=True``, for
+instance after LibreOffice recalculated it) and is sent empty without it.
+
+Each action is ``{"func", "args", "values", "sheet_position", "start_row",
+"start_column", "row_count", "column_count"}`` (0-based positions).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sheetsync.errors import BackendError
+
+if TYPE_CHECKING:
+    import openpyxl
+    import xlwings as xw
+    from openpyxl.worksheet.worksheet import Worksheet
+
+__all__ = [
+    "CLIENTS",
+    "apply_actions",
+    "ensure_remote_engine",
+    "payload_from_openpyxl",
+    "remote_book",
+    "simulate_request",
+    "supported_actions",
+]
+
+VBA = "VBA"
+GOOGLE = "Google Apps Script"
+#: The clients whose payload :func:`payload_from_openpyxl` can build.
+CLIENTS = (VBA, GOOGLE)
+
+_ERRORS = {"#DIV/0!", "#N/A", "#NAME?", "#NULL!", "#NUM!", "#REF!", "#VALUE!", "#DATA!",
+           "#GETTING_DATA", "#SPILL!", "#CALC!"}
+
+
+# ---------------------------------------------------------------------------------------
+# xlwings' remote engine
+# ---------------------------------------------------------------------------------------
+
+
+def ensure_remote_engine() -> None:
+    """Make sure ``xw.Book(json=...)`` works in this process.
+
+    xlwings registers its remote engine when ``xlwings`` is first imported, and only if a
+    license key is found then (``XLWINGS_LICENSE_KEY``; ``noncommercial`` is free for
+    noncommercial use).  If the key was set later, register the engine now.
+    """
+    import xlwings as xw
+
+    if any(engine.name == "remote" for engine in xw.engines):
+        return
+    try:
+        from xlwings.pro import _xlremote
+    except (ImportError, xw.LicenseError) as exc:
+        raise BackendError(
+            "xlwings' remote mode (xlwings Server, part of xlwings PRO) needs a license key: "
+            "set XLWINGS_LICENSE_KEY (noncommercial use: XLWINGS_LICENSE_KEY=noncommercial). "
+            f"xlwings said: {exc}"
+        ) from exc
+    xw.engines.add(xw.main.Engine(impl=_xlremote.engine))
+
+
+def remote_book(payload: Mapping[str, Any]) -> xw.Book:
+    """``xw.Book(json=payload)``, with xlwings' errors as :class:`BackendError`."""
+    import xlwings as xw
+
+    ensure_remote_engine()
+    try:
+        return xw.Book(json=dict(payload))
+    except Exception as exc:
+        raise BackendError(f"xlwings could not open the workbook the client sent: {exc}") from exc
+
+
+@functools.cache
+def supported_actions(client: str) -> frozenset[str]:
+    """The actions ``client`` implements, read from the client code in the installed xlwings.
+
+    Actions whose client code only throws "NotImplemented" are left out.
+    """
+    import xlwings
+
+    root = Path(xlwings.__file__).parent
+    if client == GOOGLE:
+        code = (root / "js" / "xlwings.js").read_text(encoding="utf-8")
+        code = code[code.index("// Functions\n") :]  # the action functions follow this line
+        found = set()
+        for m in re.finditer(r"^function (\w+)\(workbook, action\) \{\n(.*?)^\}", code, re.M | re.S):
+            if not re.fullmatch(r'\s*throw "NotImplemented[^"]*";\s*', m.group(2)):
+                found.add(m.group(1))
+        return frozenset(found)
+    if client == VBA:
+        code = (root / "addin" / "Remote.bas").read_text(encoding="utf-8")
+        return frozenset(re.findall(r"^Sub (\w+)\(wb As Workbook, action As Dictionary\)", code, re.M))
+    raise ValueError(f"unknown client {client!r}; known: {', '.join(CLIENTS)}")
+
+
+# ---------------------------------------------------------------------------------------
+# The payload
+# ---------------------------------------------------------------------------------------
+
+_EPOCH_TIME = dt.date(1899, 12, 30)
+
+
+def _iso(value: dt.datetime) -> str:
+    # VBA-JSON's ConvertToIso and JavaScript's toISOString both give milliseconds and Z.
+    return value.replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
+
+
+def _payload_value(value: Any, empty: Any) -> Any:
+    if value is None or value == "":
+        return empty
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, dt.datetime):
+        return _iso(value)
+    if isinstance(value, dt.date):
+        return _iso(dt.datetime.combine(value, dt.time()))
+    if isinstance(value, dt.time):
+        return _iso(dt.datetime.combine(_EPOCH_TIME, value))
+    if isinstance(value, dt.timedelta):
+        return value.total_seconds() / 86400
+    return str(value)
+
+
+def _is_formula(cell: Any) -> bool:
+    return bool(cell.data_type == "f")
+
+
+def _address(ref: str) -> str:
+    return ref.replace("$", "")
+
+
+def _abs_address(min_col: int, min_row: int, max_col: int, max_row: int) -> str:
+    from openpyxl.utils import get_column_letter as letter
+
+    first = f"${letter(min_col)}${min_row}"
+    if (min_col, min_row) == (max_col, max_row):
+        return first
+    return f"{first}:${letter(max_col)}${max_row}"
+
+
+def _sheet_values(
+    ws: Worksheet, cached: Worksheet | None, client: str
+) -> list[list[Any]]:
+    empty = None if client == VBA else ""
+    content = [
+        (cell.row, cell.column)
+        for cell in ws._cells.values()  # every stored cell, styled or not
+        if cell.value is not None and cell.value != ""
+    ]
+    if client == VBA:
+        if not ws._cells or (ws.max_row == 1 and ws.max_column == 1 and not content):
+            return [[]]  # IsEmpty(UsedRange.Value)
+        last_row, last_col = ws.max_row, ws.max_column
+    else:
+        last_row = max((r for r, _ in content), default=1)
+        last_col = max((c for _, c in content), default=1)
+    rows = []
+    for r in range(1, last_row + 1):
+        row = []
+        for c in range(1, last_col + 1):
+            cell = ws._cells.get((r, c))
+            if cell is None:
+                row.append(empty)
+            elif _is_formula(cell):
+                cached_value = cached.cell(r, c).value if cached is not None else None
+                row.append(_payload_value(cached_value, empty))
+            else:
+                row.append(_payload_value(cell.value, empty))
+        rows.append(row)
+    return rows
+
+
+def _pictures(ws: Worksheet, client: str) -> list[dict[str, Any]]:
+    out = []
+    for i, image in enumerate(getattr(ws, "_images", []), start=1):
+        scale = 0.75 if client == VBA else 1.0  # VBA sends points, Apps Script pixels
+        out.append({"name": f"Picture {i}", "height": image.height * scale,
+                    "width": image.width * scale})
+    return out
+
+
+def _tables(ws: Worksheet) -> list[dict[str, Any]]:
+    from openpyxl.utils.cell import range_boundaries
+
+    out = []
+    for table in ws.tables.values():
+        min_col, min_row, max_col, max_row = range_boundaries(table.ref)
+        headers = 0 if table.headerRowCount == 0 else 1
+        totals = 1 if table.totalsRowCount else 0
+        body_first, body_last = min_row + headers, max_row - totals
+        out.append({
+            "name": table.displayName,
+            "range_address": _abs_address(min_col, min_row, max_col, max_row),
+            "header_row_range_address": _abs_address(min_col, min_row, max_col, min_row)
+            if headers else None,
+            "data_body_range_address": _abs_address(min_col, body_first, max_col, body_last)
+            if body_last >= body_first else None,
+            "total_row_range_address": _abs_address(min_col, max_row, max_col, max_row)
+            if totals else None,
+            "show_headers": bool(headers),
+            "show_totals": bool(totals),
+            "table_style": table.tableStyleInfo.name if table.tableStyleInfo else "",
+            "show_autofilter": table.autoFilter is not None,
+        })
+    return out
+
+
+def _quote(name: str) -> str:
+    from sheetsync.sheets.backend import quote_sheet
+
+    return quote_sheet(name)
+
+
+def _names(wb: openpyxl.Workbook, client: str) -> list[dict[str, Any]]:
+    sheets = wb.worksheets
+    index = {ws.title: i for i, ws in enumerate(sheets)}
+    scoped: list[tuple[Any, Worksheet | None]] = [(d, None) for d in wb.defined_names.values()]
+    for ws in sheets:
+        scoped += [(d, ws) for d in ws.defined_names.values()]
+    out = []
+    for defined, scope in scoped:
+        if defined.name.startswith("_xlnm.") or defined.hidden:
+            continue
+        try:
+            destinations = list(defined.destinations)
+        except Exception:  # a constant or a formula: not a range
+            continue
+        if len(destinations) != 1 or destinations[0][0] not in index:
+            continue
+        sheet, ref = destinations[0]
+        full = defined.name if scope is None else f"{_quote(scope.title)}!{defined.name}"
+        entry: dict[str, Any] = {"name": full, "sheet_index": index[sheet], "address": _address(ref)}
+        scope_fields = {
+            "scope_sheet_name": None if scope is None else scope.title,
+            "scope_sheet_index": None if scope is None else index[scope.title],
+        }
+        if client == VBA:
+            entry["book_scope"] = scope is None
+            entry.update(scope_fields)
+        else:
+            entry.update(scope_fields)
+            entry["book_scope"] = scope is None
+        out.append(entry)
+    return out
+
+
+def payload_from_openpyxl(
+    wb: openpyxl.Workbook,
+    client: str = GOOGLE,
+    version: str | None = None,
+    *,
+    name: str = "Workbook.xlsx",
+    cached_values: openpyxl.Workbook | None = None,
+    include: Iterable[str] | None = None,
+    exclude: Iterable[str] | None = None,
+) -> dict[str, Any]:
+    """The JSON that ``client`` (``"VBA"`` or ``"Google Apps Script"``) posts for ``wb``.
+
+    ``version`` defaults to the installed xlwings' (the server refuses any other).
+    ``cached_values`` gives formula cells their values (see the module docstring).
+    ``include``/``exclude`` name sheets whose values are (not) sent, like the clients'
+    options of the same name.
+    """
+    import xlwings
+
+    if client not in CLIENTS:
+        raise ValueError(f"unknown client {client!r}; known: {', '.join(CLIENTS)}")
+    if include is not None and exclude is not None:
+        raise ValueError("Either use 'include' or 'exclude', but not both!")
+    titles = [ws.title for ws in wb.worksheets]
+    skipped = set(exclude or ()) if include is None else set(titles) - set(include)
+    active = wb.active
+    selection = "A1"
+    if active is not None and getattr(active, "sheet_view", None) is not None:
+        sel = active.sheet_view.selection
+        if sel and sel[0].sqref:
+            selection = str(sel[0].sqref).split()[0]
+    payload: dict[str, Any] = {
+        "client": client,
+        "version": version if version is not None else xlwings.__version__,
+        "book": {
+            "name": name,
+            "active_sheet_index": wb.index(active) if active is not None else 0,
+            "selection": selection,
+        },
+        "names": _names(wb, client),
+        "sheets": [],
+    }
+    for ws in wb.worksheets:
+        cached = None
+        if cached_values is not None and ws.title in cached_values.sheetnames:
+            cached = cached_values[ws.title]
+        if ws.title in skipped:
+            values: list[list[Any]] = [[]]
+            pictures: list[dict[str, Any]] = []
+        else:
+            values = _sheet_values(ws, cached, client)
+            pictures = _pictures(ws, client)
+        if client == VBA:
+            tables = [] if ws.title in skipped else _tables(ws)
+            sheet = {"name": ws.title, "pictures": pictures, "tables": tables, "values": values}
+        else:
+            sheet = {"name": ws.title, "values": values, "pictures": pictures, "tables": []}
+        payload["sheets"].append(sheet)
+    return payload
+
+
+# ---------------------------------------------------------------------------------------
+# Applying actions
+# ---------------------------------------------------------------------------------------
+
+_ISO = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2})?)?$"
+)
+_NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+
+
+def _typed_in(text: str) -> Any:
+    """What the spreadsheet makes of a string written with ``setValues`` (as if typed)."""
+    if text.startswith("'"):
+        return ("text", text[1:])
+    if text.startswith("=") and len(text) > 1:
+        return ("formula", text)
+    m = _ISO.match(text)
+    if m:
+        try:
+            value = dt.datetime.fromisoformat(text.rstrip("Z").replace(" ", "T"))
+        except ValueError:
+            return ("text", text)
+        return ("value", value.replace(tzinfo=None))
+    stripped = text.strip()
+    if _NUMBER.match(stripped):
+        number = float(stripped)
+        if re.fullmatch(r"[+-]?\d+", stripped) and abs(number) < 2**53:
+            return ("value", int(stripped))
+        return ("value", number)
+    if stripped.upper() in ("TRUE", "FALSE"):
+        return ("value", stripped.upper() == "TRUE")
+    return ("text", text)
+
+
+def _set(cell: Any, value: Any) -> None:
+    if value is None or value == "":
+        cell.value = None
+        return
+    if isinstance(value, str):
+        kind, typed = _typed_in(value)
+        cell.value = typed
+        if kind == "text":
+            cell.data_type = "s"  # openpyxl would take "=..." for a formula
+            cell.quotePrefix = value.startswith("'")
+        return
+    cell.value = value
+
+
+def _cells(ws: Worksheet, action: Mapping[str, Any]) -> Iterable[Any]:
+    r0, c0 = action["start_row"] + 1, action["start_column"] + 1
+    for r in range(r0, r0 + action["row_count"]):
+        for c in range(c0, c0 + action["column_count"]):
+            yield ws.cell(r, c)
+
+
+def _range_ref(action: Mapping[str, Any]) -> str:
+    from openpyxl.utils import get_column_letter as letter
+
+    r0, c0 = action["start_row"] + 1, action["start_column"] + 1
+    r1, c1 = r0 + action["row_count"] - 1, c0 + action["column_count"] - 1
+    first = f"{letter(c0)}{r0}"
+    return first if (r0, c0) == (r1, c1) else f"{first}:{letter(c1)}{r1}"
+
+
+def apply_actions(
+    wb: openpyxl.Workbook,
+    actions: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    *,
+    client: str | None = None,
+    alerts: list[dict[str, Any]] | None = None,
+) -> None:
+    """Apply ``actions`` (``book.json()`` or its ``"actions"`` list) to ``wb`` in memory.
+
+    Strings are taken as the client's spreadsheet takes typed input: a leading ``'``
+    makes the rest text, ``=...`` a formula, and numbers, ISO dates and TRUE/FALSE become
+    values.  ``alert`` actions are appended to ``alerts`` when given (and otherwise
+    ignored).  With ``client``, an action that client does not implement raises
+    ``ValueError``, as it would fail there.  Layout-only actions (autofit) change nothing;
+    actions with no openpyxl counterpart raise ``NotImplementedError``.
+    """
+    from openpyxl.styles import PatternFill
+    from openpyxl.utils.cell import absolute_coordinate
+    from openpyxl.workbook.defined_name import DefinedName
+
+    items = actions["actions"] if isinstance(actions, Mapping) else actions
+    known = supported_actions(client) if client is not None else None
+    for action in items:
+        func = action["func"]
+        if known is not None and func not in known:
+            raise ValueError(f"the {client} client has no action {func!r}")
+        args = list(action.get("args") or [])
+        pos = action.get("sheet_position")
+        ws = wb.worksheets[pos] if pos is not None else None
+
+        if func in ("setValues", "setFormula"):
+            assert ws is not None
+            r0, c0 = action["start_row"] + 1, action["start_column"] + 1
+            values = action["values"]
+            if not isinstance(values, list):
+                values = [[values] * action["column_count"]] * action["row_count"]
+            for i, row in enumerate(values):
+                for j, value in enumerate(row):
+                    _set(ws.cell(r0 + i, c0 + j), value)
+        elif func in ("rangeClearContents", "rangeClear", "rangeClearFormats"):
+            assert ws is not None
+            for cell in _cells(ws, action):
+                if func != "rangeClearFormats":
+                    cell.value = None
+                if func != "rangeClearContents":
+                    cell.style = "Normal"
+        elif func in ("sheetClear", "sheetClearContents", "sheetClearFormats"):
+            assert ws is not None
+            for row in ws.iter_rows():
+                for cell in row:
+                    if func != "sheetClearFormats":
+                        cell.value = None
+                    if func != "sheetClearContents":
+                        cell.style = "Normal"
+        elif func == "addSheet":
+            index, title = (args + [None, None])[:2]
+            wb.create_sheet(title=title, index=int(index) if index is not None else None)
+        elif func == "setSheetName":
+            assert ws is not None
+            ws.title = str(args[0])
+        elif func == "sheetDelete":
+            assert ws is not None
+            wb.remove(ws)
+        elif func == "activateSheet":
+            wb.active = int(args[0])
+        elif func == "setNumberFormat":
+            assert ws is not None
+            for cell in _cells(ws, action):
+                cell.number_format = args[0]
+        elif func == "setRangeColor":
+            assert ws is not None
+            color = str(args[0]).lstrip("#").upper()
+            for cell in _cells(ws, action):
+                cell.fill = PatternFill("solid", fgColor=color)
+        elif func == "rangeSelect":
+            assert ws is not None
+            ref = _range_ref(action)
+            ws.sheet_view.selection[0].sqref = ref
+            ws.sheet_view.selection[0].activeCell = ref.split(":")[0]
+        elif func == "addHyperlink":
+            assert ws is not None
+            cell = ws.cell(action["start_row"] + 1, action["start_column"] + 1)
+            cell.hyperlink = args[0]
+            cell.value = args[1] if len(args) > 1 and args[1] is not None else args[0]
+        elif func == "setRangeName":
+            assert ws is not None
+            ref = _range_ref(action)
+            attr = f"{_quote(ws.title)}!{absolute_coordinate(ref)}"
+            wb.defined_names[args[0]] = DefinedName(args[0], attr_text=attr)
+        elif func == "namesAdd":
+            name, refers_to = args[0], str(args[1]).lstrip("=")
+            target = ws.defined_names if ws is not None else wb.defined_names
+            target[name] = DefinedName(name, attr_text=refers_to)
+        elif func == "nameDelete":
+            name = str(args[0])
+            if "!" in name:
+                sheet, _, local = name.rpartition("!")
+                sheet = sheet.strip("'").replace("''", "'")
+                wb[sheet].defined_names.pop(local, None)
+            else:
+                wb.defined_names.pop(name, None)
+        elif func == "alert":
+            if alerts is not None:
+                prompt, title, buttons, mode, callback = (args + [""] * 5)[:5]
+                alerts.append({"prompt": prompt, "title": title, "buttons": buttons,
+                               "mode": mode, "callback": callback})
+        elif func in ("setAutofit", "setSheetAutofit", "setScreenUpdating", "calculate"):
+            pass  # layout or calculation only: nothing to change in a file
+        else:
+            raise NotImplementedError(f"apply_actions does not emulate the {func!r} action")
+
+
+def simulate_request(
+    wb: openpyxl.Workbook,
+    handler: Callable[[xw.Book], Any],
+    *,
+    client: str = VBA,
+    cached_values: openpyxl.Workbook | None = None,
+) -> list[dict[str, Any]]:
+    """One button press against ``wb``: post its payload, run ``handler(book)``, apply the
+    answer to ``wb`` as ``client`` would.  Returns the alerts the client would show."""
+    book = remote_book(payload_from_openpyxl(wb, client, cached_values=cached_values))
+    handler(book)
+    alerts: list[dict[str, Any]] = []
+    apply_actions(wb, book.json(), client=client, alerts=alerts)
+    return alerts
+
