@@ -27,7 +27,32 @@ def excel_backend(path: Path) -> Any:
         n = sum(1 for h in header if h and not str(h).startswith("Cohort "))
         add_chart(wb, layout(), max(1, n))
 
-    return ExcelBackend(path, before_save=restore)
+    serialize = _xlsm_bytes if path.suffix.lower() == ".xlsm" else None
+    return ExcelBackend(path, before_save=restore, serialize=serialize)
+
+
+BUTTONS = (("Battle", "BuildCohorts", "Build Cohorts", "H2"), ("Battle", "ResolvePhase", "Resolve Phase", "H5"),
+           ("Battle", "UndoPhase", "Undo Phase", "K2"), ("Battle", "EndBattle", "End Battle", "K5"))
+"""The four buttons of a macro-enabled tracker: (sheet, macro, caption, top-left cell)."""
+
+
+def _xlsm_bytes(wb: Any) -> bytes:
+    """A macro-enabled workbook's bytes: openpyxl keeps the VBA project but drops the
+    buttons' drawing, so the macros and buttons are put back on every save."""
+    import tempfile
+
+    from sheetsync.backends.vba import make_xlsm, xlwings_vba_modules
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "tracker.xlsm"
+        make_xlsm(wb, out, [*xlwings_vba_modules(), _macros_dir() / "Sheetsync.bas"], BUTTONS)
+        return out.read_bytes()
+
+
+def _macros_dir() -> Path:
+    from sheetsync.backends.vba import MACROS_DIR
+
+    return Path(MACROS_DIR)
 
 
 def write_template(out: Path) -> Path:
@@ -84,7 +109,12 @@ def demo_workbook(battle_file: Path, out: Path) -> Path:
 
 
 def write_macro_template(out: Path) -> Path:
-    """The tracker as a macro-enabled workbook with the four buttons on the Battle sheet."""
-    from sheetsync.backends.vba import macro_workbook
+    """The tracker as a macro-enabled workbook with the four buttons on the Battle sheet
+    (desktop Excel: RunPython through open-source xlwings)."""
+    from sheetsync.app.files import atomic_write_bytes
+    from sheetsync.sheets.template import build_template
 
-    return macro_workbook(out)
+    if out.suffix.lower() != ".xlsm":
+        out = out.with_suffix(".xlsm")
+    atomic_write_bytes(out, _xlsm_bytes(build_template()))
+    return out

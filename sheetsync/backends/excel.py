@@ -30,10 +30,18 @@ def lock_files(path: Path) -> list[Path]:
 class ExcelBackend:
     """A :class:`SheetBackend` over one workbook file.  The constructor does no I/O."""
 
-    def __init__(self, path: Path | str, *, backup: bool = True, before_save: Callable[[Any], None] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        backup: bool = True,
+        before_save: Callable[[Any], None] | None = None,
+        serialize: Callable[[Any], bytes] | None = None,
+    ) -> None:
         self.path = Path(path)
         self.backup = backup
         self.before_save = before_save
+        self.serialize = serialize
         self._wb: Any = None
         self.reads = 0
         self.writes = 0
@@ -99,10 +107,14 @@ class ExcelBackend:
         self._check_lock()
         if self.before_save is not None:
             self.before_save(self.workbook)
-        buf = io.BytesIO()
-        self.workbook.save(buf)
+        if self.serialize is not None:
+            data = self.serialize(self.workbook)
+        else:
+            buf = io.BytesIO()
+            self.workbook.save(buf)
+            data = buf.getvalue()
         try:
-            atomic_write_bytes(self.path, buf.getvalue(), backup=self.backup)
+            atomic_write_bytes(self.path, data, backup=self.backup)
         except OSError as exc:
             raise BackendError(f"{self.path}: can't save ({exc.strerror}); the previous file is untouched") from None
 

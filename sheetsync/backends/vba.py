@@ -747,6 +747,20 @@ def _vml_button(shape_id: int, z_index: int, button: Button, sheet_xml: str) -> 
     )
 
 
+_SHAPE = re.compile(r"<v:shape\b(?:(?!</v:shape>).)*</v:shape>", re.S)
+
+
+def _drop_buttons(vml: str, macros: set[str]) -> str:
+    """Remove earlier buttons for the same macros, so saving a workbook again (openpyxl
+    keeps the drawing) does not stack a second set of buttons."""
+
+    def keep(m: re.Match[str]) -> str:
+        found = re.search(r"<x:FmlaMacro>\[0\]!(\w+)</x:FmlaMacro>", m.group(0))
+        return "" if found and found.group(1) in macros else m.group(0)
+
+    return _SHAPE.sub(keep, vml)
+
+
 def _new_vml(data_id: int, shapes: str) -> str:
     return (
         '<xml xmlns:v="urn:schemas-microsoft-com:vml" '
@@ -887,7 +901,7 @@ def make_xlsm(
             vml_part = next(
                 _resolve(part, r["Target"]) for r in _relationships(rels) if r["Id"] == existing.group(1)
             )
-            vml = files[vml_part].decode("utf-8", "replace")
+            vml = _drop_buttons(files[vml_part].decode("utf-8", "replace"), {b.macro for b in mine})
             ids = [int(i) for i in re.findall(r"_x0000_s(\d+)", vml)]
             first = max(ids, default=1024) + 1
             shapes = "".join(
