@@ -9,6 +9,7 @@ beside it) is refused and nothing is written.  Text starting with ``=`` stays te
 from __future__ import annotations
 
 import io
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,11 @@ class ExcelBackend:
             if not self.path.exists():
                 raise BackendError(f"{self.path}: no such workbook")
             try:
-                self._wb = openpyxl.load_workbook(self.path, keep_vba=self.path.suffix.lower() == ".xlsm")
+                with warnings.catch_warnings():
+                    # a workbook saved by LibreOffice or Excel carries extensions openpyxl
+                    # does not read; they are not sheetsync's cells, so say nothing
+                    warnings.filterwarnings("ignore", message=".*extension is not supported", category=UserWarning)
+                    self._wb = openpyxl.load_workbook(self.path, keep_vba=self.path.suffix.lower() == ".xlsm")
             except (OSError, ValueError, KeyError) as exc:
                 raise BackendError(f"{self.path} can't be opened as a workbook: {exc}") from None
             except Exception as exc:  # zipfile.BadZipFile and friends
@@ -119,13 +124,19 @@ class ExcelBackend:
             raise BackendError(f"{self.path}: can't save ({exc.strerror}); the previous file is untouched") from None
 
 
+_BOOLEAN_FORMULAS = {"=TRUE()": True, "=FALSE()": False, "=TRUE": True, "=FALSE": False}
+
+
 def _read_cell(cell: Any) -> CellValue:
     value = cell.value
     if value is None:
         return None
-    if cell.data_type == "f" or (isinstance(value, str) and cell.data_type == "f"):
+    if cell.data_type == "f":
         text = value if isinstance(value, str) else getattr(value, "text", str(value))
-        return Formula(text if text.startswith("=") else "=" + text)
+        text = text if text.startswith("=") else "=" + text
+        if text.upper() in _BOOLEAN_FORMULAS:  # LibreOffice saves TRUE/FALSE as =TRUE()/=FALSE()
+            return _BOOLEAN_FORMULAS[text.upper()]
+        return Formula(text)
     if isinstance(value, (bool, int, float, str)):
         return value
     return str(value)
