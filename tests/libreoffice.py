@@ -244,8 +244,9 @@ def main():
                         other = sheets.getByIndex(i)
                         if other.Name != op["sheet"]:
                             other.IsVisible = False
-                    doc.storeToURL(uno.systemPathToFileUrl(op["out"]),
-                                   props(FilterName="calc_pdf_Export", Overwrite=True))
+                    filter_data = uno.Any("[]com.sun.star.beans.PropertyValue", props(Selection=target))
+                    uno.invoke(doc, "storeToURL", (uno.systemPathToFileUrl(op["out"]),
+                               props(FilterName="calc_pdf_Export", Overwrite=True, FilterData=filter_data)))
                     results.append({"out": op["out"]})
                 elif kind == "macros":
                     results.append(macros(doc))
@@ -392,8 +393,12 @@ def render_png(
     sheet_name: str,
     *,
     dpi: int = 96,
+    crop: tuple[float, float, float, float] | None = None,
 ) -> Path:
     """Render the first page of sheet ``sheet_name`` of ``src`` to ``out_png``.
+
+    ``crop`` is ``(left, top, width, height)`` as fractions of an A4 landscape page, to keep
+    only the part of the page that has content.
 
     Calc recalculates, prints that sheet alone to PDF, and ``pdftoppm`` (poppler-utils)
     turns the first page into a PNG.
@@ -410,8 +415,14 @@ def render_png(
         pdf = Path(tmp) / "sheet.pdf"
         _run("render_png", [{"op": "pdf", "src": _abs(src), "out": str(pdf), "sheet": sheet_name}])
         stem = Path(tmp) / "page"
+        box: list[str] = []
+        if crop is not None:
+            width_px, height_px = 11.69 * dpi, 8.27 * dpi
+            left, top, w, h = crop
+            box = ["-x", str(int(left * width_px)), "-y", str(int(top * height_px)),
+                   "-W", str(int(w * width_px)), "-H", str(int(h * height_px))]
         subprocess.run(
-            [pdftoppm, "-png", "-r", str(dpi), "-f", "1", "-l", "1", "-singlefile", str(pdf), str(stem)],
+            [pdftoppm, "-png", "-r", str(dpi), *box, "-f", "1", "-l", "1", "-singlefile", str(pdf), str(stem)],
             check=True,
             capture_output=True,
             timeout=120,

@@ -188,7 +188,7 @@ def _build(catalog: Catalog) -> Layout:
         Column("knocked_out", "Knocked Out", kind="int", is_input=False, width=8),
         Column("stabilized", "Stabilized", kind="int", is_input=False, width=8),
         Column("dead", "Dead", kind="int", is_input=False, width=8),
-        Column("members", "Members by state", is_input=False, width=50),
+        Column("members", "Members by state", is_input=False, width=36),
     ), rows=MAX_COHORTS, title="Cohorts"))
     lay.add(Block("Battle_HealthByPhase", "Battle", 9 + MAX_COHORTS + 4, (
         Column("phase", "Phase", kind="int", is_input=False, width=8),

@@ -124,7 +124,7 @@ def add_chart(wb: Workbook, lay: Layout, cohorts: int | None = None) -> None:
     cats = Reference(ws, min_col=block.first_col, min_row=block.first_row, max_row=block.last_row)
     chart.add_data(data, titles_from_data=True)
     chart.set_categories(cats)
-    ws.add_chart(chart, "O2")
+    ws.add_chart(chart, "O9")
 
 
 FROZEN: dict[str, tuple[int, int]] = {
@@ -244,5 +244,21 @@ def build_template(lay: Layout | None = None, *, cohorts_in_chart: int = 4) -> W
         wb[sheet].protection.sheet = True
         wb[sheet].protection.formatColumns = False
         wb[sheet].protection.formatRows = False
+    _page_setup(wb, lay)
     wb.active = 0
     return wb
+
+
+def _page_setup(wb: Workbook, lay: Layout) -> None:
+    """Landscape, fitted to the page width: a printed (or PDF) Battle sheet shows the whole
+    dashboard with its chart, and Orders all of its columns."""
+    summary = lay.block("Battle_Summary")
+    areas = {"Battle": f"A1:X{summary.first_row + 16}", "Orders": None, "Cohorts": None, "Characters": None}
+    for sheet, area in areas.items():
+        ws = wb[sheet]
+        ws.page_setup.orientation = "landscape"
+        ws.sheet_properties.pageSetUpPr.fitToPage = True
+        ws.page_setup.fitToWidth = 1
+        ws.page_setup.fitToHeight = 0
+        if area:
+            ws.print_area = area

@@ -124,8 +124,11 @@ def result_text(e: Event) -> str:
     if e.outcome == "refused":
         return f"Refused: {e.reason}"
     head = ""
+    d10s = [r for r in e.rolls if r.sides == 10]
+    if d10s:
+        head = "d10 " + ", ".join(f"{r.value}{'' if r.source == 'entered' else ' (rolled)'}" for r in d10s) + ": "
     if e.total is not None and e.defense is not None:
-        head = f"{e.total} vs Defense {e.defense}. "
+        head += f"{e.total} vs Defense {e.defense}. "
     elif e.defense is not None:
         head = f"automatic hit vs Defense {e.defense}. "
     body = _effect_text(e)
