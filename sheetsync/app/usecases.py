@@ -27,7 +27,7 @@ from sheetsync.rules.bbn import undo as undo_phase
 from sheetsync.rules.bbn.phase import cohorts_json
 from sheetsync.sheets import writer
 from sheetsync.sheets.backend import CellValue, RangeUpdate, SheetBackend
-from sheetsync.sheets.layout import Layout, layout
+from sheetsync.sheets.layout import STATE_CHUNK_CHARS, STATE_CHUNKS, Layout, layout
 from sheetsync.sheets.reader import Sheets, parse_battle_setup, parse_turn, read_plan
 
 __all__ = ["ACTIONS", "StepReport", "build_cohorts", "end_battle", "export", "load_battle_into", "resolve", "run", "undo"]
@@ -57,20 +57,21 @@ def _read(backend: SheetBackend, lay: Layout) -> Sheets:
     return Sheets.from_grids(backend.read_ranges(read_plan(lay)))
 
 
-def _state_update(lay: Layout, battle: Battle, last: dict[str, Any] | None) -> RangeUpdate:
-    """The State sheet holds ``{"battle": ..., "last": <last phase's resolve JSON>}``."""
+def _state_update(lay: Layout, battle: Battle, last: dict[str, Any] | None, previous: int = STATE_CHUNKS) -> RangeUpdate:
+    """The State sheet holds ``{"battle": ..., "last": <last phase's resolve JSON>}`` in
+    pieces; the write covers the pieces written now and clears any left from before
+    (``previous`` rows were in use)."""
     data = battle.to_data()
     data["log"] = []
     payload = {"battle": data, "last": last}
     text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
-    from sheetsync.sheets.layout import STATE_CHUNK_CHARS, STATE_CHUNKS
-
     pieces = [text[i:i + STATE_CHUNK_CHARS] for i in range(0, len(text), STATE_CHUNK_CHARS)]
     if len(pieces) > STATE_CHUNKS:
         raise BattleStateError("the battle state no longer fits the State sheet; end this battle and start a new tracker")
     block = lay.block("State_Blob")
-    rows: list[list[CellValue]] = [[p] for p in pieces] + [[None]] * (STATE_CHUNKS - len(pieces))
-    return RangeUpdate(block.range(), rows)
+    count = max(len(pieces), min(previous, STATE_CHUNKS))
+    rows: list[list[CellValue]] = [[p] for p in pieces] + [[None]] * (count - len(pieces))
+    return RangeUpdate(block.range(rows=count), rows)
 
 
 def _stored(lay: Layout, sh: Sheets) -> tuple[Battle | None, dict[str, Any] | None]:
@@ -145,11 +146,11 @@ def resolve(backend: SheetBackend, lay: Layout | None = None, *, extra: Sequence
     msg = (f"Phase {result.phase} resolved: {len(result.events)} orders, {hits} hits, {refused} refused"
            + (f", {len(flags)} flags for the Storyteller" if flags else ""))
     updates = [
-        _state_update(lay, new, result.to_json()),
+        _state_update(lay, new, result.to_json(), len(sh.state)),
         *writer.order_stamp_updates(lay, rows, result.events),
         *writer.log_updates(lay, sh.log_length, writer.phase_log_rows(result)),
         *writer.battle_updates(lay, new, status=f"Phase {result.phase} resolved: type the orders of phase {new.phase}",
-                               last_action=msg),
+                               last_action=msg, breakdown_too=False),
         writer.health_row_update(lay, new, result.phase),
         *extra,
     ]
@@ -172,12 +173,12 @@ def undo(backend: SheetBackend, lay: Layout | None = None, *, extra: Sequence[Ra
     rows = [i for i, row in enumerate(sh.orders) if j < len(row) and row[j] == undone]
     msg = f"Phase {undone} undone: {len(rows)} orders are pending again"
     updates = [
-        _state_update(lay, before, None),
+        _state_update(lay, before, None, len(sh.state)),
         *writer.order_unstamp_updates(lay, rows),
         *writer.log_updates(lay, sh.log_length, [[undone, None, None, "Undo Phase", None, "done", 0, "", "",
                                                    f"phase {undone} undone; its results above no longer stand"]]),
         *writer.battle_updates(lay, before, status=f"Phase {undone} undone: fix the orders and resolve again",
-                               last_action=msg),
+                               last_action=msg, breakdown_too=False),
         writer.health_row_update(lay, before, undone, clear=True),
         *extra,
     ]

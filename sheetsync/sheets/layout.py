@@ -55,6 +55,11 @@ class Column:
     note: str = ""
 
 
+@lru_cache(maxsize=64)
+def _column_index(columns: tuple[Column, ...]) -> dict[str, int]:
+    return {c.key: i for i, c in enumerate(columns)}
+
+
 @dataclass(frozen=True)
 class Block:
     """A table: a header row, then ``rows`` data rows (``None``: open-ended, like the Log)."""
@@ -81,10 +86,10 @@ class Block:
         return self.first_col + len(self.columns) - 1
 
     def index(self, key: str) -> int:
-        for i, c in enumerate(self.columns):
-            if c.key == key:
-                return i
-        raise KeyError(f"{self.name} has no column {key!r}")
+        try:
+            return _column_index(self.columns)[key]
+        except KeyError:
+            raise KeyError(f"{self.name} has no column {key!r}") from None
 
     def letter(self, key: str) -> str:
         return col_letter(self.first_col + self.index(key))

@@ -53,8 +53,12 @@ def _members_by_state(battle: Battle, name: str) -> str:
     return "; ".join(f"{s}: {', '.join(ms)}" for s, ms in groups.items())
 
 
-def battle_updates(lay: Layout, battle: Battle, *, status: str, last_action: str) -> list[RangeUpdate]:
-    """Battle dashboard, Cohorts pools/roster/breakdown: everything derived from the state."""
+def battle_updates(lay: Layout, battle: Battle, *, status: str, last_action: str,
+                   breakdown_too: bool = True) -> list[RangeUpdate]:
+    """Battle dashboard, Cohorts pools/roster/breakdown: everything derived from the state.
+
+    The breakdown only changes when the cohorts are built, so a phase leaves it out
+    (``breakdown_too=False``) and its write stays small."""
     rules = battle.house_rules
     summary, pools_rows, roster, breakdown = [], [], [], []
     for spec in battle.cohorts:
@@ -86,7 +90,7 @@ def battle_updates(lay: Layout, battle: Battle, *, status: str, last_action: str
         _block(lay.block("Battle_Summary"), summary),
         _block(lay.block("Cohorts_Pools"), pools_rows),
         _block(lay.block("Cohorts_Roster"), roster),
-        _block(lay.block("Cohorts_Breakdown"), breakdown),
+        *([_block(lay.block("Cohorts_Breakdown"), breakdown)] if breakdown_too else []),
     ]
 
 

@@ -394,8 +394,10 @@ class _Phase:
         ko_old = [m for m in names if co.states[m] is State.KNOCKED_OUT and m not in knocked_now]
         able = [m for m in names if co.states[m] in (State.ACTIVE, State.SCARED)]
         tiers: list[tuple[list[str], State, str]] = [
-            (ko_old, State.DEAD, "a Knocked Out member is taken first and dies"),
+            ([m for m in ko_old if m != sergeant], State.DEAD, "a Knocked Out member is taken first and dies"),
             ([m for m in able if m != sergeant], State.KNOCKED_OUT, "Knocked Out"),
+            # the Sergeant is taken only when no one else is eligible (Tasks 5.11.2, R16)
+            ([m for m in ko_old if m == sergeant], State.DEAD, "the Sergeant dies: no one else is left"),
             ([m for m in able if m == sergeant], State.KNOCKED_OUT, "the Sergeant is Knocked Out: no one else is left"),
             ([m for m in names if co.states[m] is State.STABILIZED], State.KNOCKED_OUT,
              "a Stabilized member is hit: everyone else is down"),
@@ -403,6 +405,8 @@ class _Phase:
              "dies: no one else is left to take the blow"),
         ]
         for candidates, to, text in tiers:
+            if len(candidates) > 1 and sergeant in candidates:
+                candidates = [m for m in candidates if m != sergeant]
             if candidates:
                 who, roll = self.pick(candidates, "casualty")
                 if to is State.KNOCKED_OUT:
@@ -782,11 +786,12 @@ class _Phase:
             Task.TACTICAL: self.task_tactical,
         }[order.task]
         ev: dict[str, Any] = {"rule_ref": RULE_REF[order.task], "outcome": "done", "damage": 0}
-        saved = {k: _copy(v) for k, v in self.c.items()}
+        touched = {order.cohort, order.target, order.ally} & self.c.keys()
+        saved = {k: _copy(self.c[k]) for k in touched}
         try:
             handler(order, ev)
         except _Refused as refusal:
-            self.c = saved  # a refused order costs nothing (R13)
+            self.c.update(saved)  # a refused order costs nothing (R13): only these cohorts changed
             self.rolls, self.effects = [], []
             ev = {"rule_ref": ev["rule_ref"], "outcome": "refused", "damage": 0, "reason": refusal.reason}
         return Event(
