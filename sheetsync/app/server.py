@@ -36,7 +36,26 @@ REQUIRED_KEYS = ("client", "version", "book", "sheets")
 
 
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"detail": message}, status_code=status)
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse({"detail": message}, status_code=status, headers=headers)
+
+
+def _shape_problem(payload: dict[str, Any]) -> str | None:
+    """What is wrong with the shape of a payload that has every required key, or ``None``.
+
+    Only the structure xlwings relies on is checked (one pass over sheets and rows, not
+    cells): a wrong shape is a malformed request, not a step that failed in the sheet."""
+    if not isinstance(payload["book"], dict) or not isinstance(payload["book"].get("name"), str):
+        return "'book' must be an object with the workbook's 'name'"
+    if "names" in payload and not isinstance(payload["names"], list):
+        return "'names' must be a list"
+    for i, sheet in enumerate(payload["sheets"]):
+        if not isinstance(sheet, dict) or not isinstance(sheet.get("name"), str):
+            return f"sheets[{i}] must be an object with a 'name'"
+        values = sheet.get("values")
+        if not isinstance(values, list) or not all(isinstance(row, list) for row in values):
+            return f"sheets[{i}] ({sheet['name']!r}): 'values' must be a list of rows"
+    return None
 
 
 def create_app(
@@ -68,18 +87,28 @@ def create_app(
         length = request.headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > max_bytes:
             return _error(413, f"the workbook sent is {int(length)} bytes; the limit is {max_bytes}")
-        body = await request.body()
-        if len(body) > max_bytes:
-            return _error(413, f"the workbook sent is {len(body)} bytes; the limit is {max_bytes}")
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():  # no Content-Length (chunked): stop at the limit
+            size += len(chunk)
+            if size > max_bytes:
+                return _error(413, f"the workbook sent is over {max_bytes} bytes, the limit")
+            chunks.append(chunk)
+        body = b"".join(chunks)
         try:
             payload = json.loads(body)
         except (ValueError, UnicodeDecodeError) as exc:
             return _error(422, f"the request body is not JSON ({exc})")
+        except RecursionError:
+            return _error(422, "the request body is not a workbook payload (JSON nested too deeply)")
         if not isinstance(payload, dict):
             return _error(422, "the request body must be a JSON object (an xlwings workbook payload)")
         missing = [k for k in REQUIRED_KEYS if k not in payload]
         if missing or not isinstance(payload.get("sheets"), list):
             return _error(422, "not an xlwings workbook payload: missing " + ", ".join(missing or ["sheets list"]))
+        problem = _shape_problem(payload)
+        if problem is not None:
+            return _error(422, f"not an xlwings workbook payload: {problem}")
         import xlwings
 
         if str(payload["version"]) != xlwings.__version__:
