@@ -8,7 +8,7 @@ battle lands in the same cells on every backend.  ``docs/LAYOUT.md`` is generate
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Literal
 
 from sheetsync.rules.bbn.catalog import Catalog, default_catalog
@@ -55,11 +55,6 @@ class Column:
     note: str = ""
 
 
-@lru_cache(maxsize=64)
-def _column_index(columns: tuple[Column, ...]) -> dict[str, int]:
-    return {c.key: i for i, c in enumerate(columns)}
-
-
 @dataclass(frozen=True)
 class Block:
     """A table: a header row, then ``rows`` data rows (``None``: open-ended, like the Log)."""
@@ -85,9 +80,13 @@ class Block:
     def last_col(self) -> int:
         return self.first_col + len(self.columns) - 1
 
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        return {c.key: i for i, c in enumerate(self.columns)}
+
     def index(self, key: str) -> int:
         try:
-            return _column_index(self.columns)[key]
+            return self._index[key]
         except KeyError:
             raise KeyError(f"{self.name} has no column {key!r}") from None
 

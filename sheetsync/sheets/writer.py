@@ -83,10 +83,9 @@ def battle_updates(lay: Layout, battle: Battle, *, status: str, last_action: str
         for n in battle.pools[spec.name].not_counted:
             breakdown.append([spec.name, "not counted", n.member, n.trait, 0, "R12", n.reason])
     cells = lay.cells
-    return [
-        RangeUpdate(cells["Battle_Phase"].ref, [[battle.phase]]),
-        RangeUpdate(cells["Battle_Status"].ref, [[status]]),
-        RangeUpdate(cells["Battle_LastAction"].ref, [[last_action]]),
+    phase, last = cells["Battle_Phase"], cells["Battle_LastAction"]
+    return [  # Phase, Status and Last action sit one under the other: one block
+        RangeUpdate(f"{phase.ref}:{last.address}", [[battle.phase], [status], [last_action]]),
         _block(lay.block("Battle_Summary"), summary),
         _block(lay.block("Cohorts_Pools"), pools_rows),
         _block(lay.block("Cohorts_Roster"), roster),
@@ -148,28 +147,39 @@ def event_row(e: Event) -> list[CellValue]:
             e.outcome, e.damage, _rolls_text(e), e.rule_ref, result_text(e) if e.outcome != "refused" else e.reason]
 
 
-def order_stamp_updates(lay: Layout, rows: Sequence[int], events: Sequence[Event]) -> list[RangeUpdate]:
-    """Stamp each resolved Orders row with its phase, outcome, damage and result."""
+def _stamp(lay: Layout, offsets: Sequence[int], rows: Sequence[tuple[CellValue, list[CellValue]]]) -> list[RangeUpdate]:
     block = lay.block("Orders_Table")
-    out = []
     sheet = quote_sheet(block.sheet)
-    for offset, e in zip(rows, events, strict=True):
-        r = block.first_row + offset
-        out.append(RangeUpdate(f"{sheet}!{block.letter('phase')}{r}", [[e.phase]]))
-        out.append(RangeUpdate(f"{sheet}!{block.letter('outcome')}{r}:{block.letter('result')}{r}",
-                               [[e.outcome, e.damage, result_text(e)]]))
+    out: list[RangeUpdate] = []
+    start = 0
+    while start < len(offsets):
+        end = start
+        while end + 1 < len(offsets) and offsets[end + 1] == offsets[end] + 1:
+            end += 1
+        r1, r2 = block.first_row + offsets[start], block.first_row + offsets[end]
+        chunk = rows[start:end + 1]
+        out.append(RangeUpdate(f"{sheet}!{block.letter('phase')}{r1}:{block.letter('phase')}{r2}",
+                               [[phase] for phase, _ in chunk]))
+        out.append(RangeUpdate(f"{sheet}!{block.letter('outcome')}{r1}:{block.letter('result')}{r2}",
+                               [list(results) for _, results in chunk]))
+        start = end + 1
     return out
+
+
+def order_stamp_updates(lay: Layout, rows: Sequence[int], events: Sequence[Event]) -> list[RangeUpdate]:
+    """Stamp each resolved Orders row with its phase, outcome, damage and result (one block
+    per run of consecutive rows)."""
+    stamps = [(e.phase, [e.outcome, e.damage, result_text(e)]) for e in events]
+    if len(stamps) != len(rows):
+        raise ValueError("one event per Orders row")
+    order = sorted(range(len(rows)), key=lambda i: rows[i])
+    return _stamp(lay, [rows[i] for i in order], [stamps[i] for i in order])
 
 
 def order_unstamp_updates(lay: Layout, rows: Sequence[int]) -> list[RangeUpdate]:
-    block = lay.block("Orders_Table")
-    sheet = quote_sheet(block.sheet)
-    out = []
-    for offset in rows:
-        r = block.first_row + offset
-        out.append(RangeUpdate(f"{sheet}!{block.letter('phase')}{r}", [[None]]))
-        out.append(RangeUpdate(f"{sheet}!{block.letter('outcome')}{r}:{block.letter('result')}{r}", [[None, None, None]]))
-    return out
+    """Clear the stamps of the given Orders rows: they are pending again."""
+    ordered = sorted(rows)
+    return _stamp(lay, ordered, [(None, [None, None, None]) for _ in ordered])
 
 
 def log_updates(lay: Layout, start: int, rows: list[list[CellValue]]) -> list[RangeUpdate]:

@@ -46,6 +46,23 @@ def initial_state(spec: CohortSpec, pools: CohortPools) -> CohortState:
     )
 
 
+_POOLS_CACHE: dict[tuple[str, str, str], CohortPools] = {}
+
+
+def _pools_of(spec_json: str, rules_json: str, catalog_key: str, spec: CohortSpec, battle: Battle) -> CohortPools:
+    """compute_pools, remembered for the last few hundred cohorts: a step builds the same
+    battle more than once (stored state, then this phase's sheet), and pools depend only on
+    the cohort, the house rules and the catalog."""
+    key = (spec_json, rules_json, catalog_key)
+    found = _POOLS_CACHE.get(key)
+    if found is None:
+        found = compute_pools(spec, battle.house_rules, battle.catalog)
+        if len(_POOLS_CACHE) > 512:
+            _POOLS_CACHE.clear()
+        _POOLS_CACHE[key] = found
+    return found
+
+
 class Battle(Frozen):
     """Everything a phase needs, and everything undo restores."""
 
@@ -71,7 +88,9 @@ class Battle(Frozen):
     @cached_property
     def pools(self) -> dict[str, CohortPools]:
         """Cohort Sheet 1.1-1.7: the pools each cohort was built with."""
-        return {c.name: compute_pools(c, self.house_rules, self.catalog) for c in self.cohorts}
+        rules = self.house_rules.model_dump_json()
+        catalog = repr(self.catalog_extra)
+        return {c.name: _pools_of(c.model_dump_json(), rules, catalog, c, self) for c in self.cohorts}
 
     @cached_property
     def spec(self) -> dict[str, CohortSpec]:

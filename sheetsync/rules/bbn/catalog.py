@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -21,6 +21,7 @@ from sheetsync.rules.bbn.models import Frozen
 __all__ = ["Catalog", "PoolModifiers", "default_catalog", "normalize"]
 
 
+@lru_cache(maxsize=4096)
 def normalize(name: str) -> str:
     """R12: compare trait names without case, spacing, punctuation or a leading
     'Thaumaturgy:'."""
@@ -49,23 +50,23 @@ class Catalog(Frozen):
     synonyms: dict[str, str] = Field(default_factory=dict)
 
     def canonical(self, name: str) -> str:
-        """The catalog's spelling of ``name`` (after synonyms), or ``name`` itself."""
-        key = normalize(name)
-        for alias, target in self.synonyms.items():
-            if normalize(alias) == key:
-                return target
-        for known in self._known():
-            if normalize(known) == key:
-                return known
-        return name.strip()
+        """The catalog's spelling of ``name`` (after synonyms), or ``name`` itself (R12)."""
+        return self._spelling.get(normalize(name), name.strip())
 
-    def _known(self) -> list[str]:
+    @cached_property
+    def _spelling(self) -> dict[str, str]:
+        """normalized name → the catalog's spelling; synonyms first, as they win."""
+        out: dict[str, str] = {}
         names: list[str] = list(self.offensive_paths)
         for mods in self.pools.values():
             names += list(mods.abilities) + list(mods.merits) + list(mods.disciplines)
             for group in (*mods.exclusive_merits, *mods.exclusive_disciplines):
                 names += list(group)
-        return names
+        for known in names:
+            out.setdefault(normalize(known), known)
+        for alias, target in self.synonyms.items():
+            out[normalize(alias)] = target
+        return out
 
     def is_offensive_path(self, name: str) -> bool:
         key = normalize(self.canonical(name))

@@ -786,7 +786,7 @@ class _Phase:
             Task.TACTICAL: self.task_tactical,
         }[order.task]
         ev: dict[str, Any] = {"rule_ref": RULE_REF[order.task], "outcome": "done", "damage": 0}
-        touched = {order.cohort, order.target, order.ally} & self.c.keys()
+        touched = {k for k in (order.cohort, order.target, order.ally) if k is not None and k in self.c}
         saved = {k: _copy(self.c[k]) for k in touched}
         try:
             handler(order, ev)
