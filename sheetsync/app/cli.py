@@ -14,6 +14,8 @@ from rich.console import Console
 
 from sheetsync.errors import SheetSyncError
 
+__all__ = ["app", "main"]
+
 app = typer.Typer(
     name="sheetsync",
     help="Run battalion-scale mass combat from a spreadsheet: cohort pools, phases, aftermath.",
