@@ -18,11 +18,9 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import socket
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -32,9 +30,9 @@ os.environ.setdefault("XLWINGS_LICENSE_KEY", "noncommercial")  # xlwings' remote
 
 import httpx  # noqa: E402
 import openpyxl  # noqa: E402
-import uvicorn  # noqa: E402
 import yaml  # noqa: E402
 from battles import make_battle  # noqa: E402
+from test_server import serving  # noqa: E402
 
 from sheetsync.app.server import create_app  # noqa: E402
 from sheetsync.app.workbook_cli import new_workbook  # noqa: E402
@@ -42,23 +40,6 @@ from sheetsync.backends.xlwings_remote import CLIENTS, payload_from_openpyxl  # 
 
 KEY = "bench-key"
 GOAL_MS = 50.0
-
-
-def start(app: Any) -> tuple[uvicorn.Server, threading.Thread, str]:
-    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say so, and
-    # without it every answer waits ~40 ms for a delayed ACK (Nagle).
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise SystemExit("uvicorn did not start")
-        time.sleep(0.01)
-    return server, thread, f"http://127.0.0.1:{port}"
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -89,9 +70,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         payload, size = payload_for(args.cohorts, args.client, Path(tmp))
     app = create_app(api_key=KEY)
-    server, thread, url = start(app)
     round_trip: dict[str, list[float]] = {"resolve": [], "noop": []}
-    try:
+    with serving(app) as url:
         with httpx.Client(base_url=url, headers={"Authorization": KEY}, timeout=120) as http:
             for i in range(args.warmup + args.repeat):
                 for action in ("resolve", "noop"):
@@ -105,9 +85,6 @@ def main() -> None:
                         raise SystemExit(f"resolve did not resolve: {response.text[:300]}")
                     if i >= args.warmup:
                         round_trip[action].append(elapsed)
-    finally:
-        server.should_exit = True
-        thread.join(30)
 
     timed = app.state.timings
     server_side = {

@@ -44,7 +44,7 @@ from sheetsync.sheets.backend import (
     trim_grid,
 )
 
-__all__ = ["API_ROOT", "GSheetsBackend", "METADATA_FIELDS", "READ_FIELDS"]
+__all__ = ["API_ROOT", "GSheetsBackend", "METADATA_FIELDS", "READ_FIELDS", "cell_data"]
 
 API_ROOT = "https://sheets.googleapis.com/v4/spreadsheets"
 """Base URL of the Sheets v4 ``spreadsheets`` collection."""
@@ -398,6 +398,12 @@ def _from_cell(cell: Mapping[str, Any]) -> CellValue:
 
 
 def _to_cell(value: object, rng: A1Range, i: int, j: int) -> dict[str, Any]:
+    return cell_data(value, rng.cell(i, j))
+
+
+def cell_data(value: object, where: str = "") -> dict[str, Any]:
+    """One ``CellData`` for ``updateCells``: a ``str`` is always ``stringValue`` (literal
+    text, never a formula), a :class:`Formula` is ``formulaValue``; ``None`` clears."""
     if value is None or value == "":
         return {}
     if isinstance(value, Formula):
@@ -406,10 +412,8 @@ def _to_cell(value: object, rng: A1Range, i: int, j: int) -> dict[str, Any]:
         return {"userEnteredValue": {"boolValue": value}}
     if isinstance(value, (int, float)):
         if not math.isfinite(value):
-            raise BackendError(f"{rng.cell(i, j)}: cannot write {value!r}; nothing was written.")
+            raise BackendError(f"{where}: cannot write {value!r}; nothing was written.")
         return {"userEnteredValue": {"numberValue": value}}
     if isinstance(value, str):
         return {"userEnteredValue": {"stringValue": value}}
-    raise BackendError(
-        f"{rng.cell(i, j)}: cannot write a {type(value).__name__} ({value!r}); nothing was written."
-    )
+    raise BackendError(f"{where}: cannot write a {type(value).__name__} ({value!r}); nothing was written.")

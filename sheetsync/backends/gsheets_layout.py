@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sheetsync.backends.gsheets import cell_data
 from sheetsync.errors import BattleStateError
-from sheetsync.sheets.backend import Formula
 from sheetsync.sheets.layout import LOG_ROWS, Block, Layout, layout
 from sheetsync.sheets.template import (
     FROZEN,
@@ -24,7 +24,7 @@ from sheetsync.sheets.template import (
     static_cells,
 )
 
-__all__ = ["SHEET_ID_BASE", "cell_data", "init_requests"]
+__all__ = ["SHEET_ID_BASE", "init_requests"]
 
 SHEET_ID_BASE = 7100
 INPUT_RGB = {"red": 1.0, "green": 0.976, "blue": 0.878}
@@ -34,19 +34,6 @@ HEADER_RGB = {"red": 0.184, "green": 0.243, "blue": 0.306}
 
 def _rgb(hexcolour: str) -> dict[str, float]:
     return {k: int(hexcolour[i:i + 2], 16) / 255 for k, i in (("red", 0), ("green", 2), ("blue", 4))}
-
-
-def cell_data(value: Any) -> dict[str, Any]:
-    """One cell for ``updateCells``: text stays text (RAW), a :class:`Formula` is a formula."""
-    if value is None:
-        return {}
-    if isinstance(value, Formula):
-        return {"userEnteredValue": {"formulaValue": value.text}}
-    if isinstance(value, bool):
-        return {"userEnteredValue": {"boolValue": value}}
-    if isinstance(value, (int, float)):
-        return {"userEnteredValue": {"numberValue": value}}
-    return {"userEnteredValue": {"stringValue": str(value)}}
 
 
 def _grid(sheet_id: int, r1: int, c1: int, r2: int, c2: int) -> dict[str, int]:
