@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from sheetsync.errors import InputError, Problem
 from sheetsync.rules.bbn.battle import Battle, RangeEntry, initial_state
-from sheetsync.rules.bbn.catalog import normalize
+from sheetsync.rules.bbn.catalog import default_catalog, normalize
 from sheetsync.rules.bbn.models import (
     Band,
     Benefit,
@@ -41,6 +41,8 @@ ENUM_FIELDS: dict[str, tuple[type[Enum], str]] = {
     "pool": (PoolName, "pool"),
     "band": (Band, "range band"),
     "state": (State, "state"),
+    "states": (State, "state"),
+    "pools": (PoolName, "pool"),
 }
 STATE_KEYS = ("health", "temper", "control", "states", "hero_used", "died_in_phase", "reroll_tokens", "units_moved")
 TOP_KEYS = {"house_rules", "seed", "phase", "cohorts", "ranges", "orders", "history", "log", "catalog"}
@@ -61,11 +63,13 @@ def pydantic_problems(err: ValidationError, prefix: str = "", enums: dict[str, t
     enums = ENUM_FIELDS if enums is None else enums
     out: list[Problem] = []
     for e in err.errors():
-        loc = [p for p in e["loc"] if not (isinstance(p, str) and p in ("function-after", "lax-or-strict"))]
+        loc = [p for p in e["loc"] if not (isinstance(p, str) and p in ("function-after", "lax-or-strict", "[key]"))]
         where = _path(prefix, loc)
         inp = e.get("input")
         kind = e["type"]
         field = next((str(p) for p in reversed(loc) if isinstance(p, str)), "")
+        if kind == "enum":  # a label inside a mapping (states, pools) is named by its mapping
+            field = next((str(p) for p in reversed(loc) if isinstance(p, str) and p in enums), field)
         if kind in ("int_parsing", "int_type", "int_from_float"):
             msg = f"{inp!r} is not a whole number"
         elif kind in ("bool_parsing", "bool_type"):
@@ -144,6 +148,9 @@ def load_battle(data: Any, source: str = "") -> Battle:
     specs: list[CohortSpec] = []
     raw_states: list[tuple[int, dict[str, Any]]] = []
     names: set[str] = set()
+    raw_names: set[str] = set()
+    """Every cohort name in the file, also of cohorts that are malformed (their own problems
+    are listed; orders and ranges naming them are not reported again)."""
     for i, raw in enumerate(raw_cohorts):
         where = f"cohorts[{i}]"
         if not isinstance(raw, dict):
@@ -156,9 +163,11 @@ def load_battle(data: Any, source: str = "") -> Battle:
         if isinstance(spec_data.get("pools"), dict):
             spec_data["pools"] = {_label(k, PoolName): v for k, v in spec_data["pools"].items()}
         spec = _validate(CohortSpec, spec_data, where, problems)
-        raw_states.append((i, {k: raw[k] for k in STATE_KEYS if k in raw}))
+        if isinstance(raw.get("name"), str):
+            raw_names.add(raw["name"])
         if spec is None:
             continue
+        raw_states.append((i, {k: raw[k] for k in STATE_KEYS if k in raw}))
         if spec.name in names:
             problems.append(Problem(f"{where}.name", f"{spec.name!r} names two cohorts"))
         names.add(spec.name)
@@ -187,11 +196,20 @@ def load_battle(data: Any, source: str = "") -> Battle:
     if catalog_extra is not None and not isinstance(catalog_extra, dict):
         problems.append(Problem("catalog", "must be a mapping shaped like the shipped catalog"))
         catalog_extra = None
+    if catalog_extra is not None:
+        try:
+            default_catalog().extend(catalog_extra)
+        except ValidationError as err:
+            problems.extend(pydantic_problems(err, "catalog"))
+            catalog_extra = None
+        except (AttributeError, TypeError, ValueError) as exc:
+            problems.append(Problem("catalog", f"must be shaped like the shipped catalog ({exc})"))
+            catalog_extra = None
     battle_kwargs["catalog_extra"] = catalog_extra
 
     # current state (all optional)
     states: dict[str, CohortState] = {}
-    if not problems:
+    if specs:
         probe = Battle(cohorts=tuple(specs), state={}, house_rules=rules, catalog_extra=catalog_extra)
         for (i, raw_state), spec in zip(raw_states, specs, strict=True):
             where = f"cohorts[{i}]"
@@ -208,6 +226,13 @@ def load_battle(data: Any, source: str = "") -> Battle:
                                                      if k in start["states"]}}
             st = _validate(CohortState, merged, where, problems)
             if st is not None:
+                top = probe.pools[spec.name].pools["health"]
+                if st.health > top:
+                    problems.append(Problem(f"{where}.health", f"{st.health} is more than {spec.name}'s maximum "
+                                            f"Health {top} (Tasks 5.9, R17)"))
+                for key in ("temper", "control"):
+                    if getattr(st, key) < 0:
+                        problems.append(Problem(f"{where}.{key}", f"{getattr(st, key)} is less than 0"))
                 for who in st.hero_used:
                     if who not in start["states"]:
                         problems.append(Problem(f"{where}.hero_used", f"{who!r} is not a member of {spec.name}"))
@@ -225,7 +250,7 @@ def load_battle(data: Any, source: str = "") -> Battle:
             continue
         a, b, band = raw
         for side, who in ((0, a), (1, b)):
-            if who not in spec_by:
+            if who not in spec_by and who not in raw_names:
                 problems.append(Problem(f"{where}[{side}]", f"{who!r} is not a cohort"))
         entry = _validate(RangeEntry, {"a": a, "b": b, "band": _label(band, Band)}, where, problems)
         if entry is not None:
@@ -251,7 +276,7 @@ def load_battle(data: Any, source: str = "") -> Battle:
         order = _validate(Order, fixed, where, problems)
         if order is None:
             continue
-        problems.extend(_check_order(order, where, spec_by))
+        problems.extend(_check_order(order, where, spec_by, raw_names))
         orders.append(order)
 
     phase = data.get("phase", 1)
@@ -268,11 +293,15 @@ def load_battle(data: Any, source: str = "") -> Battle:
     )
 
 
-def _check_order(order: Order, where: str, spec_by: dict[str, CohortSpec]) -> list[Problem]:
+def _check_order(order: Order, where: str, spec_by: dict[str, CohortSpec],
+                 malformed: set[str] | None = None) -> list[Problem]:
     """The shape of an order: names that exist, and the fields its task needs.  (Breaking a
     rule is not a shape problem: that order is refused when resolved, R13.)"""
     out: list[Problem] = []
     spec = spec_by.get(order.cohort)
+    skip = (malformed or set()) - set(spec_by)
+    if order.cohort in skip or order.target in skip:
+        return []  # that cohort's own problems are listed already
     if spec is None:
         return [Problem(f"{where}.cohort", f"{order.cohort!r} is not a cohort (expected one of {', '.join(spec_by)})")]
     if order.target is not None and order.target not in spec_by:
