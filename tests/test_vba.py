@@ -290,7 +290,7 @@ def test_rebuilding_from_an_xlsm_replaces_the_project(tmp_path: Path, desktop_xl
         assert len(vml) == 1
         shapes = zf.read(vml[0]).decode().count("<x:FmlaMacro>")
     assert rels.count("relationships/vbaProject") == 1
-    assert shapes == 5  # the four old buttons and the new one share the drawing
+    assert shapes == 4  # the new BuildCohorts button replaces its old copy; the other three stay
 
 
 @pytest.mark.libreoffice

@@ -351,27 +351,15 @@ def serve(
 
 
 def main() -> None:
-    """Entry point: run the app; a :class:`SheetSyncError` becomes one clear line."""
+    """Entry point: usage errors are typer's (exit 2); a :class:`SheetSyncError` becomes one
+    clear line (exit 1), never a traceback."""
     try:
-        app(standalone_mode=False)
+        app()
     except SheetSyncError as exc:
         from rich.text import Text
 
         err_console.print(Text.assemble((type(exc).__name__, "bold red"), ": ", str(exc)), highlight=False)
         sys.exit(1)
-    except typer.Abort:
-        err_console.print("Aborted.")
-        sys.exit(130)
-    except (typer.Exit, SystemExit) as exc:
-        code = getattr(exc, "exit_code", getattr(exc, "code", 0))
-        sys.exit(code or 0)
-    except Exception as exc:  # click usage errors
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
 
 
 if __name__ == "__main__":
