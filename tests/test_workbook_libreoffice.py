@@ -14,7 +14,13 @@ import pytest
 from libreoffice import error_cells, inspect_macros, recalc_and_convert, require_libreoffice
 
 from sheetsync.app.files import example_path, read_data_file
-from sheetsync.app.workbook_cli import excel_backend, new_workbook, run_workbook, write_macro_template, write_template
+from sheetsync.app.workbook_cli import (
+    excel_backend,
+    new_workbook,
+    run_workbook,
+    write_macro_template,
+    write_template,
+)
 from sheetsync.backends.excel import ExcelBackend
 from sheetsync.rules.bbn import hit_chance, load_battle
 from sheetsync.sheets.layout import layout
