@@ -294,8 +294,9 @@ def writer_inputs(lay: Layout, battle: Battle) -> list[RangeUpdate]:
     orows = []
     for o in battle.orders:
         row = [None] * len(orders_block.columns)
-        for key in ("cohort", "target", "member", "ally", "free_task", "text", "temper", "roll", "reroll"):
+        for key in ("cohort", "target", "member", "ally", "free_task", "text", "temper", "roll"):
             row[orders_block.index(key)] = getattr(o, key)
+        row[orders_block.index("reroll")] = o.reroll if o.reroll is not None else ("Yes" if o.use_reroll else None)
         for key in ("task", "moment", "pool", "benefit"):
             v = getattr(o, key)
             row[orders_block.index(key)] = v.value if v is not None else None

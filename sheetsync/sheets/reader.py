@@ -393,18 +393,28 @@ def parse_turn(lay: Layout, sh: Sheets, battle: Battle) -> tuple[Battle, list[in
             v = r.text(sh.orders, orders_block, i, key, f"orders[{k}].{key}")
             if v is not None:
                 o[key] = v
-        for key in ("temper", "roll", "reroll"):
+        for key in ("temper", "roll"):
             v = r.integer(sh.orders, orders_block, i, key, f"orders[{k}].{key}")
             if v is not None:
                 o[key] = v
+        reroll = _value_at(sh.orders, orders_block, i, "reroll")
+        r.where[f"orders[{k}].reroll"] = orders_block.cell(i, "reroll")
+        if reroll is True or (isinstance(reroll, str) and reroll.strip().lower() in ("yes", "y", "true", "x")):
+            o["use_reroll"] = True
+        elif reroll not in (None, "", False) and not (isinstance(reroll, str) and reroll.strip().lower() in ("no", "n")):
+            v = r.integer(sh.orders, orders_block, i, "reroll")
+            if v is not None:
+                if not 1 <= v <= 10:
+                    r.problems.append(Problem(orders_block.cell(i, "reroll"), f"reroll {v} is not a d10 (1 to 10) or Yes"))
+                else:
+                    o["reroll"] = v
+                    o["use_reroll"] = True
         picks = r.text(sh.orders, orders_block, i, "picks", f"orders[{k}].picks")
         if picks:
             if re.fullmatch(r"[\d\s,]+", picks):
                 o["picks"] = [int(x) for x in re.split(r"[\s,]+", picks) if x]
             else:
                 r.problems.append(Problem(orders_block.cell(i, "picks"), f"picks {picks!r} are not dice (e.g. 2 3)"))
-        if "reroll" in o:
-            o["use_reroll"] = True
         r.where[f"orders[{k}]"] = orders_block.cell(i, "cohort")
         if "cohort" not in o:
             r.problems.append(Problem(orders_block.cell(i, "cohort"), "an order needs its cohort"))
