@@ -42,9 +42,14 @@ def gspread_client(service_account: Path | None = None, *, oauth: bool = False) 
                        "(README: 'Google Sheets')")
 
 
-def gsheet_backend(spreadsheet: str, client: Any, **kwargs: Any) -> Any:
-    from sheetsync.backends.gsheets import GSheetsBackend
+API_ROOT_ENV = "SHEETSYNC_SHEETS_API_ROOT"
+"""Where the Sheets API is (default Google's); set it to talk to an emulator."""
 
+
+def gsheet_backend(spreadsheet: str, client: Any, **kwargs: Any) -> Any:
+    from sheetsync.backends.gsheets import API_ROOT, GSheetsBackend
+
+    kwargs.setdefault("api_root", os.environ.get(API_ROOT_ENV) or API_ROOT)
     return GSheetsBackend(client, spreadsheet_key(spreadsheet), **kwargs)
 
 
