@@ -242,3 +242,16 @@ def test_build_refused_once_battle_started(tmp_path: Path) -> None:
     run_workbook("resolve", wb)
     with pytest.raises(BattleStateError):
         run_workbook("build", wb)
+
+
+def test_r12_a_trait_added_to_the_catalog_gets_its_column() -> None:
+    """The Characters columns come from the catalog: extending it adds a column."""
+    from sheetsync.rules.bbn import default_catalog
+
+    extended = default_catalog().extend({"pools": {"melee": {"disciplines": ["Feral Claws"]}}})
+    lay = layout(extended)
+    assert "discipline:Feral Claws" in [c.key for c in lay.block("Characters_Table").columns]
+    assert "discipline:Feral Claws" not in [c.key for c in LAY.block("Characters_Table").columns]
+    wb = build_template(lay)
+    chars = lay.block("Characters_Table")
+    assert wb["Characters"][f"{chars.letter('discipline:Feral Claws')}{chars.header_row}"].value == "Feral Claws"

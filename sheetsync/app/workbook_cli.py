@@ -74,7 +74,9 @@ def new_workbook(out: Path, battle_file: Path) -> usecases.StepReport:
 
     battle = load_battle(read_data_file(battle_file), str(battle_file))
     write_template(out)
-    return usecases.load_battle_into(excel_backend(out), battle)
+    backend = excel_backend(out)
+    backend.backup = False  # the file was a blank template a moment ago: nothing to keep
+    return usecases.load_battle_into(backend, battle)
 
 
 def run_workbook(action: str, path: Path) -> usecases.StepReport:
