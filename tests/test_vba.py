@@ -99,9 +99,13 @@ def test_each_macro_file_defines_the_four_buttons() -> None:
         assert subs == MACROS, name
     desktop = (MACROS_DIR / "Sheetsync.bas").read_text()
     for step in ("build", "resolve", "undo", "end"):
-        assert f'RunPython "import sheetsync.app.buttons as b; b.{step}()"' in desktop
+        assert f'Step "import sheetsync.app.buttons as b; b.{step}()"' in desktop
+    assert re.search(r"Set guarded = Unguard\(\)\s+On Error GoTo Finally\s+RunPython code\s+Finally:\s+Guard guarded",
+                     desktop), "the desktop step lifts and restores sheet protection around RunPython"
     remote = (MACROS_DIR / "SheetsyncRemote.bas").read_text()
     assert re.findall(r'CallEndpoint "(\w+)"', remote) == ["build", "resolve", "undo", "end"]
+    assert re.search(r"Set guarded = Unguard\(\)\s+On Error GoTo Finally\s+RunRemotePython .*\s+Finally:\s+Guard guarded",
+                     remote), "the remote step lifts and restores sheet protection around RunRemotePython"
 
 
 def test_remote_macros_use_parameters_the_installed_xlwings_has() -> None:
