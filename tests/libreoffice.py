@@ -296,7 +296,24 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             continue
 
 
-def _run(label: str, ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _run(label: str, ops: list[dict[str, Any]], attempts: int = 3) -> list[dict[str, Any]]:
+    """Run ``ops`` in a fresh LibreOffice.  A headless soffice now and then dies while it
+    starts or loads (the worker then exits with no error text); such a call is tried again
+    in a new instance, at most ``attempts`` times, and any other failure is raised at once."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return _run_once(label, ops)
+        except _Crashed as crash:
+            if attempt == attempts:
+                raise LibreOfficeError(f"LibreOffice {label} failed {attempts} times: {crash}") from None
+    raise AssertionError("unreachable")
+
+
+class _Crashed(LibreOfficeError):
+    """The worker or soffice died without saying why."""
+
+
+def _run_once(label: str, ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
     soffice = require_libreoffice()
     python = uno_python()
     assert python is not None
@@ -333,9 +350,10 @@ def _run(label: str, ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
         except subprocess.TimeoutExpired:
             raise LibreOfficeError(f"LibreOffice took over {_CALL_TIMEOUT:.0f}s for {label}") from None
         if done.returncode != 0:
-            raise LibreOfficeError(
-                f"LibreOffice {label} failed:\n{done.stderr.decode(errors='replace')[-3000:]}"
-            )
+            text = done.stderr.decode(errors="replace")[-3000:]
+            if not text.strip() or "DisposedException" in text or "NoConnectException" in text:
+                raise _Crashed(f"worker exit code {done.returncode}, soffice exit code {proc.poll()}: {text.strip()}")
+            raise LibreOfficeError(f"LibreOffice {label} failed (exit code {done.returncode}):\n{text}")
         results: list[dict[str, Any]] = json.loads(done.stdout)
         return results
     finally:

@@ -59,11 +59,11 @@ def small_workbook() -> openpyxl.Workbook:
 
 
 def desktop_modules() -> list[Path]:
-    return [MACROS_DIR / "Sheetsync.bas", *xlwings_vba_modules()]
+    return [MACROS_DIR / "Sheetsync.bas", MACROS_DIR / "SheetsyncGuard.bas", *xlwings_vba_modules()]
 
 
 def remote_modules() -> list[Path]:
-    return [MACROS_DIR / "SheetsyncRemote.bas", *xlwings_vba_modules(remote=True)]
+    return [MACROS_DIR / "SheetsyncRemote.bas", MACROS_DIR / "SheetsyncGuard.bas", *xlwings_vba_modules(remote=True)]
 
 
 @pytest.fixture(scope="module")
@@ -100,11 +100,11 @@ def test_each_macro_file_defines_the_four_buttons() -> None:
     desktop = (MACROS_DIR / "Sheetsync.bas").read_text()
     for step in ("build", "resolve", "undo", "end"):
         assert f'Step "import sheetsync.app.buttons as b; b.{step}()"' in desktop
-    assert re.search(r"Set guarded = Unguard\(\)\s+On Error GoTo Finally\s+RunPython code\s+Finally:\s+Guard guarded",
+    assert re.search(r"Set guarded = SheetsyncGuard\.Unguard\(\)\s+On Error GoTo Finally\s+RunPython code\s+Finally:\s+SheetsyncGuard\.Guard guarded",
                      desktop), "the desktop step lifts and restores sheet protection around RunPython"
     remote = (MACROS_DIR / "SheetsyncRemote.bas").read_text()
     assert re.findall(r'CallEndpoint "(\w+)"', remote) == ["build", "resolve", "undo", "end"]
-    assert re.search(r"Set guarded = Unguard\(\)\s+On Error GoTo Finally\s+RunRemotePython .*\s+Finally:\s+Guard guarded",
+    assert re.search(r"Set guarded = SheetsyncGuard\.Unguard\(\)\s+On Error GoTo Finally\s+RunRemotePython .*\s+Finally:\s+SheetsyncGuard\.Guard guarded",
                      remote), "the remote step lifts and restores sheet protection around RunRemotePython"
 
 
@@ -188,7 +188,7 @@ def test_build_vba_project_refuses_duplicate_module_names(tmp_path: Path) -> Non
 def test_olevba_extracts_exactly_the_included_modules(desktop_xlsm: Path) -> None:
     found = _extracted(desktop_xlsm)
     included = {read_module(p).name: p for p in desktop_modules()}
-    assert set(included) == {"Sheetsync", "xlwings", "Dictionary"}
+    assert set(included) == {"Sheetsync", "SheetsyncGuard", "xlwings", "Dictionary"}
     documents = {"ThisWorkbook", "Sheet1", "Sheet2"}  # the workbook and its two sheets
     assert set(found) == set(included) | documents
     for name, path in included.items():
@@ -339,8 +339,9 @@ def test_libreoffice_imports_the_modules_and_wires_the_buttons(desktop_xlsm: Pat
     seconds = lo.TIMINGS[-1][1]
 
     project = result["libraries"]["VBAProject"]
-    assert {"Sheetsync", "xlwings", "Dictionary"} <= set(project)
-    assert set(project) - {"Sheetsync", "xlwings", "Dictionary"} <= {
+    assert {"Sheetsync", "SheetsyncGuard", "xlwings", "Dictionary"} <= set(project)
+    assert "Public Function Unguard() As Collection" in project["SheetsyncGuard"]
+    assert set(project) - {"Sheetsync", "SheetsyncGuard", "xlwings", "Dictionary"} <= {
         "ThisWorkbook", "Sheet1", "Sheet2"
     }
     for sub in MACROS:

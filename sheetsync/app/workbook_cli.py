@@ -45,7 +45,8 @@ def _xlsm_bytes(wb: Any) -> bytes:
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "tracker.xlsm"
-        make_xlsm(wb, out, [*xlwings_vba_modules(), _macros_dir() / "Sheetsync.bas"], BUTTONS)
+        modules = [*xlwings_vba_modules(), _macros_dir() / "Sheetsync.bas", _macros_dir() / "SheetsyncGuard.bas"]
+        make_xlsm(wb, out, modules, BUTTONS)
         return out.read_bytes()
 
 
