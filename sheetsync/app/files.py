@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -53,12 +54,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, backup: bool = False) -> None
             fh.flush()
             os.fsync(fh.fileno())
         if backup and path.exists():
-            bak = path.with_name(path.name + ".bak")
-            os.replace(path, bak)
-            try:
-                os.link(bak, path)  # keep the original in place until the new one lands
-            except OSError:
-                pass
+            shutil.copy2(path, path.with_name(path.name + ".bak"))  # the original stays in place meanwhile
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
