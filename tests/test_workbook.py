@@ -255,3 +255,25 @@ def test_r12_a_trait_added_to_the_catalog_gets_its_column() -> None:
     wb = build_template(lay)
     chars = lay.block("Characters_Table")
     assert wb["Characters"][f"{chars.letter('discipline:Feral Claws')}{chars.header_row}"].value == "Feral Claws"
+
+
+def test_a_save_that_fails_midway_leaves_the_workbook_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Saves go through a temporary file: if the final rename fails, the workbook, its .bak
+    and the folder are as before (nothing lost, no litter)."""
+    import os
+
+    wb = tmp_path / "safe.xlsx"
+    new_workbook(wb, example_path())
+    before = wb.read_bytes()
+    real_replace = os.replace
+
+    def failing_replace(src: str, dst: str) -> None:
+        if str(dst) == str(wb):
+            raise OSError(28, "No space left on device")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(Exception, match="No space left|can't save"):
+        run_workbook("resolve", wb)
+    assert wb.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["safe.xlsx", "safe.xlsx.bak"]
