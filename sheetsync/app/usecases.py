@@ -217,105 +217,13 @@ def load_battle_into(backend: SheetBackend, battle: Battle, lay: Layout | None =
     lay = lay or layout()
     if battle.seed is None:
         battle = battle.model_copy(update={"seed": secrets.randbelow(10**9)})
-    updates = [*writer_inputs(lay, battle), _state_update(lay, battle, None),
+    updates = [*writer.input_updates(lay, battle), _state_update(lay, battle, None),
                RangeUpdate(lay.cells["Battle_Seed"].ref, [[battle.seed]]),
                *writer.battle_updates(lay, battle, status=f"Loaded: phase {battle.phase} to resolve",
                                       last_action="Loaded from a battle file"),
                writer.health_header_update(lay, battle), writer.health_row_update(lay, battle, battle.phase - 1)]
     backend.write_ranges(updates)
     return StepReport("new", battle.phase, f"Tracker holds {len(battle.cohorts)} cohorts, phase {battle.phase} to resolve")
-
-
-def writer_inputs(lay: Layout, battle: Battle) -> list[RangeUpdate]:
-    """The input blocks (Characters, Cohorts Setup, Ranges, Orders, House Rules) of a battle."""
-    chars = lay.block("Characters_Table")
-    rows: list[list[CellValue]] = []
-    for spec in battle.cohorts:
-        for m in spec.members:
-            row: list[CellValue] = [None] * len(chars.columns)
-
-            def put(key: str, value: CellValue, row: list[CellValue] = row) -> None:
-                row[chars.index(key)] = value
-
-            put("cohort", spec.name)
-            put("name", m.name)
-            put("temper", m.temper or None)
-            put("willpower_spent", m.willpower_spent or None)
-            put("ranged_attack", "Yes" if m.ranged_attack else None)
-            put("blood_magic_in_clan", "Yes" if m.blood_magic_in_clan else None)
-            put("movement_discipline", m.movement_discipline)
-            put("health_levels", m.health_levels)
-            other: list[str] = []
-            for a, v in m.abilities.items():
-                if a in lay.ability_columns:
-                    put("ability:" + a, v)
-                else:
-                    other.append(f"{a} {v}")
-            for d, v in m.disciplines.items():
-                if d in lay.discipline_columns:
-                    put("discipline:" + d, v)
-                else:
-                    other.append(f"{d} {v}")
-            for x in m.merits:
-                if x in lay.merit_columns:
-                    put("merit:" + x, "Yes")
-                else:
-                    other.append(x)
-            paths = []
-            for name, entry in m.blood_magic_paths.items():
-                offensive = entry.offensive if entry.offensive is not None else battle.catalog.is_offensive_path(name)
-                if offensive:
-                    paths.append(f"{name} {entry.level}")
-                elif name in lay.discipline_columns:
-                    put("discipline:" + name, entry.level)
-                else:
-                    other.append(f"{name} {entry.level}")
-            put("offensive_paths", "; ".join(paths) or None)
-            put("combinations", "; ".join(f"{c.name}: {' + '.join(c.includes)}" for c in m.combination_disciplines) or None)
-            put("other_traits", "; ".join(other) or None)
-            put("aegis", spec.aegis.get(m.name))
-            put("lasting_roll", spec.lasting_rolls.get(m.name))
-            rows.append(row)
-    setup = lay.block("Cohorts_Setup")
-    srows: list[list[CellValue]] = []
-    for spec in battle.cohorts:
-        row = [None] * len(setup.columns)
-        row[setup.index("name")] = spec.name
-        row[setup.index("side")] = spec.side
-        row[setup.index("support")] = "Yes" if spec.support else "No"
-        row[setup.index("sergeant")] = spec.sergeant
-        row[setup.index("tracker")] = spec.tracker
-        row[setup.index("reporter")] = spec.reporter
-        for pool, value in (spec.pools or {}).items():
-            row[setup.index("set:" + pool.value)] = value
-        srows.append(row)
-    ranges = [[r.a, r.b, r.band.value] for r in battle.ranges]
-    orders_block = lay.block("Orders_Table")
-    orows = []
-    for o in battle.orders:
-        row = [None] * len(orders_block.columns)
-        for key in ("cohort", "target", "member", "ally", "free_task", "text", "temper", "roll"):
-            row[orders_block.index(key)] = getattr(o, key)
-        row[orders_block.index("reroll")] = o.reroll if o.reroll is not None else ("Yes" if o.use_reroll else None)
-        for key in ("task", "moment", "pool", "benefit"):
-            v = getattr(o, key)
-            row[orders_block.index(key)] = v.value if v is not None else None
-        row[orders_block.index("picks")] = " ".join(str(p) for p in o.picks) or None
-        row[orders_block.index("odds")] = writer.odds_formula(lay, orders_block.first_row + len(orows))
-        orows.append(row)
-    house = lay.block("HouseRules_Table")
-    hrows = []
-    for key, _value, default, text in writer.house_rules_rows():
-        hrows.append([key, getattr(battle.house_rules, str(key)), default, text])
-    out = [
-        RangeUpdate(chars.range(), writer._pad(rows, chars)),
-        RangeUpdate(setup.range(), writer._pad(srows, setup)),
-        RangeUpdate(lay.block("Ranges_Table").range(), writer._pad(ranges, lay.block("Ranges_Table"))),
-        RangeUpdate(house.range(), hrows),
-    ]
-    if orows:
-        out.append(RangeUpdate(orders_block.range(rows=len(orows)), orows))
-    return out
 
 
 def export(backend: SheetBackend, lay: Layout | None = None) -> dict[str, Any]:
