@@ -433,6 +433,25 @@ class _Phase:
         defense = self.pool(target, "defense")
         return total >= defense, total, defense
 
+    def rolled(self, order: Order, ev: dict[str, Any], pool_name: str, target: str,
+               *, auto: bool = False) -> tuple[bool, int | None, int]:
+        """Tasks 5.2-5.8, R13, R14: the task's temper and an action must be there; then d10 +
+        pool against the target's Defense (or an automatic hit), and the action and temper
+        are spent."""
+        actor = order.cohort
+        cost = COSTS[order.task]
+        self.need_temper(actor, cost, order.task.value)
+        self.need_action(actor)
+        total: int | None
+        if auto:
+            hit, total, defense = True, None, self.pool(target, "defense")
+        else:
+            hit, total, defense = self.contest(order, actor, pool_name, target)
+        self.c[actor].actions_used += 1
+        self.spend_temper(actor, cost)
+        ev.update(total=total, defense=defense, temper_spent=cost, outcome="hit" if hit else "miss")
+        return hit, total, defense
+
     def task_attack(self, order: Order, ev: dict[str, Any]) -> None:
         """Tasks 5.2-5.4, 5.11, R14, R15, R22, R24: an attack hits when d10 + Attack Power
         ≥ Defense; damage is 2 per able member plus 5 (Melee) or 2 (Mystical)."""
@@ -441,22 +460,13 @@ class _Phase:
             raise _Refused(f"{actor} is a Support cohort and can't attack (Support Cohort 2, R22)")
         target = self.need_enemy(actor, order.target, order.task.value)
         self.need_band(actor, target, RANGE_NEEDED[order.task], order.task.value)
-        cost = COSTS[order.task]
-        self.need_temper(actor, cost, order.task.value)
-        self.need_action(actor)
         co = self.c[actor]
-        pool_name = ATTACK_POOL[order.task]
         auto = co.kill_pending
+        hit, _total, _defense = self.rolled(order, ev, ATTACK_POOL[order.task], target, auto=auto)
         if auto:
-            hit, total, defense = True, None, self.pool(target, "defense")
             co.kill_pending = False
             self.effects.append(Effect(kind="kill 'em all", cohort=actor, text="hits automatically, +5 damage",
                                        rule_ref="Hero Moments 1.3, R21"))
-        else:
-            hit, total, defense = self.contest(order, actor, pool_name, target)
-        co.actions_used += 1
-        self.spend_temper(actor, cost)
-        ev.update(total=total, defense=defense, temper_spent=cost, outcome="hit" if hit else "miss")
         if not hit:
             return
         damage = self.damage(actor, order.task) + (5 if auto else 0)
@@ -503,12 +513,7 @@ class _Phase:
             self.need_band(actor, ally, INSPIRE_ALLY_BANDS, "Inspire (to the friendly cohort)")
             if self.battle.spec[actor].support:
                 self.aid(actor, ally)
-        self.need_temper(actor, COSTS[Task.INSPIRE], "Inspire")
-        self.need_action(actor)
-        hit, total, defense = self.contest(order, actor, "resolve", target)
-        self.c[actor].actions_used += 1
-        self.spend_temper(actor, COSTS[Task.INSPIRE])
-        ev.update(total=total, defense=defense, temper_spent=COSTS[Task.INSPIRE], outcome="hit" if hit else "miss")
+        hit, _total, _defense = self.rolled(order, ev, "resolve", target)
         if not hit:
             return
         benefit = order.benefit or Benefit.RESOLVE_BONUS
@@ -536,15 +541,9 @@ class _Phase:
             raise _Refused(f"{actor} already took Intimidate this phase; it is once a phase (Tasks 5.6, R19)")
         target = self.need_enemy(actor, order.target, "Intimidate")
         self.need_band(actor, target, RANGE_NEEDED[Task.INTIMIDATE], "Intimidate")
-        self.need_temper(actor, COSTS[Task.INTIMIDATE], "Intimidate")
-        self.need_action(actor)
-        hit, total, defense = self.contest(order, actor, "resolve", target)
-        co = self.c[actor]
-        co.actions_used += 1
-        co.intimidated = True
-        self.spend_temper(actor, COSTS[Task.INTIMIDATE])
-        ev.update(total=total, defense=defense, temper_spent=COSTS[Task.INTIMIDATE], outcome="hit" if hit else "miss")
-        if not hit:
+        hit, total, defense = self.rolled(order, ev, "resolve", target)
+        self.c[actor].intimidated = True
+        if not hit or total is None:
             return
         count = (total - defense) // 5
         for _ in range(count):
@@ -638,12 +637,7 @@ class _Phase:
         if order.ally and order.ally != actor:
             self.need_friend(actor, order.ally)
             self.aid(actor, order.ally)
-        self.need_temper(actor, COSTS[Task.ANALYZE], "Analyze")
-        self.need_action(actor)
-        hit, total, defense = self.contest(order, actor, "resolve", target)
-        self.c[actor].actions_used += 1
-        self.spend_temper(actor, COSTS[Task.ANALYZE])
-        ev.update(total=total, defense=defense, temper_spent=COSTS[Task.ANALYZE], outcome="hit" if hit else "miss")
+        hit, _total, _defense = self.rolled(order, ev, "resolve", target)
         if hit:
             who = order.ally or actor
             self.effects.append(Effect(kind="storyteller", cohort=actor,
