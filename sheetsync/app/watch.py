@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sheetsync.app import usecases
 from sheetsync.errors import SheetSyncError
@@ -36,7 +36,6 @@ class WatchState:
     steps: int = 0
     phase: int | None = None
     last: str = "watching: tick a box on the Battle sheet"
-    history: list[str] = field(default_factory=list)
 
 
 def _tick_update(lay: Layout, index: int) -> RangeUpdate:
@@ -65,7 +64,6 @@ def poll_once(backend: SheetBackend, state: WatchState, lay: Layout | None = Non
                 backend.write_ranges([clear, RangeUpdate(lay.cells["Battle_LastAction"].ref, [[message[:45000]]])])
                 state.last = message
             state.steps += 1
-            state.history.append(state.last)
             return action
     return None
 

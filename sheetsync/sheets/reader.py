@@ -32,8 +32,6 @@ def read_plan(lay: Layout) -> list[str]:
         lay.block("HouseRules_Table").range(),
         lay.cells["Battle_Seed"].ref,
         lay.block("Log_Table").range().rsplit(":", 1)[0] + ":A",
-        lay.cells["Battle_Phase"].ref,
-        lay.block("Battle_Buttons").range(),
     ]
 
 
@@ -49,8 +47,6 @@ class Sheets:
     house_rules: Grid
     seed: Grid
     log: Grid
-    phase: Grid
-    buttons: Grid
 
     @classmethod
     def from_grids(cls, grids: list[Grid]) -> Sheets:

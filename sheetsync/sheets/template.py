@@ -18,7 +18,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
-from sheetsync.sheets.backend import Formula, col_index, col_letter, quote_sheet
+from sheetsync.sheets.backend import Formula, col_letter, quote_sheet
 from sheetsync.sheets.layout import LISTS, Block, Layout, layout
 from sheetsync.sheets.writer import house_rules_rows, odds_formula
 
@@ -142,10 +142,8 @@ def static_cells(lay: Layout) -> list[tuple[str, int, int, Any]]:
     initializer both write exactly these."""
     out: list[tuple[str, int, int, Any]] = [("Battle", 1, 1, "sheetsync battle tracker")]
     for cell in lay.cells.values():
-        col = col_index("".join(ch for ch in cell.address if ch.isalpha()))
         row = int("".join(ch for ch in cell.address if ch.isdigit()))
         out.append((cell.sheet, row, 1, cell.label))
-        del col
     out += [("Battle", 3, 2, 1), ("Battle", 4, 2, "New: fill in Cohorts and Characters, then Build Cohorts")]
     for block in lay.blocks.values():
         if block.title and block.header_row > 1:
