@@ -58,6 +58,7 @@ __all__ = [
     "fake_client",
     "parse_field_mask",
     "route_to_fake",
+    "service_account_info",
 ]
 
 GOOGLE_HOSTS = (
@@ -119,6 +120,28 @@ def route_to_fake(session: requests.Session, base_url: str) -> requests.Session:
     for host in GOOGLE_HOSTS:
         session.mount(host, adapter)
     return session
+
+
+def service_account_info(base_url: str) -> tuple[dict[str, str], Any]:
+    """A throwaway service-account key whose ``token_uri`` is the fake's token endpoint,
+    and its RSA private key (to check what was signed)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    private_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = private_key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+    info = {
+        "type": "service_account",
+        "project_id": "sheetsync-test",
+        "private_key_id": "0123456789abcdef",
+        "private_key": pem,
+        "client_email": "tracker@sheetsync-test.iam.gserviceaccount.com",
+        "client_id": "1234567890",
+        "token_uri": f"{base_url}/token",  # the fake's token endpoint
+    }
+    return info, private_key
 
 
 def fake_client(base_url: str, session: requests.Session | None = None) -> gspread.Client:

@@ -8,9 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-from fake_sheets_api import FakeSheetsServer
+from fake_sheets_api import FakeSheetsServer, service_account_info
 from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
@@ -30,14 +28,9 @@ def server() -> FakeSheetsServer:
 
 @pytest.fixture
 def key_file(server: FakeSheetsServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    pem = private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption()).decode()
+    info, _ = service_account_info(server.url)
     path = tmp_path / "key.json"
-    path.write_text(json.dumps({
-        "type": "service_account", "project_id": "p", "private_key_id": "k", "private_key": pem,
-        "client_email": "tracker@p.iam.gserviceaccount.com", "client_id": "1", "token_uri": f"{server.url}/token",
-    }))
+    path.write_text(json.dumps(info))
     monkeypatch.setenv("SHEETSYNC_SHEETS_API_ROOT", f"{server.url}/v4/spreadsheets")
     return path
 

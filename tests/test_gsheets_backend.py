@@ -10,9 +10,9 @@ from pathlib import Path
 import gspread
 import pytest
 import requests
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import padding, rsa
-from fake_sheets_api import FakeSheetsServer, fake_client, route_to_fake
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding
+from fake_sheets_api import FakeSheetsServer, fake_client, route_to_fake, service_account_info
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -623,24 +623,9 @@ def test_fake_records_requests_and_injects_faults_by_path(
 def test_service_account_signs_in_through_the_token_endpoint(
     server: FakeSheetsServer, key: str, tmp_path: Path
 ) -> None:
-    private_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    pem = private_key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    ).decode()
+    info, private_key = service_account_info(server.url)
     key_file = tmp_path / "service_account.json"
-    key_file.write_text(
-        json.dumps(
-            {
-                "type": "service_account",
-                "project_id": "sheetsync-test",
-                "private_key_id": "0123456789abcdef",
-                "private_key": pem,
-                "client_email": "tracker@sheetsync-test.iam.gserviceaccount.com",
-                "client_id": "1234567890",
-                "token_uri": f"{server.url}/token",  # the fake's token endpoint
-            }
-        )
-    )
+    key_file.write_text(json.dumps(info))
     gc = gspread.service_account(filename=key_file)
     route_to_fake(gc.http_client.session, server.url)  # the Sheets API calls
     try:
@@ -670,16 +655,7 @@ def test_service_account_signs_in_through_the_token_endpoint(
 def test_a_failing_token_endpoint_is_a_backend_error(
     server: FakeSheetsServer, key: str, tmp_path: Path
 ) -> None:
-    private_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    pem = private_key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    ).decode()
-    info = {
-        "type": "service_account",
-        "private_key": pem,
-        "client_email": "tracker@sheetsync-test.iam.gserviceaccount.com",
-        "token_uri": f"{server.url}/token",
-    }
+    info, _ = service_account_info(server.url)
     server.fail_next(100, 400, path_contains="/token")
     gc = gspread.service_account_from_dict(info)
     session: requests.Session = gc.http_client.session
