@@ -6,7 +6,7 @@ Attribute VB_Name = "Sheetsync"
 ' no add-in needed).  sheetsync reports its own errors in a message box.
 Option Explicit
 
-Private Sub Step(code As String)
+Private Sub RunStep(code As String)
     Dim guarded As Collection
     Set guarded = SheetsyncGuard.Unguard()
     On Error GoTo Finally
@@ -16,17 +16,17 @@ Finally:
 End Sub
 
 Public Sub BuildCohorts()
-    Step "import sheetsync.app.buttons as b; b.build()"
+    RunStep "import sheetsync.app.buttons as b; b.build()"
 End Sub
 
 Public Sub ResolvePhase()
-    Step "import sheetsync.app.buttons as b; b.resolve()"
+    RunStep "import sheetsync.app.buttons as b; b.resolve()"
 End Sub
 
 Public Sub UndoPhase()
-    Step "import sheetsync.app.buttons as b; b.undo()"
+    RunStep "import sheetsync.app.buttons as b; b.undo()"
 End Sub
 
 Public Sub EndBattle()
-    Step "import sheetsync.app.buttons as b; b.end()"
+    RunStep "import sheetsync.app.buttons as b; b.end()"
 End Sub

@@ -39,6 +39,7 @@ __all__ = [
     "recalc_and_convert",
     "render_png",
     "require_libreoffice",
+    "run_macros",
     "soffice_path",
     "uno_python",
 ]
@@ -146,9 +147,9 @@ def connect(pipe, deadline):
     raise RuntimeError("could not connect to soffice: %r" % (last,))
 
 
-def load(desktop, path):
+def load(desktop, path, macro_mode=0):
     url = uno.systemPathToFileUrl(path)
-    doc = desktop.loadComponentFromURL(url, "_blank", 0, props(Hidden=True, MacroExecutionMode=0))
+    doc = desktop.loadComponentFromURL(url, "_blank", 0, props(Hidden=True, MacroExecutionMode=macro_mode))
     if doc is None:
         raise RuntimeError("LibreOffice could not open %s" % path)
     return doc
@@ -212,6 +213,25 @@ def macros(doc):
     return {"libraries": libs, "controls": controls}
 
 
+def run_macros(doc, scripts, ranges):
+    # Invoking a routine makes Basic compile its module first.  A module that does not
+    # compile runs nothing, and a headless Calc reports that to no one: the invocation
+    # still returns normally.  Callers check what the routine did (cells it wrote).
+    provider = doc.getScriptProvider()
+    runs = []
+    for url in scripts:
+        try:
+            value = provider.getScript(url).invoke((), (), ())[0]
+            runs.append({"script": url, "ok": True, "value": value if isinstance(value, (str, int, float, bool)) else None})
+        except Exception as exc:
+            message = getattr(exc, "Message", "") or str(exc)
+            target = getattr(exc, "TargetException", None)
+            if target is not None:
+                message += " " + (getattr(target, "Message", "") or str(target))
+            runs.append({"script": url, "ok": False, "error": "%s: %s" % (type(exc).__name__, message)})
+    return {"runs": runs, "values": values(doc, ranges)}
+
+
 def main():
     pipe, deadline = sys.argv[1], float(sys.argv[2])
     ops = json.loads(sys.stdin.read())
@@ -220,7 +240,8 @@ def main():
     results = []
     try:
         for op in ops:
-            doc = load(desktop, op["src"])
+            # MacroExecutionMode 4 (ALWAYS_EXECUTE_NO_WARN) only where macros are to run.
+            doc = load(desktop, op["src"], 4 if op["op"] == "run_macros" else 0)
             try:
                 kind = op["op"]
                 if kind in ("recalc", "errors", "values", "pdf"):
@@ -250,6 +271,8 @@ def main():
                     results.append({"out": op["out"]})
                 elif kind == "macros":
                     results.append(macros(doc))
+                elif kind == "run_macros":
+                    results.append(run_macros(doc, op["scripts"], op.get("ranges", [])))
                 else:
                     raise RuntimeError("unknown operation %r" % kind)
             finally:
@@ -457,4 +480,23 @@ def inspect_macros(src: str | os.PathLike[str]) -> dict[str, Any]:
     workbook's VBA into its Basic library ``VBAProject``.
     """
     (result,) = _run("inspect_macros", [{"op": "macros", "src": _abs(src)}])
+    return result
+
+
+def run_macros(
+    src: str | os.PathLike[str], scripts: list[str], ranges: list[str] | None = None
+) -> dict[str, Any]:
+    """Open ``src`` in Calc with macros enabled, invoke each Basic script URL in ``scripts``
+    in turn (``vnd.sun.star.script:VBAProject.Module.Sub?language=Basic&location=document``),
+    then read ``ranges`` (``"Sheet!A1:B2"``).
+
+    ``{"runs": [{"script", "ok", "value"} or {"script", "ok": False, "error"}], "values":
+    {range: rows}}``.  Invoking a routine makes Basic compile its whole module first; a
+    module that does not compile runs nothing but still gives ``ok: True`` in a headless
+    Calc, so check the cells the routine writes, not ``ok`` alone.  ``ok: False`` carries an
+    error the invocation raised (a script that is not found, for example).
+    """
+    (result,) = _run(
+        "run_macros", [{"op": "run_macros", "src": _abs(src), "scripts": scripts, "ranges": ranges or []}]
+    )
     return result

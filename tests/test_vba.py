@@ -99,13 +99,33 @@ def test_each_macro_file_defines_the_four_buttons() -> None:
         assert subs == MACROS, name
     desktop = (MACROS_DIR / "Sheetsync.bas").read_text()
     for step in ("build", "resolve", "undo", "end"):
-        assert f'Step "import sheetsync.app.buttons as b; b.{step}()"' in desktop
+        assert f'    RunStep "import sheetsync.app.buttons as b; b.{step}()"' in desktop
     assert re.search(r"Set guarded = SheetsyncGuard\.Unguard\(\)\s+On Error GoTo Finally\s+RunPython code\s+Finally:\s+SheetsyncGuard\.Guard guarded",
                      desktop), "the desktop step lifts and restores sheet protection around RunPython"
     remote = (MACROS_DIR / "SheetsyncRemote.bas").read_text()
     assert re.findall(r'CallEndpoint "(\w+)"', remote) == ["build", "resolve", "undo", "end"]
     assert re.search(r"Set guarded = SheetsyncGuard\.Unguard\(\)\s+On Error GoTo Finally\s+RunRemotePython .*\s+Finally:\s+SheetsyncGuard\.Guard guarded",
                      remote), "the remote step lifts and restores sheet protection around RunRemotePython"
+
+
+# Words of the VBA language that cannot name a routine (statement and clause keywords).
+VBA_KEYWORDS = {
+    "And", "As", "Call", "Case", "Const", "Declare", "Dim", "Do", "Each", "Else", "ElseIf", "End",
+    "Enum", "Erase", "Error", "Event", "Exit", "For", "Function", "Get", "GoSub", "GoTo", "If", "In",
+    "Is", "Let", "Like", "Loop", "Me", "Mod", "New", "Next", "Not", "Nothing", "On", "Option",
+    "Or", "Print", "Private", "Property", "Public", "ReDim", "Resume", "Return", "Select", "Set",
+    "Static", "Step", "Stop", "Sub", "Then", "To", "Type", "Until", "Wend", "While", "With", "Xor",
+}
+
+
+def test_vba_no_routine_of_ours_is_named_after_a_keyword() -> None:
+    """``Private Sub Step`` did not compile in LibreOffice: ``Step`` belongs to ``For``."""
+    for path in sorted(MACROS_DIR.glob("*.bas")):
+        names = re.findall(r"^(?:(?:Public|Private|Friend)\s+)?(?:Sub|Function)\s+(\w+)", path.read_text(), re.M | re.I)
+        assert names, path.name
+        clashes = {n for n in names if n.lower() in {k.lower() for k in VBA_KEYWORDS}}
+        assert not clashes, f"{path.name}: {sorted(clashes)}"
+    assert re.search(r"^Private Sub RunStep\(code As String\)$", (MACROS_DIR / "Sheetsync.bas").read_text(), re.M)
 
 
 def test_remote_macros_use_parameters_the_installed_xlwings_has() -> None:

@@ -14,7 +14,8 @@ on open) and one ``VBA/<module>`` stream per module (the compressed source).
 
 * The records come from the ``ms-ovba`` package: its ``DirStream``, ``Project`` and
   ``ProjectView`` views and its module records.
-* The compression is this module's own (:func:`compress`, [MS-OVBA] 2.4.1).
+* The compression is this module's own (:func:`compress`, [MS-OVBA] 2.4.1), and so is
+  the matching :func:`decompress` (2.4.1.3.1), which reads containers Excel wrote too.
   ``ms_ovba_compression`` 1.0.1 produces containers that neither its own decompressor
   nor oletools can read back for ordinary source text (copy tokens go wrong after the
   first few hundred bytes), so it is not used.
@@ -61,6 +62,7 @@ __all__ = [
     "VbaModule",
     "build_vba_project",
     "compress",
+    "decompress",
     "make_xlsm",
     "read_module",
     "write_compound_file",
@@ -154,19 +156,98 @@ def _compress_chunk(chunk: bytes) -> bytes:
                 heads.setdefault(chunk[p : p + 3], []).append(p)
             pos += step
         out[flag_at] = flags
-    if len(out) > _CHUNK:  # incompressible: store the chunk raw
-        if len(chunk) != _CHUNK:
-            raise ValueError("the last chunk of the data cannot be compressed")
-        return (0x3000 | (_CHUNK - 1)).to_bytes(2, "little") + chunk
+    if len(out) > _CHUNK:
+        return b""  # the tokens do not fit in a chunk: the caller decides
     header = 0xB000 | ((len(out) + 2 - 3) & 0x0FFF)
     return header.to_bytes(2, "little") + bytes(out)
 
 
+def _raw_chunk(chunk: bytes) -> bytes:
+    """[MS-OVBA] 2.4.1.3.10: a CompressedChunkHeader with flag 0 and size 4095, then the
+    4096 bytes of the chunk as they are (2.4.1.1.6)."""
+    assert len(chunk) == _CHUNK
+    return (0x3000 | (_CHUNK - 1)).to_bytes(2, "little") + chunk
+
+
 def compress(data: bytes) -> bytes:
-    """Compress ``data`` into an [MS-OVBA] 2.4.1 compressed container."""
+    """Compress ``data`` into an [MS-OVBA] 2.4.1 compressed container.
+
+    Each 4096-byte chunk becomes a compressed chunk, or, when its tokens would not fit in
+    4096 bytes (data without repeats), a raw chunk (2.4.1.3.7, 2.4.1.3.10).
+
+    A shorter final chunk is never written raw.  A raw chunk always holds 4096 bytes
+    (2.4.1.1.6), so 2.4.1.3.10 pads a short one with zero bytes, and decompression
+    (2.4.1.3.3) hands all 4096 back: the padding would become part of the data (NUL
+    characters after a module's last line, or bytes after the dir stream's terminator).
+    Instead, a short final chunk whose tokens do not fit is written as two compressed
+    chunks, each of at most 2048 bytes of data, which always fit.  The decompression
+    algorithm (2.4.1.3.1, 2.4.1.3.2) starts each chunk's copy-token offsets afresh, so this
+    reads back exactly, and only the final chunks are shorter than 4096 bytes.  Module
+    source never gets here in practice (3,641 bytes of VBA without a single repeated
+    three-byte sequence); the case is for arbitrary data.
+    """
     out = bytearray(b"\x01")
     for start in range(0, len(data), _CHUNK):
-        out += _compress_chunk(data[start : start + _CHUNK])
+        chunk = data[start : start + _CHUNK]
+        packed = _compress_chunk(chunk)
+        if not packed and len(chunk) == _CHUNK:
+            packed = _raw_chunk(chunk)
+        elif not packed:
+            half = _CHUNK // 2
+            packed = _compress_chunk(chunk[:half]) + _compress_chunk(chunk[half:])
+        out += packed
+    return bytes(out)
+
+
+def decompress(container: bytes) -> bytes:
+    """The data of an [MS-OVBA] 2.4.1 compressed container (2.4.1.3.1).
+
+    Raises :class:`ValueError` on a container that does not follow 2.4.1.1: a wrong
+    signature byte, a chunk header without its 0b011 signature, a raw chunk with fewer
+    than 4096 bytes, or a copy token that reaches before the start of its chunk.
+    """
+    if not container or container[0] != 0x01:
+        raise ValueError("not a compressed container: the first byte is not 0x01 (MS-OVBA 2.4.1.1.1)")
+    out = bytearray()
+    pos, end = 1, len(container)
+    while pos < end:
+        if pos + 2 > end:
+            raise ValueError(f"compressed container: chunk header cut short at byte {pos}")
+        header = int.from_bytes(container[pos : pos + 2], "little")
+        if (header >> 12) & 0b0111 != 0b011:
+            raise ValueError(f"compressed container: chunk at byte {pos} has no 0b011 signature (MS-OVBA 2.4.1.1.5)")
+        size = (header & 0x0FFF) + 3
+        chunk_end = min(pos + size, end)
+        pos += 2
+        if not header & 0x8000:  # 2.4.1.3.3: a raw chunk holds 4096 bytes
+            if size != _CHUNK + 2 or pos + _CHUNK > end:
+                raise ValueError(f"compressed container: raw chunk at byte {pos - 2} does not hold 4096 bytes")
+            out += container[pos : pos + _CHUNK]
+            pos += _CHUNK
+            continue
+        chunk_start = len(out)
+        while pos < chunk_end:  # 2.4.1.3.4: a flag byte, then up to eight tokens
+            flags = container[pos]
+            pos += 1
+            for bit in range(8):
+                if pos >= chunk_end:
+                    break
+                if not flags >> bit & 1:
+                    out.append(container[pos])
+                    pos += 1
+                    continue
+                if pos + 2 > chunk_end:
+                    raise ValueError(f"compressed container: copy token cut short at byte {pos}")
+                token = int.from_bytes(container[pos : pos + 2], "little")
+                pos += 2
+                offset_bits = _copy_token_bits(len(out) - chunk_start)  # 2.4.1.3.19.1
+                length = (token & (0xFFFF >> offset_bits)) + 3
+                offset = (token >> (16 - offset_bits)) + 1
+                source = len(out) - offset
+                if source < chunk_start:
+                    raise ValueError(f"compressed container: copy token at byte {pos - 2} reaches before its chunk")
+                for i in range(length):  # byte by byte: a copy may overlap itself (2.4.1.3.11)
+                    out.append(out[source + i])
     return bytes(out)
 
 
@@ -243,6 +324,8 @@ def write_compound_file(streams: dict[str, bytes]) -> bytes:
     mini_fat: list[int] = []
     big: list[_Entry] = []
     for node in entries:
+        if node.kind == 1:  # [MS-CFB] 2.6.3: a storage's start sector and size are 0
+            node.start, node.size = 0, 0
         if node.kind != 2:
             continue
         node.size = len(node.data)
@@ -503,10 +586,26 @@ def build_vba_project(
             "Office",
         )
     )
-    streams["VBA/dir"] = compress(DirStream(project).to_bytes())
+    streams["VBA/dir"] = compress(_with_compat_version(DirStream(project).to_bytes()))
     streams["VBA/_VBA_PROJECT"] = ProjectView(project).to_bytes()
-    streams["PROJECT"] = Project(project).to_bytes()
+    project_stream = Project(project)
+    # [MS-OVBA] 2.3.1.14 ProjectVersionCompat32: after HelpContextID, the value Excel writes.
+    project_stream.add_attribute("VersionCompatible32", "393222000")
+    streams["PROJECT"] = project_stream.to_bytes()
     return write_compound_file(streams)
+
+
+#: [MS-OVBA] 2.3.4.2.1.2 PROJECTCOMPATVERSION: Id 0x004A, Size 4, CompatVersion.  Excel
+#: writes CompatVersion 5 (the dir stream of xlwings' Excel-saved ``quickstart.xlsm``).
+_PROJECTCOMPATVERSION = (0x004A).to_bytes(2, "little") + (4).to_bytes(4, "little") + (5).to_bytes(4, "little")
+
+
+def _with_compat_version(dir_stream: bytes) -> bytes:
+    """[MS-OVBA] 2.3.4.2.1: PROJECTINFORMATION opens with PROJECTSYSKIND (Id 0x0001, Size 4,
+    10 bytes in all), and PROJECTCOMPATVERSION follows it, before PROJECTLCID."""
+    if dir_stream[:6] != b"\x01\x00\x04\x00\x00\x00" or dir_stream[10:12] != b"\x02\x00":
+        raise ValueError("the dir stream does not open with PROJECTSYSKIND and PROJECTLCID")
+    return dir_stream[:10] + _PROJECTCOMPATVERSION + dir_stream[10:]
 
 
 # ---------------------------------------------------------------------------------------
