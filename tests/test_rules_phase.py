@@ -11,8 +11,10 @@ from sheetsync.dice import RandomRoller, ScriptedRoller
 from sheetsync.errors import BattleStateError
 from sheetsync.rules.bbn import (
     Battle,
+    Order,
     PhaseResult,
     State,
+    Task,
     battle_to_file,
     hit_chance,
     load_battle,
@@ -227,9 +229,18 @@ def test_r16_same_attack_does_not_step_a_member_twice_while_others_are_eligible(
     assert states(r, "E") == {"E1": "Knocked Out", "E2": "Knocked Out", "E3": "Dead", "E4": "Dead"}
 
 
-def test_r16_steps_with_no_one_left_are_logged() -> None:
-    r = hit_e(-10, {"E1": "Dead", "E2": "Dead", "E3": "Dead", "E4": "Dead"})
-    assert [f.text for f in r.events[0].effects] == ["no member left to take the step"]
+def test_r16_r37_steps_with_no_one_left_are_logged() -> None:
+    # R37: a cohort already all Dead can't be attacked any more, so the case is one attack
+    # whose steps outrun the members: 35 damage (attack power 30 + 5) from -5 is -40, four
+    # steps for E1 alone: Knocked Out, Dead, then nobody twice.
+    b = battle(cohort("A", 4, pools={"melee": 30, "temper": 1}),
+               enemy("E", 4, pools={"defense": 10}, health=-5, states={"E2": "Dead", "E3": "Dead", "E4": "Dead"}),
+               ranges=[["A", "E", "Personal"]], house_rules={"damage_basis": "attack_power"},
+               orders=[{"cohort": "A", "task": "Melee Attack", "target": "E", "roll": 10}])
+    r = run(b)
+    assert [(f.member, f.to_state) for f in r.events[0].effects] == [
+        ("E1", State.KNOCKED_OUT), ("E1", State.DEAD), (None, None), (None, None)]
+    assert [f.text for f in r.events[0].effects][2:] == ["no member left to take the step"] * 2
 
 
 def test_r16_the_casualty_pick_is_logged_with_its_die() -> None:
@@ -264,7 +275,8 @@ def test_tasks_5_7_rescue_twice_per_phase() -> None:
 
 
 def test_r18_flag_names_the_sergeant_and_the_knocked_out() -> None:
-    r = run(battle(cohort("A", states={"A2": "Knocked Out", "A3": "Knocked Out"})))
+    # the cohort has the 2 temper a Rescue costs, so its Sergeant could have rescued (R34)
+    r = run(battle(cohort("A", pools={"temper": 2}, states={"A2": "Knocked Out", "A3": "Knocked Out"})))
     (flag,) = r.end_of_phase
     assert flag.member == "A1" and "A2, A3" in flag.text and flag.rule_ref.startswith("Tasks 5.7")
 
@@ -432,3 +444,158 @@ def test_phase_result_to_json_shape() -> None:
     assert {"name", "health", "temper", "control", "actions_left", "members"} <= set(a)
     assert a["actions_left"] == 3
     assert [m["state"] for m in a["members"]] == ["Active"] * 4
+
+
+# -- R31-R37: places the text leaves open ---------------------------------------------------
+
+
+def _r31_battle(casualty_count: str) -> Battle:
+    """E (4 members, Health 5 of 20, 10 temper) takes a hit to -8, heals 9 to +1, and takes
+    another hit to -12 (13 damage a hit)."""
+    return battle(cohort("A", 4, pools={"melee": 10, "temper": 9}),
+                  enemy("E", 4, pools={"defense": 10, "temper": 10}, health=5),
+                  ranges=[["A", "E", "Personal"]], house_rules={"casualty_count": casualty_count},
+                  orders=[{"cohort": "A", "task": "Melee Attack", "target": "E", "roll": 10},
+                          {"cohort": "E", "task": "Heal", "temper": 3},
+                          {"cohort": "A", "task": "Melee Attack", "target": "E", "roll": 10, "picks": [1, 1]}])
+
+
+def test_r31_health_count_steps_only_for_multiples_crossed() -> None:
+    # 5 -> -8: none crossed; healed to +1; 1 -> -12: -10 crossed once, one step
+    r = run(_r31_battle("health"))
+    assert r.battle.state["E"].health == -12
+    assert [s for s in states(r, "E").values()].count("Knocked Out") == 1
+    assert r.battle.state["E"].below_zero_damage == 0
+
+
+def test_r31_damage_count_adds_up_damage_below_zero_and_healing_gives_none_back() -> None:
+    # 8 below zero, then 12 more after the Heal: 20 in all, two full 10s, two steps
+    r = run(_r31_battle("damage"))
+    assert r.battle.state["E"].below_zero_damage == 20
+    assert states(r, "E") == {"E1": "Active", "E2": "Knocked Out", "E3": "Knocked Out", "E4": "Active"}
+    below = [(f.amount, f.rule_ref) for e in r.events for f in e.effects if f.kind == "below zero"]
+    assert below == [(8, "Tasks 5.11.2, R31"), (12, "Tasks 5.11.2, R31")]
+
+
+def test_r31_damage_count_carries_over_to_the_next_phase_and_undo() -> None:
+    first = run(_r31_battle("damage")).battle
+    stored = Battle.from_data(json.loads(json.dumps(first.to_data())))  # the State sheet's round trip
+    assert stored == first
+    # 20 counted; a 13 hit from -12 is 13 more: 33, one more full 10, one more step
+    order = Order(cohort="A", task=Task.MELEE, target="E", roll=10, picks=(1,))
+    nxt = stored.model_copy(update={"orders": (order,)})
+    nxt = Battle.from_data(nxt.to_data())
+    r = run(nxt)
+    assert r.battle.state["E"].below_zero_damage == 33
+    assert [e.member for e in r.events[0].effects if e.kind == "casualty"] == ["E2"]  # Knocked Out dies first
+    assert undo(r.battle).state["E"].below_zero_damage == 20
+
+
+@pytest.mark.xfail(strict=True, reason="the battle-file loader does not read below_zero_damage yet "
+                   "(sheetsync/rules/bbn/loader.py STATE_KEYS)")
+def test_r31_damage_count_survives_the_battle_file_round_trip() -> None:
+    """``--out`` files and every workbook resolve go through the battle file: the R31
+    counter must come back from it."""
+    first = run(_r31_battle("damage")).battle
+    assert load_battle(battle_to_file(first)) == first
+
+
+def test_r31_the_counter_is_left_out_of_files_while_unused() -> None:
+    r = run(_r31_battle("health"))
+    assert all("below_zero_damage" not in c for c in battle_to_file(r.battle)["cohorts"])
+    assert "below_zero_damage" not in r.battle.to_data()["state"]["E"]
+
+
+def test_r34_no_flag_when_the_sergeant_is_down_or_there_was_no_temper_for_a_rescue() -> None:
+    b = battle(cohort("A", pools={"temper": 2}, states={"A2": "Knocked Out"}),
+               cohort("B", pools={"temper": 1}, states={"B2": "Knocked Out"}),
+               cohort("C", pools={"temper": 9}, states={"C1": "Knocked Out"}),
+               cohort("D", pools={"temper": 9}, states={"D1": "Dead", "D2": "Knocked Out"}))
+    assert [(f.cohort, f.member, f.rule_ref) for f in run(b).end_of_phase] == [("A", "A1", "Tasks 5.7, R18, R34")]
+
+
+def test_r34_temper_is_judged_at_the_start_of_the_phase() -> None:
+    # A spends its 2 temper on Intimidate: it could have rescued instead, so it is flagged
+    b = battle(cohort("A", pools={"temper": 2, "resolve": 10}, states={"A3": "Knocked Out"}), enemy("E"),
+               ranges=[["A", "E", "Personal"]],
+               orders=[{"cohort": "A", "task": "Intimidate", "target": "E", "roll": 1}])
+    r = run(b)
+    assert r.battle.state["A"].temper == 1
+    assert [f.kind for f in r.end_of_phase] == ["flag"]
+
+
+def test_r36_split_the_party_free_heal_spends_only_what_it_needs_too() -> None:
+    b = battle(cohort("S", support=True, pools={"temper": 10}), cohort("B", health=13), cohort("C", health=14),
+               ranges=[["S", "B", "Personal"], ["S", "C", "Personal"]],
+               orders=[{"cohort": "S", "task": "Heal", "target": "B", "temper": 1},
+                       {"cohort": "S", "task": "Hero Moment", "member": "S1", "moment": "Split the Party",
+                        "target": "C", "free_task": "Heal", "temper": 5}])
+    r = run(b)
+    # C misses 1 of 15: ceil(1 / 3) = 1 spent of the 5 declared
+    assert [e.temper_spent for e in r.events] == [1, 1]
+    assert r.battle.state["S"].temper == 8 and r.battle.state["C"].health == 15
+    assert "1 temper spent of 5 declared" in r.events[1].effects[0].text
+
+
+def test_r36_the_declared_temper_need_not_be_there_only_what_is_spent() -> None:
+    # 2 missing, 10 declared, 1 needed: a cohort with 3 temper heals
+    b = battle(cohort("A", pools={"temper": 3}, health=13), orders=[{"cohort": "A", "task": "Heal", "temper": 10}])
+    r = run(b)
+    assert (r.events[0].outcome, r.events[0].temper_spent, r.battle.state["A"].temper) == ("done", 1, 2)
+
+
+def test_r37_a_cohort_with_no_one_up_takes_no_hero_moment_or_tactical_task() -> None:
+    b = battle(cohort("A", 3, pools={"control": 2}, states={"A1": "Knocked Out", "A2": "Stabilized", "A3": "Dead"}),
+               orders=[{"cohort": "A", "task": "Tactical Task"},
+                       {"cohort": "A", "task": "Hero Moment", "member": "A2", "moment": "Custom"}])
+    r = run(b)
+    assert [e.outcome for e in r.events] == ["refused", "refused"]
+    assert all("no member Active or Scared" in (e.reason or "") for e in r.events)
+    assert r.battle.state["A"].control == 2 and r.battle.state["A"].hero_used == ()
+
+
+def test_r37_an_all_scared_cohort_is_still_in_the_fight() -> None:
+    b = battle(cohort("A", 3, pools={"control": 1}, states={"A1": "Scared", "A2": "Scared", "A3": "Scared"}),
+               orders=[{"cohort": "A", "task": "Tactical Task"}])
+    assert run(b).events[0].outcome == "done"
+
+
+def test_r37_a_gone_cohort_can_be_neither_healed_nor_rescued() -> None:
+    b = battle(cohort("S", support=True, pools={"temper": 10}),
+               cohort("B", health=-30, states={"B1": "Dead", "B2": "Dead", "B3": "Dead"}),
+               ranges=[["S", "B", "Personal"]],
+               orders=[{"cohort": "S", "task": "Heal", "target": "B", "temper": 2},
+                       {"cohort": "S", "task": "Rescue", "target": "B", "member": "B2"}])
+    r = run(b)
+    assert [e.outcome for e in r.events] == ["refused", "refused"]
+    assert all("B is gone" in (e.reason or "") for e in r.events)
+    assert r.battle.state["S"].temper == 10
+
+
+def test_r37_side_out_of_the_fight() -> None:
+    from sheetsync.rules.bbn import side_out_of_fight
+
+    b = battle(cohort("A", states={"A1": "Knocked Out", "A2": "Stabilized", "A3": "Dead"}),
+               cohort("B", states={"B1": "Dead", "B2": "Dead", "B3": "Dead"}),
+               enemy("E", states={"E1": "Knocked Out", "E2": "Knocked Out", "E3": "Scared"}))
+    assert side_out_of_fight(b, "players") is True
+    assert side_out_of_fight(b, "enemy") is False  # a Scared member still fights
+    assert side_out_of_fight(b, "nobody") is True  # no cohort, nothing to fight with
+    # after a hit that knocks out the Scared E3, the enemy side is out too
+    hit = battle(cohort("A", 4, pools={"melee": 10, "temper": 1}),
+                 enemy("E", health=0, states={"E1": "Stabilized", "E2": "Dead"}),
+                 ranges=[["A", "E", "Personal"]],
+                 orders=[{"cohort": "A", "task": "Melee Attack", "target": "E", "roll": 10}])
+    assert side_out_of_fight(hit, "enemy") is False
+    assert side_out_of_fight(run(hit).battle, "enemy") is True
+
+
+def test_r16_r32_a_member_knocked_out_and_killed_in_one_attack_cites_r32_only_if_they_were_stabilized() -> None:
+    # 13 damage from -9 is -22: two steps on E1 alone (the others Dead)
+    r = hit_e(-9, {"E2": "Dead", "E3": "Dead", "E4": "Dead"})
+    assert [(f.to_state, f.rule_ref) for f in r.events[0].effects] == [
+        (State.KNOCKED_OUT, "Tasks 5.11.2, 5.12, R16"), (State.DEAD, "Tasks 5.11.2, 5.12, R16")]
+    r = hit_e(-9, {"E1": "Stabilized", "E2": "Dead", "E3": "Dead", "E4": "Dead"})
+    assert [(f.from_state, f.to_state, f.rule_ref) for f in r.events[0].effects] == [
+        (State.STABILIZED, State.KNOCKED_OUT, "Tasks 5.11.2, 5.12, R16, R32"),
+        (State.KNOCKED_OUT, State.DEAD, "Tasks 5.11.2, 5.12, R16, R32")]

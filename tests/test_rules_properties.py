@@ -159,7 +159,9 @@ def battles(draw: Any) -> tuple[Battle, list[dict[str, Any]], int]:
         rules = {"ability_bonus": draw(st.sampled_from(["pooled", "per_ability"])),
                  "scared_loses_action": draw(st.booleans()),
                  "damage_basis": draw(st.sampled_from(["able_members", "members", "attack_power"])),
-                 "combo_bonus": draw(st.integers(0, 4))}
+                 "combo_bonus": draw(st.integers(0, 4)),
+                 "torpor_after_aegis": draw(st.booleans()),
+                 "heal_spends_declared": draw(st.booleans())}
     phase = draw(st.integers(1, 3))
     cohorts = []
     for i in range(draw(st.integers(2, 4))):
@@ -238,6 +240,15 @@ def check_log(before: Battle, result: PhaseResult) -> None:
             assert event.reason and not event.effects and event.temper_spent == 0 and event.damage == 0
             continue
         assert event.reason is None
+        # R37: only a cohort with someone Active or Scared acts, and never on a cohort all Dead
+        assert any(s in ABLE for s in now[event.cohort].values()), event
+        if event.target in now:
+            assert any(s is not State.DEAD for s in now[event.target].values()), event
+        if event.task is Task.HEAL and not rules.heal_spends_declared:
+            # R36: a Heal spends no more than the missing Health needs
+            healed = event.target or event.cohort
+            missing = before.pools[healed].pools["health"] - health[healed]
+            assert event.temper_spent <= max(1, -(-missing // 3)), event
         if event.task in ACTION_TASKS:
             used[event.cohort] += 1
             # R11, R13: no action without a member able to give it at that moment

@@ -1,5 +1,5 @@
 """Baltimore by Night battalion combat rules (``bbn-battalion-combat.txt`` read through
-RULINGS-bbn.md R1-R30).  Pure: the standard library and pydantic only."""
+RULINGS-bbn.md R1-R37, described in ``docs/rules/bbn.md``).  Pure: the standard library and pydantic only."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from sheetsync.rules.bbn.phase import (
     hit_chance,
     phase_roller,
     resolve_phase,
+    side_out_of_fight,
     undo,
 )
 from sheetsync.rules.bbn.pools import CohortPools, compute_pools
@@ -62,5 +63,6 @@ __all__ = [
     "load_battle",
     "phase_roller",
     "resolve_phase",
+    "side_out_of_fight",
     "undo",
 ]

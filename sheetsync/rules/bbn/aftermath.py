@@ -1,4 +1,4 @@
-"""Battle Aftermath (R26-R30): from the cohort sheet back to each character's sheet."""
+"""Battle Aftermath (R26-R30, R35): from the cohort sheet back to each character's sheet."""
 
 from __future__ import annotations
 
@@ -76,8 +76,11 @@ def aftermath(
     aegis: Mapping[str, Mapping[str, int]] | None = None,
     lasting_rolls: Mapping[str, Mapping[str, int]] | None = None,
 ) -> list[AftermathEntry]:
-    """Battle Aftermath, R26-R30: per character damage (3 to 1 Aggravated, rest Lethal),
-    Aegis burns, Torpor, lasting effects, and the Temper returned.
+    """Battle Aftermath, R26-R30, R35: per character damage (3 to 1 Aggravated, rest
+    Lethal), Aegis burns, Torpor, lasting effects, and the Temper returned.
+
+    R35 (``torpor_after_aegis = true``, the default): Torpor is judged on the levels left
+    after the Aegis burns; with ``false``, on the levels before any burn.
 
     ``aegis`` is ``{cohort: {member: burns}}`` (at most 3 each) and ``lasting_rolls``
     ``{cohort: {member: d10}}`` typed in (R25); both default to what each cohort declares.
@@ -100,6 +103,7 @@ def aftermath(
             burns = min(3, max(0, int(aegis.get(spec.name, {}).get(m.name, 0))))
             agg, lethal = aegis_halve(each // 3, each % 3, burns)
             levels = m.health_levels or battle.house_rules.health_levels
+            judged = agg + lethal if battle.house_rules.torpor_after_aegis else each // 3 + each % 3
             effect = None
             band = 75 if each >= 75 else 50 if each >= 50 else 25 if each >= 25 else 0
             if band:
@@ -109,7 +113,7 @@ def aftermath(
                                        result=lasting_result(band, value))
             out.append(AftermathEntry(
                 cohort=spec.name, name=m.name, dead=False, damage=each, aggravated=agg, lethal=lethal,
-                aegis=burns, torpor=agg + lethal > levels, lasting_effect=effect, temper_returned=temper_each,
+                aegis=burns, torpor=judged > levels, lasting_effect=effect, temper_returned=temper_each,
             ))
     return out
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from sheetsync.rules import StrEnum
 
@@ -109,7 +109,7 @@ POOL_NAMES: tuple[str, ...] = tuple(p.value for p in PoolName)
 
 
 class HouseRules(Frozen):
-    """The readings of RULINGS-bbn.md a chronicle may change (keys of R1-R30)."""
+    """The readings of RULINGS-bbn.md a chronicle may change (keys of R1-R37)."""
 
     allow_any_size: bool = False
     """R1: allow cohorts of other than 3 to 5 members."""
@@ -123,6 +123,13 @@ class HouseRules(Frozen):
     """R15: what a hit's damage counts."""
     health_levels: int = Field(default=7, ge=1, le=20)
     """R27: health levels past which aftermath damage means Torpor."""
+    casualty_count: Literal["health", "damage"] = "health"
+    """R31: casualty steps come from Health crossing each multiple of 10 below zero (again
+    after healing), or from the total damage taken at or below zero over the battle."""
+    torpor_after_aegis: bool = True
+    """R35: Torpor is judged on the aftermath damage after Aegis, or before any burn."""
+    heal_spends_declared: bool = False
+    """R36: a Heal that would pass the maximum spends only what it needs, or all declared."""
 
     @classmethod
     def describe(cls) -> dict[str, tuple[str, Any, list[Any]]]:
@@ -148,6 +155,9 @@ _DOCS = {
     "scared_loses_action": "R11: a Scared member gives no action",
     "damage_basis": "R15: damage counts able members, all living members, or Attack Power",
     "health_levels": "R27: health levels; aftermath damage past them means Torpor",
+    "casualty_count": "R31: casualty steps by Health crossing each -10 (again after healing), or by total damage below zero",
+    "torpor_after_aegis": "R35: Torpor is judged after Aegis burns (false: on the damage before them)",
+    "heal_spends_declared": "R36: a Heal spends all the temper declared, even past the maximum (false: only what it needs)",
 }
 
 
@@ -216,6 +226,17 @@ class CohortState(Frozen):
     died_in_phase: dict[str, int] = Field(default_factory=dict)
     reroll_tokens: int = 0
     units_moved: int = 0
+    below_zero_damage: int = Field(default=0, ge=0)
+    """R31 (``casualty_count = "damage"``): damage taken at or below zero so far this
+    battle.  Left out of the dumped state while 0, so battles under the default reading
+    keep the same file and State shape."""
+
+    @model_serializer(mode="wrap")
+    def _drop_unused_counter(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not self.below_zero_damage:
+            data.pop("below_zero_damage", None)
+        return data
 
 
 class Order(Frozen):

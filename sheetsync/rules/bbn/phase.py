@@ -12,6 +12,7 @@ Storyteller would rule at the table; it is not an input error.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -40,6 +41,7 @@ __all__ = [
     "hit_chance",
     "phase_roller",
     "resolve_phase",
+    "side_out_of_fight",
     "undo",
 ]
 
@@ -219,6 +221,7 @@ class _Cohort:
     died_in_phase: dict[str, int]
     reroll_tokens: int
     units_moved: int
+    below_zero_damage: int = 0
     actions_used: int = 0
     rescues: int = 0
     intimidated: bool = False
@@ -239,14 +242,14 @@ class _Cohort:
         return cls(
             name=st.name, health=st.health, temper=st.temper, control=st.control,
             states=dict(st.states), hero_used=list(st.hero_used), died_in_phase=dict(st.died_in_phase),
-            reroll_tokens=st.reroll_tokens, units_moved=st.units_moved,
+            reroll_tokens=st.reroll_tokens, units_moved=st.units_moved, below_zero_damage=st.below_zero_damage,
         )
 
     def freeze(self) -> CohortState:
         return CohortState(
             name=self.name, health=self.health, temper=self.temper, control=self.control,
             states=dict(self.states), hero_used=tuple(self.hero_used), died_in_phase=dict(self.died_in_phase),
-            reroll_tokens=self.next_tokens, units_moved=self.units_moved,
+            reroll_tokens=self.next_tokens, units_moved=self.units_moved, below_zero_damage=self.below_zero_damage,
         )
 
 
@@ -365,10 +368,27 @@ class _Phase:
                            "other cohort a phase (Support Cohort 2, R22)")
         co.aided.append(other)
 
+    def need_in_the_fight(self, order: Order) -> None:
+        """R37: a cohort with no member Active or Scared can take no task (it can still be
+        attacked), and an order aimed at a cohort whose members are all Dead is refused."""
+        actor = order.cohort
+        if not _fighting(self.c[actor].states.values()):
+            if _gone(self.c[actor].states.values()):
+                raise _Refused(f"{actor} is gone: all its members are Dead (R37)")
+            raise _Refused(f"{actor} has no member Active or Scared, so it can take no task (R37)")
+        target = order.target
+        if target is not None and target in self.c and _gone(self.c[target].states.values()):
+            raise _Refused(f"{target} is gone: all its members are Dead, so no order can target it (R37)")
+
     # ---- damage ----------------------------------------------------------------------
     def apply_damage(self, target: str, damage: int) -> None:
-        """Tasks 5.11.2, R16: damage comes off the shared Health pool, which may go below
-        zero; each further 10 below zero is one casualty step."""
+        """Tasks 5.11.2, R16, R31: damage comes off the shared Health pool, which may go
+        below zero, and casualty steps follow.
+
+        R31, ``casualty_count = "health"`` (the default): a step each time Health, falling,
+        crosses another multiple of 10 below zero; a cohort healed back above one crosses
+        it again.  ``"damage"``: a step for each full 10 of the damage taken at or below
+        zero over the whole battle; healing gives none back."""
         co = self.c[target]
         if co.ward and damage:
             absorbed = min(co.ward, damage)
@@ -378,40 +398,57 @@ class _Phase:
                                        text=f"Boost a Pool (Health) absorbs {absorbed}", rule_ref="Hero Moments 1.4, R21"))
         before = co.health
         co.health -= damage
-        steps = max(0, -co.health) // 10 - max(0, -before) // 10
+        if self.rules.casualty_count == "damage":
+            below = min(damage, max(0, -co.health))
+            counted = co.below_zero_damage
+            co.below_zero_damage += below
+            steps = co.below_zero_damage // 10 - counted // 10
+            if below:
+                self.effects.append(Effect(kind="below zero", cohort=target, amount=below,
+                                           text=f"{below} damage at or below zero, {co.below_zero_damage} this battle: "
+                                                "a casualty step for each full 10", rule_ref="Tasks 5.11.2, R31"))
+        else:
+            steps = max(0, -co.health) // 10 - max(0, -before) // 10
         knocked_now: set[str] = set()
         for _ in range(steps):
             self.casualty_step(target, knocked_now)
 
     def casualty_step(self, cohort: str, knocked_now: set[str]) -> None:
-        """R16 casualty step: a Knocked Out member dies first; else a random Active or Scared
-        member other than the Sergeant is Knocked Out; the Sergeant only when no one else is
-        eligible; a Stabilized member only when everyone else is down; one Knocked Out by
-        this same attack only when no one else is eligible."""
+        """R16, R32, R33 casualty step: a Knocked Out member dies first; else a random Active
+        or Scared member other than the Sergeant is Knocked Out; the Sergeant only when no
+        one else is eligible, and a Knocked Out Sergeant dies before a Stabilized member is
+        touched (R33); a Stabilized member only when everyone else is down, and then goes to
+        Knocked Out (R32); one Knocked Out by this same attack only when no one else is
+        eligible (R16, R32)."""
         co = self.c[cohort]
         sergeant = self.battle.spec[cohort].sergeant_name
         names = [m.name for m in self.battle.spec[cohort].members]
         ko_old = [m for m in names if co.states[m] is State.KNOCKED_OUT and m not in knocked_now]
         able = [m for m in names if co.states[m] in (State.ACTIVE, State.SCARED)]
-        tiers: list[tuple[list[str], State, str]] = [
-            ([m for m in ko_old if m != sergeant], State.DEAD, "a Knocked Out member is taken first and dies"),
-            ([m for m in able if m != sergeant], State.KNOCKED_OUT, "Knocked Out"),
-            # the Sergeant is taken only when no one else is eligible (Tasks 5.11.2, R16)
-            ([m for m in ko_old if m == sergeant], State.DEAD, "the Sergeant dies: no one else is left"),
-            ([m for m in able if m == sergeant], State.KNOCKED_OUT, "the Sergeant is Knocked Out: no one else is left"),
+        base = "Tasks 5.11.2, 5.12, R16"
+        tiers: list[tuple[list[str], State, str, str]] = [
+            ([m for m in ko_old if m != sergeant], State.DEAD, "a Knocked Out member is taken first and dies", base),
+            ([m for m in able if m != sergeant], State.KNOCKED_OUT, "Knocked Out", base),
+            # the Sergeant is taken only when no one else is eligible (Tasks 5.11.2, R16); a
+            # Knocked Out one is then the step's Knocked Out member, before any Stabilized (R33)
+            ([m for m in ko_old if m == sergeant], State.DEAD, "the Sergeant dies: no one else is left", base + ", R33"),
+            ([m for m in able if m == sergeant], State.KNOCKED_OUT, "the Sergeant is Knocked Out: no one else is left", base),
             ([m for m in names if co.states[m] is State.STABILIZED], State.KNOCKED_OUT,
-             "a Stabilized member is hit: everyone else is down"),
+             "a Stabilized member is hit: everyone else is down", base + ", R32"),
             ([m for m in names if co.states[m] is State.KNOCKED_OUT and m in knocked_now], State.DEAD,
-             "dies: no one else is left to take the blow"),
+             "dies: no one else is left to take the blow", base),
         ]
-        for candidates, to, text in tiers:
+        for candidates, to, text, rule in tiers:
             if len(candidates) > 1 and sergeant in candidates:
                 candidates = [m for m in candidates if m != sergeant]
             if candidates:
                 who, roll = self.pick(candidates, "casualty")
                 if to is State.KNOCKED_OUT:
                     knocked_now.add(who)
-                self.set_state(cohort, who, to, "casualty", "Tasks 5.11.2, 5.12, R16", text, roll)
+                elif who in knocked_now and any(e.kind == "casualty" and e.member == who and e.from_state is State.STABILIZED
+                                                for e in self.effects):
+                    rule += ", R32"  # Stabilized, then Knocked Out and now Dead in one attack
+                self.set_state(cohort, who, to, "casualty", rule, text, roll)
                 return
         self.effects.append(Effect(kind="casualty", cohort=cohort, text="no member left to take the step",
                                    rule_ref="Tasks 5.11.2, R16"))
@@ -592,13 +629,23 @@ class _Phase:
         ev.update(temper_spent=COSTS[Task.RESCUE], outcome="done")
 
     def heal(self, actor: str, target: str, amount: int | None, *, free: bool) -> int:
-        """Tasks 5.9, R17: 3 Health per temper spent (1 to 10), never above the maximum;
-        healing from below zero wakes no one."""
+        """Tasks 5.9, R17, R36: 3 Health per temper spent (1 to 10), never above the
+        maximum; healing from below zero wakes no one.
+
+        R36 (``heal_spends_declared = false``, the default): when the declared temper would
+        heal past the maximum, the Heal spends only ⌈missing Health / 3⌉ (at least 1), and
+        the log shows both amounts; with ``true`` it spends all that was declared."""
         co = self.c[target]
         missing = self.max_health(target) - co.health
         if missing <= 0:
             raise _Refused(f"{target} is at full Health ({co.health})")
-        spend = amount if amount is not None else min(10, math.ceil(missing / 3), self.c[actor].temper)
+        needed = max(1, math.ceil(missing / 3))
+        if amount is None:
+            spend = min(10, needed, self.c[actor].temper)
+        elif 3 * amount > missing and not self.rules.heal_spends_declared:
+            spend = needed
+        else:
+            spend = amount
         if spend < 1:
             raise _Refused(f"{actor} has no temper to spend on Heal")
         self.need_temper(actor, spend, "Heal")
@@ -608,12 +655,17 @@ class _Phase:
         self.spend_temper(actor, spend)
         gained = min(3 * spend, missing)
         co.health += gained
-        text = f"+{gained} Health ({spend} temper)"
+        rule = "Tasks 5.9, R17"
+        if amount is not None and spend < amount:
+            text = f"+{gained} Health ({spend} temper spent of {amount} declared: the rest was not needed)"
+            rule = "Tasks 5.9, R17, R36"
+        else:
+            text = f"+{gained} Health ({spend} temper)"
         if gained < 3 * spend:
             text += f"; capped at the maximum {self.max_health(target)}"
         if co.health <= 0 or any(s is State.KNOCKED_OUT for s in co.states.values()):
             text += "; healing wakes no one (R17)"
-        self.effects.append(Effect(kind="heal", cohort=target, amount=gained, text=text, rule_ref="Tasks 5.9, R17"))
+        self.effects.append(Effect(kind="heal", cohort=target, amount=gained, text=text, rule_ref=rule))
         return spend
 
     def task_heal(self, order: Order, ev: dict[str, Any]) -> None:
@@ -783,6 +835,7 @@ class _Phase:
         touched = {k for k in (order.cohort, order.target, order.ally) if k is not None and k in self.c}
         saved = {k: _copy(self.c[k]) for k in touched}
         try:
+            self.need_in_the_fight(order)
             handler(order, ev)
         except _Refused as refusal:
             self.c.update(saved)  # a refused order costs nothing (R13): only these cohorts changed
@@ -795,16 +848,22 @@ class _Phase:
         )
 
     def end(self) -> list[Effect]:
-        """End of phase: the Rescue flag (Tasks 5.7, R18); Scared from this phase wears off
-        (R19); phase bonuses lapse (R21); reroll tokens pass to the next phase (R20, R25)."""
+        """End of phase: the Rescue flag (Tasks 5.7, R18, R34); Scared from this phase wears
+        off (R19); phase bonuses lapse (R21); reroll tokens pass to the next phase (R20, R25).
+
+        R34: the flag goes up only for a Sergeant who could have rescued: a member is
+        Knocked Out, the cohort took no Rescue, the Sergeant is neither Knocked Out nor
+        Dead, and the cohort began the phase with at least the 2 temper a Rescue costs."""
         out: list[Effect] = []
         for spec in self.battle.cohorts:
             co = self.c[spec.name]
             knocked = [m for m, s in co.states.items() if s is State.KNOCKED_OUT]
-            if knocked and co.rescues == 0:
+            sergeant_up = co.states[spec.sergeant_name] not in (State.KNOCKED_OUT, State.DEAD)
+            could_pay = self.battle.state[spec.name].temper >= COSTS[Task.RESCUE]
+            if knocked and co.rescues == 0 and sergeant_up and could_pay:
                 out.append(Effect(kind="flag", cohort=spec.name, member=spec.sergeant_name,
                                   text=f"Sergeant {spec.sergeant_name} loses Path/Humanity: {', '.join(knocked)} left "
-                                       "Knocked Out with no Rescue taken", rule_ref="Tasks 5.7, R18"))
+                                       "Knocked Out with no Rescue taken", rule_ref="Tasks 5.7, R18, R34"))
             for m in sorted(co.scared_now):
                 if co.states[m] is State.SCARED:
                     co.states[m] = State.ACTIVE
@@ -823,6 +882,24 @@ class _Phase:
                 out.append(Effect(kind="bonus ends", cohort=spec.name, text="Kill 'Em All lapses without an attack",
                                   rule_ref="Hero Moments 1.3, R21"))
         return out
+
+
+def _fighting(states: Iterable[State]) -> bool:
+    """R37: a member Active or Scared keeps a cohort in the fight."""
+    return any(s in (State.ACTIVE, State.SCARED) for s in states)
+
+
+def _gone(states: Iterable[State]) -> bool:
+    """R37: a cohort whose members are all Dead is gone."""
+    return all(s is State.DEAD for s in states)
+
+
+def side_out_of_fight(battle: Battle, side: str) -> bool:
+    """R37: ``side`` is out of the fight when none of its cohorts has a member Active or
+    Scared (a side with no cohort in the battle has nothing left to fight with either).
+    The forecast's "battle to its end" stops there."""
+    return not any(_fighting(battle.state[spec.name].states.values())
+                   for spec in battle.cohorts if spec.side == side)
 
 
 def _copy(co: _Cohort) -> _Cohort:
