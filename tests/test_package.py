@@ -64,12 +64,13 @@ def test_excel_backend_turns_a_broken_file_into_backend_error(tmp_path: Path) ->
         ExcelBackend(tmp_path / "missing.xlsx").read_ranges(["Orders!A1:B2"])
 
 
-def test_cli_prints_class_and_message_without_traceback(tmp_path: Path) -> None:
+def test_cli_prints_the_problem_first_without_class_name_or_traceback(tmp_path: Path) -> None:
     bad = tmp_path / "broken.xlsx"
     bad.write_bytes(b"junk")
     out = subprocess.run([sys.executable, "-m", "sheetsync", "resolve", str(bad)], capture_output=True, text=True)
     assert out.returncode == 1
-    assert "BackendError:" in out.stderr and "Traceback" not in out.stderr + out.stdout
+    assert out.stderr.startswith(f"error: {bad} can't be opened as a workbook")
+    assert "BackendError" not in out.stderr and "Traceback" not in out.stderr + out.stdout
 
 
 def test_every_error_is_a_sheetsync_error() -> None:

@@ -26,7 +26,7 @@ def run_button(action: str, book: Any = None) -> str:
     try:
         report = usecases.run(action, XlwingsBackend(book))
     except SheetSyncError as exc:
-        message = f"{type(exc).__name__}: {exc}"
+        message = str(exc)  # the problem in words, with its cell; no class name
         alert(book, "sheetsync", message)
         return message
     alert(book, "sheetsync", report.message, mode="info")

@@ -1,5 +1,6 @@
 """``sheetsync``: the command line.  A thin shell over the use cases: it catches
-:class:`SheetSyncError` only, and prints ``ClassName: message`` without a traceback."""
+:class:`SheetSyncError` only, and prints ``error: message`` (the problem first, no Python
+class name) without a traceback, exit code 1."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    # plain help: this typer's rich panels show every flag as "--json <bool>"
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 console = Console()
 err_console = Console(stderr=True)
@@ -33,14 +37,46 @@ def _print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("sheetsync")
+        except PackageNotFoundError:  # running from a source tree that was never installed
+            number = "unknown"
+        console.print(f"sheetsync {number}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.", callback=_version,
+                                          is_eager=True)] = False,
+) -> None:
+    """Run battalion-scale mass combat from a spreadsheet: cohort pools, phases, aftermath."""
+
+
 def _is_workbook(path: Path) -> bool:
-    return path.suffix.lower() in (".xlsx", ".xlsm")
+    """A tracker workbook (.xlsx/.xlsm); anything else must be a battle file (.yaml, .yml,
+    .json), and any other name is refused in one line that says what to do."""
+    from sheetsync.app.files import BATTLE_SUFFIXES, WORKBOOK_SUFFIXES, check_suffix
+
+    check_suffix(path, BATTLE_SUFFIXES + WORKBOOK_SUFFIXES, "a battle file or a tracker workbook")
+    return path.suffix.lower() in WORKBOOK_SUFFIXES
+
+
+def _workbook_only(path: Path) -> None:
+    from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix
+
+    check_suffix(path, WORKBOOK_SUFFIXES, "a tracker workbook")
 
 
 def _load(path: Path, seed: int | None = None) -> Any:
-    from sheetsync.app.files import read_data_file
+    from sheetsync.app.files import BATTLE_SUFFIXES, check_suffix, read_data_file
     from sheetsync.rules.bbn import load_battle
 
+    check_suffix(path, BATTLE_SUFFIXES, "a battle file")
     data = read_data_file(path)
     if seed is not None and isinstance(data, dict):
         data["seed"] = seed
@@ -56,8 +92,14 @@ def _ensure_seed(battle: Any) -> Any:
 
 @app.command()
 def pools(file: Path, as_json: JsonOpt = False) -> None:
-    """Compute every cohort's pools from the members' sheets, with who gave what."""
-    battle = _load(file)
+    """Compute every cohort's pools from the members' sheets, with who gave what (a battle
+    file, or a workbook's Cohorts and Characters sheets: nothing is written)."""
+    if _is_workbook(file):
+        from sheetsync.app.workbook_cli import pools_from_workbook
+
+        battle = pools_from_workbook(file)
+    else:
+        battle = _load(file)
     if as_json:
         _print_json({"cohorts": [pools_json(p) for p in battle.pools.values()]})
         return
@@ -80,14 +122,17 @@ def pools_json(p: Any) -> dict[str, Any]:
 def resolve(
     file: Path,
     as_json: JsonOpt = False,
-    out: Annotated[Path | None, typer.Option(help="Write the new battle state here (a battle file).")] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed for dice not typed in.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="Write the new battle state here (a battle file; for a workbook, a copy of it, the original untouched).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed for dice not typed in (battle files only).")] = None,
 ) -> None:
     """Resolve the declared orders of the next phase (a battle file, or a workbook)."""
     if _is_workbook(file):
         from sheetsync.app.workbook_cli import resolve_workbook
 
-        resolve_workbook(file, as_json=as_json, console=console)
+        if seed is not None:
+            _refuse_workbook_seed(file)
+        resolve_workbook(file, as_json=as_json, console=console, out=out)
         return
     from sheetsync.rules.bbn import battle_to_file, resolve_phase
 
@@ -107,16 +152,29 @@ def resolve(
         console.print(f"New battle state written to {out}; resolve it for phase {result.phase + 1}.")
 
 
+def _refuse_workbook_seed(file: Path) -> None:
+    """R25: a tracker's dice come from the seed stored at Build Cohorts and the phase
+    number, so that a phase resolved again after an Undo rolls the same dice.  A one-off
+    ``--seed`` would break that, so it is refused on a workbook."""
+    from sheetsync.errors import BackendError
+
+    raise BackendError(f"{file}: --seed can't be used on a workbook; nothing was written. A tracker's dice come from "
+                       "the seed stored when the cohorts were built and the phase number, so that a phase resolved "
+                       "again after Undo rolls the same dice (R25). Type your own dice in the Orders sheet's Roll "
+                       "column instead, or set Battle!B6 (Dice seed) before Build Cohorts")
+
+
 @app.command()
 def undo(
     file: Path,
-    out: Annotated[Path | None, typer.Option(help="Where to write the restored battle (default: in place).")] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="Where to write the restored battle (default: in place; for a workbook, a copy, the original untouched).")] = None,
 ) -> None:
     """Undo the last resolved phase: the battle exactly as it was before it."""
     if _is_workbook(file):
         from sheetsync.app.workbook_cli import undo_workbook
 
-        undo_workbook(file, console=console)
+        undo_workbook(file, console=console, out=out)
         return
     from sheetsync.app.files import dump_battle_file
     from sheetsync.rules.bbn import battle_to_file
@@ -129,13 +187,21 @@ def undo(
 
 @app.command()
 def aftermath(file: Path, as_json: JsonOpt = False) -> None:
-    """Battle Aftermath (R26-R30): each character's damage, Aegis, Torpor, lasting effects."""
+    """Battle Aftermath (R26-R30): each character's damage, Aegis, Torpor, lasting effects.
+    On a workbook it previews what `sheetsync end` would write, and writes nothing."""
     from sheetsync.dice import RandomRoller
     from sheetsync.rules.bbn import aftermath as run_aftermath
     from sheetsync.rules.bbn import aftermath_json
 
-    battle = _ensure_seed(_load(file))
-    entries = run_aftermath(battle, RandomRoller(f"{battle.seed}:aftermath"))
+    if _is_workbook(file):
+        from sheetsync.app.workbook_cli import aftermath_preview
+        from sheetsync.rules.bbn.aftermath import AftermathEntry
+
+        report = aftermath_preview(file)
+        entries = [AftermathEntry.model_validate(c) for c in (report.aftermath or {}).get("characters", [])]
+    else:
+        battle = _ensure_seed(_load(file))
+        entries = run_aftermath(battle, RandomRoller(f"{battle.seed}:aftermath"))
     if as_json:
         _print_json(aftermath_json(entries))
         return
@@ -178,28 +244,34 @@ def demo(
 def template(
     out: Path,
     macros: Annotated[bool, typer.Option("--macros", help="A macro-enabled .xlsm with the four buttons.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing file (kept as NAME.bak).")] = False,
 ) -> None:
-    """Write a blank tracker workbook."""
+    """Write a blank tracker workbook (.xlsx, or .xlsm with --macros)."""
+    _workbook_only(out)
     if macros or out.suffix.lower() == ".xlsm":
         from sheetsync.app.workbook_cli import write_macro_template
 
-        write_macro_template(out)
+        written = write_macro_template(out, force=force)
     else:
         from sheetsync.app.workbook_cli import write_template
 
-        write_template(out)
-    console.print(f"Blank tracker written to {out}. Fill in Cohorts and Characters, then: sheetsync build {out}")
+        written = write_template(out, force=force)
+    console.print(f"Blank tracker written to {written}. Fill in Cohorts and Characters, then: sheetsync build {written}")
 
 
 @app.command()
 def new(
     workbook: Path,
     from_file: Annotated[Path, typer.Option("--from", help="A battle file (YAML or JSON) to load into the tracker.")],
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing file (kept as NAME.bak).")] = False,
 ) -> None:
     """Create a tracker workbook from a battle file: characters, state, ranges and orders."""
+    from sheetsync.app.files import BATTLE_SUFFIXES, check_suffix
     from sheetsync.app.workbook_cli import new_workbook
 
-    report = new_workbook(workbook, from_file)
+    _workbook_only(workbook)
+    check_suffix(from_file, BATTLE_SUFFIXES, "the --from battle file")
+    report = new_workbook(workbook, from_file, force=force)
     console.print(f"{workbook}: {report.message}")
 
 
@@ -210,6 +282,34 @@ def build(workbook: Path) -> None:
 
     report = run_workbook("build", workbook)
     console.print(f"{workbook}: {report.message}")
+    for line in report.warnings:
+        err_console.print(f"Warning: {line}", style="yellow", highlight=False)
+
+
+@app.command()
+def check(file: Path, as_json: JsonOpt = False) -> None:
+    """Dry run: list what the next resolve would refuse, and why; changes nothing.
+
+    FILE is a tracker workbook or a battle file. Exit code 0: nothing would be refused;
+    1: something would be (or the file could not be checked); 2: a usage error."""
+    from sheetsync.app import usecases
+
+    if _is_workbook(file):
+        from sheetsync.app.workbook_cli import excel_backend
+
+        backend = excel_backend(file)
+        with backend.locked():
+            report = usecases.check(backend)
+    else:
+        report = usecases.check_battle(_load(file))
+    if as_json:
+        _print_json(report.to_json())
+    else:
+        from sheetsync.app.check_view import print_check
+
+        print_check(console, report, str(file))
+    if report.refusals:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -230,7 +330,32 @@ def export(workbook: Path, as_json: JsonOpt = True) -> None:
     from sheetsync.app.usecases import export as export_state
     from sheetsync.app.workbook_cli import excel_backend
 
-    _print_json(export_state(excel_backend(workbook)))
+    _workbook_only(workbook)
+    backend = excel_backend(workbook)
+    with backend.locked():
+        _print_json(export_state(backend))
+
+
+@app.command()
+def status(file: Path) -> None:
+    """The battle at a glance: the phase, each cohort's Health as a bar, temper, control,
+    actions left and members by state (a workbook or a battle file; nothing is written)."""
+    from sheetsync.app.render import print_status
+
+    if not _is_workbook(file):
+        print_status(console, _load(file))
+        return
+    from sheetsync.app.usecases import export as export_state
+    from sheetsync.app.workbook_cli import excel_backend
+    from sheetsync.rules.bbn import load_battle
+    from sheetsync.sheets.layout import layout
+
+    backend = excel_backend(file)
+    with backend.locked():
+        data = export_state(backend)
+        (cell,) = backend.read_ranges([layout().cells["Battle_Status"].ref])
+    shown = cell[0][0] if cell and cell[0] and isinstance(cell[0][0], str) else None
+    print_status(console, load_battle(data["battle"], str(file)), status=shown)
 
 
 gsheet_app = typer.Typer(help="A shared Google Sheet as the tracker (through gspread, no server needed).",
@@ -244,7 +369,10 @@ OAuth = Annotated[bool, typer.Option("--oauth", help="Sign in with gspread's OAu
 def _gsheet(spreadsheet: str, service_account: Path | None, oauth: bool) -> Any:
     from sheetsync.app.gsheet_cli import gsheet_backend, gspread_client
 
-    return gsheet_backend(spreadsheet, gspread_client(service_account, oauth=oauth))
+    def progress(line: str) -> None:  # waits and retries, on stderr (stdout may be --json)
+        err_console.print(line, style="yellow", highlight=False)
+
+    return gsheet_backend(spreadsheet, gspread_client(service_account, oauth=oauth), progress=progress)
 
 
 @gsheet_app.command("init")
@@ -304,6 +432,7 @@ def upload(workbook: Path, spreadsheet: str, service_account: ServiceAccount = N
     from sheetsync.app.gsheet_cli import copy_tracker, init_spreadsheet
     from sheetsync.app.workbook_cli import excel_backend
 
+    _workbook_only(workbook)
     backend = _gsheet(spreadsheet, service_account, oauth)
     if init and "State" not in backend.metadata():
         init_spreadsheet(backend)
@@ -317,10 +446,13 @@ def download(spreadsheet: str, workbook: Path, service_account: ServiceAccount =
     from sheetsync.app.gsheet_cli import copy_tracker
     from sheetsync.app.workbook_cli import excel_backend, write_template
 
+    _workbook_only(workbook)
     backend = _gsheet(spreadsheet, service_account, oauth)
     if not workbook.exists():
-        write_template(workbook)
-    n = copy_tracker(backend, excel_backend(workbook))
+        write_template(workbook, force=False)
+    target = excel_backend(workbook)  # an existing workbook is updated in place, the old one kept as .bak
+    with target.locked():
+        n = copy_tracker(backend, target)
     console.print(f"Downloaded {n} cells into {workbook} ({backend.request_count} requests).")
 
 
@@ -342,12 +474,48 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
 ) -> None:
-    """The four buttons over HTTP for xlwings' remote clients (needs SHEETSYNC_API_KEY)."""
+    """The four buttons over HTTP for xlwings' remote clients (needs SHEETSYNC_API_KEY and
+    XLWINGS_LICENSE_KEY)."""
+    import logging
+
     import uvicorn
 
-    from sheetsync.app.server import create_app
+    from sheetsync.app.server import create_app, require_remote_engine
 
-    uvicorn.run(create_app(), host=host, port=port, log_level="info")
+    app = create_app()
+    require_remote_engine()  # refuse to start rather than fail every click
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    uvicorn.run(app, host=host, port=port, log_level="info")
+
+
+@app.command("rules")
+def rules_reference(
+    ruling: Annotated[str | None, typer.Argument(help="Show one ruling only, for example R16.")] = None,
+    system: Annotated[str, typer.Option("--system", help="The rule system; only bbn is built.")] = "bbn",
+) -> None:
+    """Print the rulings R1-R37 with their house-rule keys and defaults, and the rule
+    sections results cite (also in docs/rules/bbn.md)."""
+    from sheetsync.app.rules_doc import SYSTEMS, print_rules
+    from sheetsync.rules.bbn.reference import RULINGS, find_ruling
+
+    if system.strip().lower() not in SYSTEMS:
+        raise typer.BadParameter(f"{system!r} is not a rule system sheetsync runs: only bbn is built; "
+                                 "hexwar and exalted are not built yet", param_hint="--system")
+    found = None
+    if ruling is not None:
+        found = find_ruling(ruling)
+        if found is None:
+            raise typer.BadParameter(f"{ruling!r} is not a ruling: they run from R1 to R{RULINGS[-1].number}",
+                                     param_hint="RULING")
+    print_rules(console, found)
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of a battle file (YAML or JSON), built from the models."""
+    from sheetsync.rules.bbn.file_schema import battle_file_schema
+
+    _print_json(battle_file_schema())
 
 
 def main() -> None:
@@ -356,10 +524,22 @@ def main() -> None:
     try:
         app()
     except SheetSyncError as exc:
-        from rich.text import Text
-
-        err_console.print(Text.assemble((type(exc).__name__, "bold red"), ": ", str(exc)), highlight=False)
+        _print_error(str(exc))
         sys.exit(1)
+    except OSError as exc:  # a file problem no command turned into a SheetSyncError
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        _print_error(f"{where}{exc.strerror or exc}")
+        sys.exit(1)
+    except KeyboardInterrupt:
+        _print_error("interrupted; a step that was saving either finished or left the file as it was")
+        sys.exit(130)
+
+
+def _print_error(message: str) -> None:
+    """One error, the problem first: ``error: Orders!C7: task 'Melee' is not a task``."""
+    from rich.text import Text
+
+    err_console.print(Text.assemble(("error", "bold red"), ": ", message), highlight=False, soft_wrap=True)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,35 @@
-"""Battle files on disk: YAML or JSON in, atomic writes out."""
+"""Battle files and workbooks on disk: YAML or JSON in, safe writes out.
+
+Every file sheetsync writes goes through :func:`atomic_write_bytes`:
+
+- the new bytes go to a temporary file beside the target (``.NAME.<pid>-<random>.tmp``),
+  are flushed to disk, then renamed over the target, so a crash never leaves a half-written
+  file; on any failure the temporary file is removed, and one left by a killed run (its
+  process is gone) is cleared by the next write of the same file;
+- with ``backup`` the previous file is kept as ``NAME.bak``, itself written through a
+  temporary file and renamed, so a crash during the copy never leaves a truncated backup
+  and never loses the good one;
+- a symbolic link is written through: the link stays a link, and its target is replaced
+  (the temporary file and the ``.bak`` sit beside the target, on the target's file system);
+- a file without its owner's write permission (``chmod 444``) is refused, not replaced;
+- a missing folder is an error that names it.
+
+:func:`file_lock` serializes the steps on one workbook between processes (an OS-level lock
+on ``.NAME.lock`` beside the target; the lock goes with the process, so a killed step never
+leaves the workbook locked).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import shutil
+import stat
 import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,12 +37,85 @@ import yaml
 
 from sheetsync.errors import BackendError, InputError, Problem
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "dump_battle_file", "example_path", "read_data_file"]
+__all__ = [
+    "BATTLE_SUFFIXES",
+    "LOCK_TIMEOUT",
+    "WORKBOOK_SUFFIXES",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "check_suffix",
+    "clear_stale_temps",
+    "dump_battle_file",
+    "example_path",
+    "file_lock",
+    "lock_path",
+    "read_data_file",
+    "refuse_existing",
+    "target_of",
+]
+
+WORKBOOK_SUFFIXES = (".xlsx", ".xlsm")
+BATTLE_SUFFIXES = (".yaml", ".yml", ".json")
+LOCK_TIMEOUT = 60.0
+"""Seconds a step waits for another step on the same workbook before giving up."""
 
 
 def example_path() -> Path:
     """The embedded example battle that ``sheetsync demo`` runs."""
     return Path(__file__).resolve().parent.parent / "examples" / "battle.yaml"
+
+
+def check_suffix(path: Path, allowed: tuple[str, ...], what: str) -> None:
+    """Refuse a file whose name doesn't end in one of ``allowed``, in one line that says
+    what to do instead (``x.ods``: save it as .xlsx)."""
+    suffix = path.suffix.lower()
+    if suffix in allowed:
+        return
+    shown = "/".join(allowed)
+    if suffix in (".ods", ".xls", ".csv", ".numbers", ".xlsb", ".fods"):
+        hint = "save it as .xlsx from LibreOffice or Excel (File, Save As, Excel 2007-365), then use that file"
+    elif suffix in WORKBOOK_SUFFIXES:
+        hint = "this command takes a battle file; for a tracker workbook use build, resolve, undo or end"
+    elif suffix in BATTLE_SUFFIXES:
+        hint = "this command takes a tracker workbook; make one with: sheetsync new FILE.xlsx --from " + path.name
+    else:
+        hint = f"give a file whose name ends in {shown}"
+    kind = f"a {suffix} file" if suffix else "a name without an extension"
+    raise BackendError(f"{path}: sheetsync can't use {kind} here ({what} is {shown}): {hint}. "
+                       "Nothing was written")
+
+
+def refuse_existing(path: Path, force: bool) -> None:
+    """Refuse to replace an existing file unless ``force`` (a tracker may hold a battle in
+    progress; ``--force`` replaces it and keeps the old one as ``NAME.bak``)."""
+    if not force and (path.exists() or path.is_symlink()):
+        raise BackendError(f"{path} already exists and may hold a battle in progress; nothing was written. "
+                           "Choose another name, or add --force to replace it (the old file is kept as "
+                           f"{path.name}.bak)")
+
+
+def _whole_or_text(digits: str) -> int | str:
+    """A whole number, or its text when Python refuses to convert that many digits; the
+    battle-file loader then reports it at its path instead of crashing here."""
+    try:
+        return int(digits)
+    except ValueError:
+        return digits
+
+
+class _SafeLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` whose whole numbers too long for ``int()`` stay text (see
+    :func:`_whole_or_text`)."""
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    try:
+        return yaml.SafeLoader.construct_yaml_int(loader, node)  # type: ignore[arg-type]
+    except ValueError:
+        return loader.construct_scalar(node)  # type: ignore[arg-type]
+
+
+_SafeLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 def read_data_file(path: Path) -> Any:
@@ -27,12 +124,14 @@ def read_data_file(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise BackendError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise BackendError(f"{path} is not a text battle file (YAML or JSON): it can't be read as UTF-8 text") from None
     except OSError as exc:
         raise BackendError(f"{path}: {exc.strerror}") from None
     try:
         if path.suffix.lower() == ".json":
-            return json.loads(text)
-        return yaml.safe_load(text)
+            return json.loads(text, parse_int=_whole_or_text)
+        return yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a SafeLoader subclass
     except json.JSONDecodeError as exc:
         raise InputError([Problem(f"line {exc.lineno}, column {exc.colno}", exc.msg)], str(path)) from None
     except yaml.YAMLError as exc:
@@ -41,21 +140,175 @@ def read_data_file(path: Path) -> Any:
         raise InputError([Problem(where, str(getattr(exc, "problem", exc)))], str(path)) from None
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, backup: bool = False) -> None:
-    """Write to a temporary file beside ``path``, then replace it: a crash never leaves a
-    half-written file.  With ``backup`` the previous file is kept as ``NAME.bak``."""
+def target_of(path: Path) -> Path:
+    """The file a write to ``path`` replaces: the link's final target for a symbolic link
+    (relative links resolve against the link's folder), else ``path`` itself."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    if path.is_symlink():
+        return Path(os.path.realpath(path))
+    return path
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file of the steps on ``path``: ``.NAME.lock`` beside the link's target, so
+    two links to one workbook share one lock.  It is no LibreOffice or Excel lock file
+    (those are ``.~lock.NAME#`` and ``~$NAME``)."""
+    target = target_of(path)
+    return target.with_name(f".{target.name}.lock")
+
+
+_locks: dict[str, Any] = {}
+_locks_guard = threading.Lock()
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold the OS-level lock of the steps on ``path`` (re-entrant within a thread; other
+    processes and threads wait).  A wait longer than ``timeout`` seconds is a
+    :class:`BackendError`, and nothing has been read or written."""
+    from filelock import FileLock, Timeout
+
+    lock_file = lock_path(path)
+    if not lock_file.parent.is_dir():
+        raise BackendError(f"{path}: the folder {lock_file.parent} does not exist; create it first. "
+                           "Nothing was written")
+    key = str(lock_file.absolute())
+    with _locks_guard:
+        lock = _locks.get(key)
+        if lock is None:
+            lock = _locks[key] = FileLock(key)
     try:
-        mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask()
+        lock.acquire(timeout=timeout)
+    except Timeout:
+        raise BackendError(f"{path}: another sheetsync step has been working on this workbook for over "
+                           f"{timeout:g} s (lock {lock_file.name}); nothing was read or written. Wait for it "
+                           "to finish, then run this step again") from None
+    except OSError as exc:
+        raise BackendError(f"{path}: can't take the lock {lock_file} ({exc.strerror or exc}); "
+                           "nothing was written") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _temp_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(r"^\." + re.escape(name) + r"\.(?:(\d+)-)?[a-z0-9_]+\.tmp$")
+
+
+LEGACY_TEMP_AGE = 600.0
+"""A temporary file with no process id in its name (written by an older sheetsync) is
+cleared once it is this many seconds old: no save takes that long."""
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def clear_stale_temps(path: Path) -> list[Path]:
+    """Remove the temporary files a killed save of ``path`` left beside it, and only
+    those: names of the exact form ``.NAME.<pid>-<random>.tmp`` whose process is gone (or,
+    for older names without a process id, older than :data:`LEGACY_TEMP_AGE`).  A live
+    save's temporary file is never touched."""
+    import time
+
+    target = target_of(path)
+    folder = target.parent
+    pattern = _temp_pattern(target.name)
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        m = pattern.match(entry.name)
+        if m is None:
+            continue
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            if m.group(1) is not None:
+                if _alive(int(m.group(1))):
+                    continue
+            elif now - entry.stat(follow_symlinks=False).st_mtime < LEGACY_TEMP_AGE:
+                continue
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+        except OSError:
+            continue
+    return removed
+
+
+def _mkstemp(target: Path) -> tuple[int, str]:
+    return tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}-", suffix=".tmp", dir=target.parent)
+
+
+def _write_backup(target: Path) -> None:
+    """Copy ``target`` to ``NAME.bak`` atomically: a temporary copy, flushed, then renamed."""
+    bak = target.with_name(target.name + ".bak")
+    fd, tmp = _mkstemp(target)
+    try:
+        with open(target, "rb") as src, os.fdopen(fd, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+            dst.flush()
+            os.fsync(dst.fileno())
+        shutil.copystat(target, tmp)
+        os.replace(tmp, bak)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _refuse_read_only(path: Path, target: Path) -> None:
+    """Refuse a file its owner may not write (``chmod 444``).  The permission bits are
+    checked, not the outcome of a write: as root every write succeeds."""
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        return
+    if not mode & stat.S_IWUSR:
+        raise BackendError(f"{path} is read-only (permissions {stat.filemode(mode)}); nothing was written. "
+                           f"Make it writable first (chmod u+w {path}), or write to another file")
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, backup: bool = False) -> None:
+    """Write ``data`` to ``path`` safely (see the module docstring): temporary file beside
+    the target, then rename; ``backup`` keeps the previous file as ``NAME.bak``.  Every
+    failure is a :class:`BackendError` naming the file, and the previous file (and its
+    ``.bak``) is as it was."""
+    path = Path(path)
+    target = target_of(path)
+    folder = target.parent
+    if not folder.is_dir():
+        raise BackendError(f"{path}: the folder {folder} does not exist; create it first. Nothing was written")
+    _refuse_read_only(path, target)
+    clear_stale_temps(target)
+    try:
+        fd, tmp = _mkstemp(target)
+    except OSError as exc:
+        raise BackendError(f"{path}: can't write in {folder} ({exc.strerror}); nothing was written") from None
+    try:
+        mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
         os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        if backup and path.exists():
-            shutil.copy2(path, path.with_name(path.name + ".bak"))  # the original stays in place meanwhile
-        os.replace(tmp, path)
+        if backup and target.exists():
+            _write_backup(target)  # the original stays in place meanwhile
+        os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise BackendError(f"{path}: can't save ({exc.strerror or exc}); the previous file is untouched") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -1,7 +1,12 @@
-"""Workbook commands: template, new, build, resolve, undo, end, export on .xlsx/.xlsm."""
+"""Workbook commands: template, new, build, resolve, undo, end, export on .xlsx/.xlsm.
+
+Every step on a workbook holds the workbook's step lock from before its read until after
+its save (:meth:`ExcelBackend.locked`), so two steps at once run one after the other.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -9,13 +14,13 @@ from rich.console import Console
 
 from sheetsync.app import usecases
 
-__all__ = ["demo_workbook", "excel_backend", "new_workbook", "resolve_workbook", "run_workbook", "undo_workbook",
-           "write_template"]
+__all__ = ["DryRunBackend", "aftermath_preview", "demo_workbook", "excel_backend", "new_workbook", "pools_from_workbook",
+           "resolve_workbook", "run_workbook", "undo_workbook", "write_macro_template", "write_template"]
 
 
-def excel_backend(path: Path) -> Any:
+def excel_backend(path: Path, *, save_to: Path | None = None, workbook: Any = None) -> Any:
     """An :class:`ExcelBackend` that puts the Health chart back before each save (openpyxl
-    drops charts it reads)."""
+    drops charts it reads).  ``save_to`` writes the result there instead of over ``path``."""
     from sheetsync.backends.excel import ExcelBackend
     from sheetsync.sheets.layout import layout
     from sheetsync.sheets.template import add_chart
@@ -27,8 +32,24 @@ def excel_backend(path: Path) -> Any:
         n = sum(1 for h in header if h and not str(h).startswith("Cohort "))
         add_chart(wb, layout(), max(1, n))
 
-    serialize = _xlsm_bytes if path.suffix.lower() == ".xlsm" else None
-    return ExcelBackend(path, before_save=restore, serialize=serialize)
+    dest = save_to if save_to is not None else path
+    serialize = _xlsm_bytes if dest.suffix.lower() == ".xlsm" else None
+    return ExcelBackend(path, before_save=restore, serialize=serialize, save_to=save_to, workbook=workbook)
+
+
+class DryRunBackend:
+    """Reads from another backend and keeps the writes instead of making them: a step run
+    on it shows what it would do and changes nothing."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.updates: list[Any] = []
+
+    def read_ranges(self, ranges: Sequence[str]) -> list[Any]:
+        return list(self.inner.read_ranges(ranges))
+
+    def write_ranges(self, updates: Sequence[Any]) -> None:
+        self.updates.extend(updates)
 
 
 BUTTONS = (("Battle", "BuildCohorts", "Build Cohorts", "H2"), ("Battle", "ResolvePhase", "Resolve Phase", "H5"),
@@ -56,36 +77,76 @@ def _macros_dir() -> Path:
     return Path(MACROS_DIR)
 
 
-def write_template(out: Path) -> Path:
+def _template_bytes(out: Path) -> bytes:
     import io
 
-    from sheetsync.app.files import atomic_write_bytes
     from sheetsync.sheets.template import build_template
 
-    wb = build_template()
+    if out.suffix.lower() == ".xlsm":
+        return _xlsm_bytes(build_template())
     buf = io.BytesIO()
-    wb.save(buf)
-    atomic_write_bytes(out, buf.getvalue())
+    build_template().save(buf)
+    return buf.getvalue()
+
+
+def write_template(out: Path, *, force: bool = True) -> Path:
+    """A blank tracker at ``out`` (.xlsx, or .xlsm with the buttons).  An existing file is
+    refused unless ``force``, and when replaced it is kept as ``NAME.bak`` (issue: a blank
+    template must never silently replace a battle in progress)."""
+    from sheetsync.app.files import (
+        WORKBOOK_SUFFIXES,
+        atomic_write_bytes,
+        check_suffix,
+        file_lock,
+        refuse_existing,
+    )
+
+    check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
+    with file_lock(out):
+        refuse_existing(out, force)
+        atomic_write_bytes(out, _template_bytes(out), backup=True)
     return out
 
 
-def new_workbook(out: Path, battle_file: Path) -> usecases.StepReport:
-    from sheetsync.app.files import read_data_file
+def new_workbook(out: Path, battle_file: Path, *, force: bool = True) -> usecases.StepReport:
+    """A tracker at ``out`` holding the battle of ``battle_file``, written in one save: an
+    existing file is refused unless ``force``, and when replaced it is kept as ``NAME.bak``."""
+    from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix, read_data_file, refuse_existing
     from sheetsync.rules.bbn import load_battle
+    from sheetsync.sheets.template import build_template
 
+    check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
     battle = load_battle(read_data_file(battle_file), str(battle_file))
-    write_template(out)
-    backend = excel_backend(out)
-    backend.backup = False  # the file was a blank template a moment ago: nothing to keep
-    return usecases.load_battle_into(backend, battle)
+    refuse_existing(out, force)
+    backend = excel_backend(out, workbook=build_template())
+    with backend.locked():
+        refuse_existing(out, force)  # again, under the lock: nobody made it meanwhile
+        return usecases.load_battle_into(backend, battle)
 
 
-def run_workbook(action: str, path: Path) -> usecases.StepReport:
-    return usecases.run(action, excel_backend(path))
+def run_workbook(action: str, path: Path, *, out: Path | None = None) -> usecases.StepReport:
+    """Run one step on a workbook under its step lock; with ``out`` the result goes there and
+    ``path`` is left untouched (``--out``)."""
+    backend = _step_backend(path, out)
+    with backend.locked():
+        return usecases.run(action, backend)
 
 
-def resolve_workbook(path: Path, *, as_json: bool, console: Console) -> None:
-    report = run_workbook("resolve", path)
+def _step_backend(path: Path, out: Path | None) -> Any:
+    from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix
+    from sheetsync.errors import BackendError
+
+    check_suffix(path, WORKBOOK_SUFFIXES, "a tracker workbook")
+    if out is None:
+        return excel_backend(path)
+    if out.suffix.lower() != path.suffix.lower():
+        raise BackendError(f"{out}: --out on a workbook must be a workbook of the same kind as {path.name} "
+                           f"(a name ending in {path.suffix}); nothing was written")
+    return excel_backend(path, save_to=out)
+
+
+def resolve_workbook(path: Path, *, as_json: bool, console: Console, out: Path | None = None) -> None:
+    report = run_workbook("resolve", path, out=out)
     if as_json:
         import json
         import sys
@@ -96,12 +157,43 @@ def resolve_workbook(path: Path, *, as_json: bool, console: Console) -> None:
 
     assert report.result is not None
     print_phase(console, report.result)
-    console.print(f"{path}: {report.message}")
+    if out is not None:
+        console.print(f"{out}: {report.message} ({path} is unchanged)")
+    else:
+        console.print(f"{path}: {report.message}")
 
 
-def undo_workbook(path: Path, *, console: Console) -> None:
-    report = run_workbook("undo", path)
-    console.print(f"{path}: {report.message}")
+def undo_workbook(path: Path, *, console: Console, out: Path | None = None) -> None:
+    report = run_workbook("undo", path, out=out)
+    if out is not None:
+        console.print(f"{out}: {report.message} ({path} is unchanged)")
+    else:
+        console.print(f"{path}: {report.message}")
+
+
+def pools_from_workbook(path: Path) -> Any:
+    """The battle a Build Cohorts would make from the tracker's Cohorts and Characters
+    sheets (Cohort Sheet 1.1-1.7), read under the step lock; nothing is written."""
+    from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix
+    from sheetsync.sheets.layout import layout
+    from sheetsync.sheets.reader import Sheets, parse_battle_setup, read_plan
+
+    check_suffix(path, WORKBOOK_SUFFIXES, "a tracker workbook")
+    lay = layout()
+    backend = excel_backend(path)
+    with backend.locked():
+        sheets = Sheets.from_grids(backend.read_ranges(read_plan(lay)))
+    return parse_battle_setup(lay, sheets)
+
+
+def aftermath_preview(path: Path) -> usecases.StepReport:
+    """What End Battle would write (Battle Aftermath, R26-R30), computed from the stored
+    battle with the same dice, and nothing written: ``sheetsync end`` is the step that
+    writes it."""
+    backend = _step_backend(path, None)
+    dry = DryRunBackend(backend)
+    with backend.locked():
+        return usecases.run("end", dry)
 
 
 def demo_workbook(battle_file: Path, out: Path) -> Path:
@@ -111,13 +203,10 @@ def demo_workbook(battle_file: Path, out: Path) -> Path:
     return out
 
 
-def write_macro_template(out: Path) -> Path:
+def write_macro_template(out: Path, *, force: bool = True) -> Path:
     """The tracker as a macro-enabled workbook with the four buttons on the Battle sheet
-    (desktop Excel: RunPython through open-source xlwings)."""
-    from sheetsync.app.files import atomic_write_bytes
-    from sheetsync.sheets.template import build_template
-
+    (desktop Excel: RunPython through open-source xlwings).  Returns the name written
+    (``.xlsm``, whatever ``out`` ended in)."""
     if out.suffix.lower() != ".xlsm":
         out = out.with_suffix(".xlsm")
-    atomic_write_bytes(out, _xlsm_bytes(build_template()))
-    return out
+    return write_template(out, force=force)

@@ -1,35 +1,147 @@
 """The Excel workbook backend (openpyxl): an .xlsx or .xlsm file on disk.
 
-Reads load the workbook once; ``write_ranges`` applies every update and saves atomically:
-to a temporary file beside the workbook, then over it, the previous file kept as
-``NAME.xlsx.bak``.  A workbook that LibreOffice or Excel holds open (its lock file is
-beside it) is refused and nothing is written.  Text starting with ``=`` stays text.
+Reads load the workbook once; ``write_ranges`` applies every update and saves through
+:func:`sheetsync.app.files.atomic_write_bytes`: to a temporary file beside the workbook,
+then over it, the previous file kept as ``NAME.xlsx.bak`` (a symbolic link is written
+through to its target; a read-only file is refused).  A workbook that LibreOffice or Excel
+holds open (its lock file is beside it) is refused and nothing is written.  Text starting
+with ``=`` stays text.
+
+Two steps on one file never interleave: a step runs inside :meth:`ExcelBackend.locked`,
+which holds an OS-level lock (``.NAME.lock`` beside the workbook) from before the read
+until after the save, so a second step waits, then reads the first one's result.  A
+worksheet part that can't be parsed is refused by name before anything is read, because
+openpyxl would read it as an empty sheet and the save would wipe it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
+import posixpath
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from sheetsync.errors import BackendError, WorkbookLockedError
 from sheetsync.sheets.backend import CellValue, Formula, Grid, RangeUpdate, parse_range, trim_grid
 
-__all__ = ["ExcelBackend", "lock_files"]
+__all__ = ["ExcelBackend", "check_workbook_parts", "lock_files"]
 
 
 def lock_files(path: Path) -> list[Path]:
     """The lock files LibreOffice (``.~lock.NAME#``) and Excel (``~$NAME``) leave beside an
-    open workbook."""
+    open workbook.  sheetsync's own step lock (``.NAME.lock``) is none of these: it only
+    makes a second sheetsync step wait."""
     candidates = [path.with_name(f".~lock.{path.name}#"), path.with_name("~$" + path.name[2:]),
                   path.with_name("~$" + path.name)]
     return [p for p in candidates if p.exists()]
 
 
+_NS_REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_MAIN_URI = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+_NS_MAIN = "{" + _MAIN_URI + "}"
+
+
+def check_workbook_parts(path: Path) -> None:
+    """Refuse a workbook with a damaged sheet: every worksheet part listed in
+    ``xl/workbook.xml`` (and the shared strings and styles) must be present and be
+    well-formed XML.  openpyxl reads a damaged part as an empty sheet, and a step would then
+    go ahead on a wiped Log, default House Rules and a State that restarts the battle.  A
+    file that is no zip at all is left to the loader's own error."""
+    import xml.etree.ElementTree as ET
+    import zipfile
+
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError):
+        return
+    with zf:
+        names = set(zf.namelist())
+
+        def damaged(what: str, member: str, why: object) -> BackendError:
+            return BackendError(f"{path}: {what} is damaged and can't be read ({member}: {why}); nothing was "
+                                f"written. Restore {path.name}.bak or the last good copy")
+
+        def parse_whole(member: str) -> Any:
+            try:
+                return ET.fromstring(zf.read(member))
+            except (ET.ParseError, zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+                raise damaged("the list of sheets", member, exc) from None
+
+        if "xl/workbook.xml" not in names:
+            return  # not a workbook openpyxl can load: its own error names it
+        book = parse_whole("xl/workbook.xml")
+        targets: dict[str, tuple[str, str]] = {}
+        if "xl/_rels/workbook.xml.rels" in names:
+            for rel in parse_whole("xl/_rels/workbook.xml.rels"):
+                target = rel.get("Target", "")
+                if rel.get("TargetMode") == "External" or not target:
+                    continue
+                member = target.lstrip("/") if target.startswith("/") else posixpath.normpath("xl/" + target)
+                targets[rel.get("Id", "")] = (member, rel.get("Type", ""))
+        parts: list[tuple[str, str, bool]] = []
+        sheets = book.find(f"{_NS_MAIN}sheets")
+        for sheet in sheets if sheets is not None else []:
+            member, kind = targets.get(sheet.get(f"{_NS_REL}id", ""), ("", ""))
+            parts.append((f"the sheet {sheet.get('name')!r}", member, kind.endswith("/worksheet")))
+        parts += [("the shared-text table", "xl/sharedStrings.xml", False),
+                  ("the style table", "xl/styles.xml", False)]
+        for what, member, worksheet in parts:
+            if member not in names:
+                if what.startswith("the sheet"):
+                    raise damaged(what, member or "its part", "the part is missing")
+                continue
+            why = _parse_part(zf, member, worksheet)
+            if why:
+                raise damaged(what, member, why)
+
+
+def _parse_part(zf: Any, member: str, worksheet: bool) -> str:
+    """Parse one part in a stream; the reason it is damaged, or ``""``.  A worksheet must
+    also be one: a ``worksheet`` root in the spreadsheet namespace holding ``sheetData``
+    (openpyxl reads anything else as an empty sheet)."""
+    import zipfile
+    from xml.parsers import expat
+
+    parser = expat.ParserCreate(namespace_separator=" ")
+    depth = 0
+    seen: dict[str, str] = {}
+
+    def start(name: str, attrs: object) -> None:
+        nonlocal depth
+        if depth == 0:
+            seen["root"] = name
+        elif depth == 1 and name == _MAIN_URI + " sheetData":
+            seen["data"] = name
+        depth += 1
+
+    def end(name: str) -> None:
+        nonlocal depth
+        depth -= 1
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    try:
+        with zf.open(member) as fh:
+            parser.ParseFile(fh)
+    except (expat.ExpatError, zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        return str(exc)
+    if worksheet:
+        if seen.get("root") != _MAIN_URI + " worksheet":
+            return f"it is not a worksheet (its first element is {seen.get('root', 'missing')!r})"
+        if "data" not in seen:
+            return "it holds no cell table (sheetData)"
+    return ""
+
+
 class ExcelBackend:
-    """A :class:`SheetBackend` over one workbook file.  The constructor does no I/O."""
+    """A :class:`SheetBackend` over one workbook file.  The constructor does no I/O.
+
+    ``save_to`` writes the result to another file and leaves ``path`` untouched
+    (``resolve --out``); ``workbook`` starts from an openpyxl workbook in memory instead of
+    reading ``path`` (a new tracker, written once)."""
 
     def __init__(
         self,
@@ -38,19 +150,55 @@ class ExcelBackend:
         backup: bool = True,
         before_save: Callable[[Any], None] | None = None,
         serialize: Callable[[Any], bytes] | None = None,
+        save_to: Path | str | None = None,
+        workbook: Any = None,
+        lock_timeout: float | None = None,
     ) -> None:
         self.path = Path(path)
         self.backup = backup
         self.before_save = before_save
         self.serialize = serialize
-        self._wb: Any = None
+        self.save_to = Path(save_to) if save_to is not None else None
+        self.lock_timeout = lock_timeout
+        self._wb: Any = workbook
+        self._depth = 0
         self.reads = 0
         self.writes = 0
 
+    @property
+    def destination(self) -> Path:
+        """The file a save writes: ``save_to`` if given, else the workbook itself."""
+        return self.save_to if self.save_to is not None else self.path
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[ExcelBackend]:
+        """Hold the step lock of the workbook (and of ``save_to``) for a whole step: from
+        before the read until after the save.  Re-entrant; when the outermost hold ends the
+        loaded workbook is dropped, so the next step reads the file afresh."""
+        from sheetsync.app.files import LOCK_TIMEOUT, file_lock
+
+        timeout = LOCK_TIMEOUT if self.lock_timeout is None else self.lock_timeout
+        with contextlib.ExitStack() as stack:
+            if self._depth == 0:
+                stack.enter_context(file_lock(self.path, timeout))
+                if self.save_to is not None and self.save_to.absolute() != self.path.absolute():
+                    stack.enter_context(file_lock(self.save_to, timeout))
+            self._depth += 1
+            try:
+                yield self
+            finally:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._wb = None
+
     def _check_lock(self) -> None:
-        locks = lock_files(self.path)
-        if locks:
-            raise WorkbookLockedError(f"{self.path.name} is open in LibreOffice or Excel ({locks[0].name} exists); "
+        from sheetsync.app.files import target_of
+
+        seen: list[Path] = []
+        for p in (self.path, target_of(self.path), self.destination, target_of(self.destination)):
+            seen += [lock for lock in lock_files(p) if lock not in seen]
+        if seen:
+            raise WorkbookLockedError(f"{self.path.name} is open in LibreOffice or Excel ({seen[0].name} exists); "
                                       "close it there first. Nothing was written.")
 
     @property
@@ -60,6 +208,9 @@ class ExcelBackend:
 
             if not self.path.exists():
                 raise BackendError(f"{self.path}: no such workbook")
+            if self.path.is_dir():
+                raise BackendError(f"{self.path} is a folder, not a workbook")
+            check_workbook_parts(self.path)
             try:
                 with warnings.catch_warnings():
                     # a workbook saved by LibreOffice or Excel carries extensions openpyxl
@@ -79,49 +230,50 @@ class ExcelBackend:
             raise BackendError(f"{self.path.name} has no sheet {name!r}: is it a sheetsync tracker?") from None
 
     def read_ranges(self, ranges: Sequence[str]) -> list[Grid]:
-        self.reads += 1
-        out: list[Grid] = []
-        for text in ranges:
-            rng = parse_range(text)
-            ws = self._sheet(rng.sheet)
-            last = rng.row2 if rng.row2 is not None else max(ws.max_row, rng.row1)
-            rows: list[list[CellValue]] = []
-            for row in ws.iter_rows(min_row=rng.row1, max_row=last, min_col=rng.col1, max_col=rng.col2):
-                rows.append([_read_cell(c) for c in row])
-            out.append(trim_grid(rows, rng.width))
-        return out
+        with self.locked():
+            self.reads += 1
+            out: list[Grid] = []
+            for text in ranges:
+                rng = parse_range(text)
+                ws = self._sheet(rng.sheet)
+                last = rng.row2 if rng.row2 is not None else max(ws.max_row, rng.row1)
+                rows: list[list[CellValue]] = []
+                for row in ws.iter_rows(min_row=rng.row1, max_row=last, min_col=rng.col1, max_col=rng.col2):
+                    rows.append([_read_cell(c) for c in row])
+                out.append(trim_grid(rows, rng.width))
+            return out
 
     def write_ranges(self, updates: Sequence[RangeUpdate]) -> None:
-        self._check_lock()
-        wb = self.workbook
-        for u in updates:  # check every sheet first: all or nothing
-            self._sheet(parse_range(u.range).sheet)
-        for u in updates:
-            rng = parse_range(u.range)
-            ws = wb[rng.sheet]
-            for i, row in enumerate(u.values):
-                for j, value in enumerate(row):
-                    _write_cell(ws.cell(row=rng.row1 + i, column=rng.col1 + j), value)
-        self.save()
-        self.writes += 1
+        with self.locked():
+            self._check_lock()
+            wb = self.workbook
+            for u in updates:  # check every sheet first: all or nothing
+                self._sheet(parse_range(u.range).sheet)
+            for u in updates:
+                rng = parse_range(u.range)
+                ws = wb[rng.sheet]
+                row1 = max(rng.row1, _last_value_row(ws) + 1) if u.append else rng.row1  # RangeUpdate.append
+                for i, row in enumerate(u.values):
+                    for j, value in enumerate(row):
+                        _write_cell(ws.cell(row=row1 + i, column=rng.col1 + j), value)
+            self.save()
+            self.writes += 1
 
     def save(self) -> None:
-        """Save atomically, keeping the previous file as ``.bak``."""
+        """Save atomically to :attr:`destination`, keeping the previous file as ``.bak``."""
         from sheetsync.app.files import atomic_write_bytes
 
-        self._check_lock()
-        if self.before_save is not None:
-            self.before_save(self.workbook)
-        if self.serialize is not None:
-            data = self.serialize(self.workbook)
-        else:
-            buf = io.BytesIO()
-            self.workbook.save(buf)
-            data = buf.getvalue()
-        try:
-            atomic_write_bytes(self.path, data, backup=self.backup)
-        except OSError as exc:
-            raise BackendError(f"{self.path}: can't save ({exc.strerror}); the previous file is untouched") from None
+        with self.locked():
+            self._check_lock()
+            if self.before_save is not None:
+                self.before_save(self.workbook)
+            if self.serialize is not None:
+                data = self.serialize(self.workbook)
+            else:
+                buf = io.BytesIO()
+                self.workbook.save(buf)
+                data = buf.getvalue()
+            atomic_write_bytes(self.destination, data, backup=self.backup)
 
 
 _BOOLEAN_FORMULAS = {"=TRUE()": True, "=FALSE()": False, "=TRUE": True, "=FALSE": False}
@@ -140,6 +292,13 @@ def _read_cell(cell: Any) -> CellValue:
     if isinstance(value, (bool, int, float, str)):
         return value
     return str(value)
+
+
+def _last_value_row(ws: Any) -> int:
+    """The last row holding a value (0 when none), where an append starts after.
+    openpyxl's ``max_row`` also counts styled empty rows, so the cells are scanned (its
+    own cell dict: looking cells up through ``ws.cell`` would create them)."""
+    return max((r for (r, _c), cell in ws._cells.items() if cell.value not in (None, "")), default=0)
 
 
 def _write_cell(cell: Any, value: CellValue) -> None:
