@@ -16,7 +16,8 @@ make:
 
 Every request is recorded in :attr:`FakeSheetsServer.requests`, and
 :meth:`FakeSheetsServer.fail_next` makes the next N matching requests fail with a 429 or
-a 5xx.  :class:`RedirectAdapter` / :func:`route_to_fake` send a ``requests`` session's
+a 5xx; :meth:`~FakeSheetsServer.hang_next` makes them get no answer at all for a while,
+and :meth:`~FakeSheetsServer.trickle_next` sends their answer a byte at a time.  :class:`RedirectAdapter` / :func:`route_to_fake` send a ``requests`` session's
 calls for the Google hosts to the fake; :func:`fake_client` builds a gspread ``Client``
 with no credentials that talks to it.
 
@@ -1092,6 +1093,15 @@ class _Fault:
     method: str | None
 
 
+@dataclass
+class _Slow:
+    remaining: int
+    kind: str  # "hang": no answer for ``seconds``; "trickle": a byte every ``seconds``
+    seconds: float
+    path_contains: str | None
+    method: str | None
+
+
 class FakeSheetsServer:
     """The fake API on ``http://127.0.0.1:PORT`` (a free port), in a background thread.
 
@@ -1106,6 +1116,8 @@ class FakeSheetsServer:
         self.token_claims: list[dict[str, Any]] = []
         self.errors: list[str] = []  # tracebacks of bugs in the fake itself
         self._faults: list[_Fault] = []
+        self._slow: list[_Slow] = []
+        self._stopping = threading.Event()  # cuts hanging and trickling answers short
         self._lock = threading.RLock()
         self._ids = itertools.count(1)
         self._httpd: ThreadingHTTPServer | None = None
@@ -1122,6 +1134,7 @@ class FakeSheetsServer:
     def start(self) -> FakeSheetsServer:
         if self._httpd is not None:
             return self
+        self._stopping.clear()
         handler = type("Handler", (_Handler,), {"fake": self})
         self._httpd = ThreadingHTTPServer((self.host, self.port), handler)
         self._httpd.daemon_threads = True
@@ -1134,6 +1147,7 @@ class FakeSheetsServer:
     def stop(self) -> None:
         if self._httpd is None:
             return
+        self._stopping.set()
         self._httpd.shutdown()
         self._httpd.server_close()
         if self._thread is not None:
@@ -1244,6 +1258,53 @@ class FakeSheetsServer:
             self._faults.append(
                 _Fault(n, status, path_contains, method.upper() if method else None)
             )
+
+    def hang_next(
+        self,
+        n: int = 1,
+        seconds: float = 60.0,
+        *,
+        path_contains: str | None = None,
+        method: str | None = None,
+    ) -> None:
+        """Give the next ``n`` matching requests no answer for ``seconds`` (then drop the
+        connection): nothing is recorded and nothing changes.  Pending :meth:`fail_next`
+        faults are answered first."""
+        with self._lock:
+            self._slow.append(_Slow(n, "hang", seconds, path_contains, method.upper() if method else None))
+
+    def trickle_next(
+        self,
+        n: int = 1,
+        interval: float = 2.0,
+        *,
+        path_contains: str | None = None,
+        method: str | None = None,
+    ) -> None:
+        """Answer the next ``n`` matching requests normally, but send the body one byte
+        every ``interval`` seconds (the headers, with the full Content-Length, at once)."""
+        with self._lock:
+            self._slow.append(_Slow(n, "trickle", interval, path_contains, method.upper() if method else None))
+
+    def _take_slow(self, method: str, path: str) -> _Slow | None:
+        """The slow answer for this request, if any; the faults of :meth:`fail_next`
+        that match it come first (so "four 503s, then no answer" can be set up)."""
+        with self._lock:
+            path = unquote(path)
+            for fault in self._faults:
+                if fault.remaining > 0 and (fault.path_contains is None or fault.path_contains in path) \
+                        and (fault.method is None or fault.method == method):
+                    return None
+            for slow in self._slow:
+                if slow.remaining <= 0:
+                    continue
+                if slow.path_contains is not None and slow.path_contains not in path:
+                    continue
+                if slow.method is not None and slow.method != method:
+                    continue
+                slow.remaining -= 1
+                return slow
+            return None
 
     def clear_requests(self) -> None:
         with self._lock:
@@ -1542,6 +1603,11 @@ class _Handler(BaseHTTPRequestHandler):
                 body = {k: v[-1] for k, v in parse_qs(raw.decode()).items()}
             else:
                 body = raw.decode("utf-8", "replace")
+        slow = self.fake._take_slow(method, parts.path)
+        if slow is not None and slow.kind == "hang":
+            self.fake._stopping.wait(slow.seconds)
+            self.close_connection = True  # the answer never comes
+            return
         status, answer = self.fake.handle(
             method,
             parts.path,
@@ -1554,7 +1620,19 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json; charset=UTF-8")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        self.wfile.write(data)
+        if slow is None:
+            self.wfile.write(data)
+            return
+        try:
+            self.wfile.flush()
+            for i in range(len(data)):
+                if self.fake._stopping.wait(slow.seconds):
+                    break
+                self.wfile.write(data[i : i + 1])
+                self.wfile.flush()
+        except OSError:  # the client gave up and closed the connection
+            pass
+        self.close_connection = True
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's names
         self._serve("GET")

@@ -12,7 +12,8 @@ from sheetsync.errors import BackendError
 from sheetsync.sheets.backend import RangeUpdate, SheetBackend
 from sheetsync.sheets.layout import Layout, layout
 
-__all__ = ["copy_tracker", "gsheet_backend", "gspread_client", "init_spreadsheet", "spreadsheet_key", "tracker_ranges"]
+__all__ = ["copy_tracker", "gsheet_backend", "gspread_client", "init_spreadsheet", "service_account_key", "spreadsheet_key",
+           "tracker_ranges"]
 
 SERVICE_ACCOUNT_ENV = "SHEETSYNC_SERVICE_ACCOUNT"
 
@@ -25,21 +26,81 @@ def spreadsheet_key(text: str) -> str:
 
 def gspread_client(service_account: Path | None = None, *, oauth: bool = False) -> Any:
     """A gspread client: a service-account file (flag or ``SHEETSYNC_SERVICE_ACCOUNT``), or
-    gspread's OAuth flow (a browser opens once; the token is cached by gspread)."""
+    gspread's OAuth flow (a browser opens once; the token is cached by gspread).
+
+    A key file that can't be used is refused with its name and what is wrong with it
+    (issue 8, item 17); no request is made."""
     import gspread
 
     path = service_account or (Path(os.environ[SERVICE_ACCOUNT_ENV]) if os.environ.get(SERVICE_ACCOUNT_ENV) else None)
-    try:
-        if path is not None and not oauth:
-            return gspread.service_account(filename=str(path))
-        if oauth:
+    if path is not None and not oauth:
+        info = service_account_key(path)
+        try:
+            return gspread.service_account_from_dict(info)
+        except (ValueError, TypeError, IndexError) as exc:  # google-auth / cryptography on the key
+            raise BackendError(
+                f"{path}: the private_key of this service-account key can't be read ({_first_line(exc)}); "
+                "it was cut short or edited. Download a new JSON key for the service account "
+                "(Google Cloud console > IAM > Service accounts > Keys)."
+            ) from None
+    if oauth:
+        try:
             return gspread.oauth()
-    except FileNotFoundError as exc:
-        raise BackendError(f"credentials file not found: {exc.filename}") from None
-    except Exception as exc:  # google-auth errors: bad key file, refused token
-        raise BackendError(f"Google sign-in failed: {exc}") from None
+        except FileNotFoundError as exc:
+            raise BackendError(f"credentials file not found: {exc.filename}") from None
+        except Exception as exc:  # google-auth errors: bad client file, refused token
+            raise BackendError(f"Google sign-in failed: {exc}") from None
     raise BackendError(f"no Google credentials: pass --service-account FILE, set {SERVICE_ACCOUNT_ENV}, or use --oauth "
                        "(README: 'Google Sheets')")
+
+
+SERVICE_ACCOUNT_FIELDS = ("client_email", "private_key", "token_uri")
+"""What google-auth needs of a service-account key."""
+
+
+def service_account_key(path: Path) -> dict[str, Any]:
+    """The contents of a service-account JSON key, checked: a file that is missing,
+    unreadable, not JSON, or JSON but not a service-account key (an OAuth client ID, or
+    fields missing) is a :class:`BackendError` naming the file and what is wrong."""
+    import json
+
+    fix = ("Download a JSON key for the service account (Google Cloud console > IAM > "
+           "Service accounts > Keys > Add key) and pass that file.")
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise BackendError(f"{path}: no such service-account key file. {fix}") from None
+    except UnicodeDecodeError:
+        raise BackendError(f"{path}: this is not a service-account key: the file is not text "
+                           f"(a key is a small JSON file). {fix}") from None
+    except OSError as exc:
+        raise BackendError(f"{path}: can't read the service-account key file ({exc.strerror or exc}).") from None
+    try:
+        info = json.loads(text)
+    except json.JSONDecodeError as exc:
+        what = "the file is empty" if not text.strip() else \
+            f"it is not JSON (it goes wrong at line {exc.lineno}, column {exc.colno})"
+        raise BackendError(f"{path}: this is not a service-account key: {what}. {fix}") from None
+    if not isinstance(info, dict):
+        raise BackendError(f"{path}: this is JSON but not a service-account key (a key is one JSON object "
+                           f"with {', '.join(SERVICE_ACCOUNT_FIELDS)}). {fix}")
+    kind = info.get("type")
+    if kind in ("authorized_user",) or "installed" in info or "web" in info:
+        raise BackendError(f"{path}: this is an OAuth client or user file, not a service-account key: "
+                           f"use it with --oauth instead (README: 'Google Sheets'), or {fix[0].lower()}{fix[1:]}")
+    if kind is not None and kind != "service_account":
+        raise BackendError(f"{path}: this is JSON but not a service-account key (its type is {kind!r}, "
+                           f"not 'service_account'). {fix}")
+    missing = [f for f in SERVICE_ACCOUNT_FIELDS if not isinstance(info.get(f), str) or not info[f].strip()]
+    if missing:
+        raise BackendError(f"{path}: this is JSON but not a whole service-account key: "
+                           f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing. {fix}")
+    return info
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0].split(". See https://")[0] if text else type(exc).__name__
 
 
 API_ROOT_ENV = "SHEETSYNC_SHEETS_API_ROOT"

@@ -4,19 +4,30 @@
 
 Each route takes the JSON an xlwings remote client sends, opens it with
 ``xw.Book(json=payload)``, runs the use case through the same :class:`XlwingsBackend` as the
-desktop buttons, and answers with the actions the client applies.  A failed step answers
-with an alert action carrying the error and its cell, so the Tracker sees it in the sheet.
+desktop buttons, and answers with the actions the client applies.  The book is closed
+again after every request, so the server's memory stays flat however many clicks it serves.
+
+A failed step answers 200 with one ``alert`` action and nothing else, so the Tracker sees
+the problem in the sheet and nothing is written.  The alert shows the user's problem (the
+cell and what is wrong with it); the technical detail of a wrapped foreign error goes to
+the server log (the ``sheetsync.server`` logger), never to the sheet.  A bug, any
+exception that is not a :class:`SheetSyncError`, answers with the alert
+``sheetsync failed: see the server log`` and its traceback is logged: the endpoint never
+answers 500 and never shows a traceback.
 
 Security: every request needs the API key from ``SHEETSYNC_API_KEY`` in its
 ``Authorization`` header (compared in constant time); bodies over ``max_bytes`` get 413,
 malformed ones 422, a client whose xlwings version differs from the server's gets 400 with
-a message saying which versions.
+a message saying which versions.  The OpenAPI schema and the /docs and /redoc pages are
+not served: the only routes are the steps and ``/health``.
 """
 
 from __future__ import annotations
 
+import collections
 import hmac
 import json
+import logging
 import os
 import threading
 import time
@@ -29,15 +40,58 @@ from fastapi.responses import JSONResponse
 from sheetsync.app import usecases
 from sheetsync.errors import SheetSyncError
 
-__all__ = ["DEFAULT_MAX_BYTES", "create_app"]
+__all__ = ["DEFAULT_MAX_BYTES", "FAILED", "alert_answer", "create_app", "require_remote_engine", "user_message"]
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 REQUIRED_KEYS = ("client", "version", "book", "sheets")
+TIMINGS_KEPT = 10_000
+"""How many (action, seconds) pairs ``app.state.timings`` keeps (the most recent)."""
+
+FAILED = "sheetsync failed: see the server log"
+"""The alert for a bug: the detail is logged, never shown in the sheet."""
+
+log = logging.getLogger("sheetsync.server")
 
 
 def _error(status: int, message: str) -> JSONResponse:
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     return JSONResponse({"detail": message}, status_code=status, headers=headers)
+
+
+def user_message(exc: SheetSyncError) -> str:
+    """What a Tracker is shown for ``exc``: its message, without the text of the foreign
+    exception it wraps (that is internal detail, for the server log)."""
+    text = str(exc)
+    cause = exc.__cause__
+    if cause is not None and not isinstance(cause, SheetSyncError):
+        detail = str(cause)
+        if detail and text.endswith(f": {detail}"):
+            text = text[: -len(detail) - 2] + " (the details are in the server log)"
+    return text
+
+
+def alert_answer(message: str, title: str = "sheetsync") -> dict[str, Any]:
+    """An answer made of one critical ``alert`` action, as xlwings' ``App.alert`` queues
+    it: the client shows ``message`` and changes nothing else."""
+    return {"actions": [{
+        "func": "alert",
+        "args": [message, title, "ok", "critical", ""],
+        "values": None,
+        "sheet_position": None,
+        "start_row": None,
+        "start_column": None,
+        "row_count": None,
+        "column_count": None,
+    }]}
+
+
+def _whole_number(text: str) -> int | str:
+    """JSON integers: Python refuses to convert one of more than 4,300 digits, so such a
+    number stays text, and the reader reports it with its cell (issue 8, item 8)."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
 
 
 def _shape_problem(payload: dict[str, Any]) -> str | None:
@@ -58,6 +112,41 @@ def _shape_problem(payload: dict[str, Any]) -> str | None:
     return None
 
 
+def _step(action: str, payload: dict[str, Any]) -> JSONResponse:
+    """Open the payload, run ``action`` on it, answer with its actions; the book is closed
+    whatever happens."""
+    from sheetsync.backends.xlwings_backend import XlwingsBackend
+    from sheetsync.backends.xlwings_remote import close_book, remote_book
+
+    try:
+        book = remote_book(payload)
+    except SheetSyncError as exc:
+        log.warning("%s: the payload could not be opened: %s", action, exc, exc_info=exc.__cause__ is not None)
+        return _error(422, user_message(exc))
+    try:
+        if action != "noop":
+            usecases.run(action, XlwingsBackend(book))
+        return JSONResponse(book.json())
+    except SheetSyncError as exc:
+        # The user's problem: shown in the sheet, and nothing is written.
+        log.info("%s refused: %s", action, exc, exc_info=exc.__cause__ is not None)
+        return JSONResponse(alert_answer(user_message(exc)))
+    finally:
+        close_book(book)
+
+
+def require_remote_engine() -> None:
+    """Refuse to serve without xlwings' remote engine (``xw.Book(json=...)``, xlwings PRO):
+    without its licence key every click would fail, so ``serve`` checks before it starts."""
+    from sheetsync.backends.xlwings_remote import ensure_remote_engine
+    from sheetsync.errors import BackendError
+
+    try:
+        ensure_remote_engine()
+    except BackendError as exc:
+        raise BackendError(f"can't serve: {exc}. Set it, then start sheetsync serve again.") from exc
+
+
 def create_app(
     api_key: str | None = None,
     *,
@@ -71,9 +160,10 @@ def create_app(
         from sheetsync.errors import BackendError
 
         raise BackendError("set SHEETSYNC_API_KEY to the key your spreadsheet's buttons send")
-    app = FastAPI(title="sheetsync", version="1", docs_url=None, redoc_url=None)
+    # No schema and no docs pages: they would describe the endpoint to anyone, key or not.
+    app = FastAPI(title="sheetsync", version="1", openapi_url=None, docs_url=None, redoc_url=None)
     lock = threading.Lock()  # one step at a time: a double click queues, it doesn't race
-    app.state.timings = []
+    app.state.timings = collections.deque(maxlen=TIMINGS_KEPT)
 
     def authorized(request: Request) -> bool:
         given = request.headers.get("authorization", "")
@@ -96,7 +186,7 @@ def create_app(
             chunks.append(chunk)
         body = b"".join(chunks)
         try:
-            payload = json.loads(body)
+            payload = json.loads(body, parse_int=_whole_number)
         except (ValueError, UnicodeDecodeError) as exc:
             return _error(422, f"the request body is not JSON ({exc})")
         except RecursionError:
@@ -118,32 +208,24 @@ def create_app(
         return payload
 
     def run_step(action: str, payload: dict[str, Any]) -> JSONResponse:
-        from sheetsync.backends.xlwings_backend import XlwingsBackend, alert
-        from sheetsync.backends.xlwings_remote import remote_book
-
         start = timer()
         with lock:
-            try:
-                book = remote_book(payload)
-            except SheetSyncError as exc:
-                return _error(422, f"{type(exc).__name__}: {exc}")
-            try:
-                if action != "noop":
-                    usecases.run(action, XlwingsBackend(book))
-            except SheetSyncError as exc:
-                alert(book, "sheetsync", f"{type(exc).__name__}: {exc}")
-            actions = book.json()
+            answer = _step(action, payload)
         app.state.timings.append((action, timer() - start))
-        return JSONResponse(actions)
+        return answer
 
     def route(action: str) -> Callable[[Request], Any]:
         async def handler(request: Request) -> JSONResponse:
-            payload = await payload_of(request)
-            if isinstance(payload, JSONResponse):
-                return payload
-            import anyio.to_thread
+            try:
+                payload = await payload_of(request)
+                if isinstance(payload, JSONResponse):
+                    return payload
+                import anyio.to_thread
 
-            return await anyio.to_thread.run_sync(run_step, action, payload)
+                return await anyio.to_thread.run_sync(run_step, action, payload)
+            except Exception:  # a bug: log it whole, show the Tracker one plain line
+                log.exception("/api/%s failed", action)
+                return JSONResponse(alert_answer(FAILED))
 
         handler.__name__ = f"api_{action}"
         return handler

@@ -10,19 +10,28 @@ each step costs a known number of requests:
   player typed, so a formula reads back as a :class:`~sheetsync.sheets.backend.Formula`
   and text that merely starts with ``=`` reads back as ``str``.  The same answer carries
   the sheet ids, which are cached for the write.
-* ``write_ranges`` is one ``spreadsheets.batchUpdate`` made of ``updateCells`` requests.
+* ``write_ranges`` is one ``spreadsheets.batchUpdate`` made of ``updateCells`` requests
+  (``appendCells`` for an update with ``append=True``, such as the Log's rows).
   Google applies a batch update whole or not at all, so a failed write leaves the sheet as
   it was.  A ``str`` is sent as ``stringValue`` (always literal text), a ``Formula`` as
   ``formulaValue``.
 
-A 429 (quota), a 5xx or a dropped connection is retried after 1, 2, 4, ... seconds
-(capped), bounded by ``max_tries`` and ``max_total_seconds``, through the injected
-``sleep``.  Every gspread, google-auth and requests exception becomes a
-:class:`~sheetsync.errors.BackendError` here; none leaves this module.
+A 429 (quota), a 5xx, a dropped connection or an answer that doesn't come in time is
+retried after 1, 2, 4, ... seconds (capped), bounded by ``max_tries`` and
+``max_total_seconds`` (60 s), through the injected ``sleep`` and ``clock``.  Each request
+is bounded too: ``connect_timeout`` to connect, ``read_timeout`` for each piece of the
+answer, and ``timeout`` on the wall clock for the whole request (the answer is streamed
+and the deadline checked as it arrives, since a read timeout alone lets an answer that
+trickles in a byte at a time run on forever); no request runs past the total budget.
+``progress`` (optional) gets one line before each wait ("Google Sheets answered 503;
+retrying in 4 s (try 2 of 5)…").  A network that can't be reached at all (no DNS, the
+connection refused) is reported as such.  Every gspread, google-auth and requests
+exception becomes a :class:`~sheetsync.errors.BackendError` here; none leaves this module.
 """
 
 from __future__ import annotations
 
+import json as _jsonlib  # ``json`` is the name of the request body in ``_call``
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -30,6 +39,7 @@ from typing import Any
 
 import google.auth.exceptions
 import requests
+import urllib3
 from gspread import Client, Spreadsheet
 from gspread.http_client import HTTPClient
 
@@ -94,7 +104,10 @@ class GSheetsBackend:
         clock: Callable[[], float] = time.monotonic,
         first_delay: float = 1.0,
         max_delay: float = 32.0,
-        timeout: float | None = 60.0,
+        timeout: float | None = 30.0,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 20.0,
+        progress: Callable[[str], None] | None = None,
         api_root: str = API_ROOT,
     ) -> None:
         if isinstance(source, Spreadsheet):
@@ -117,6 +130,9 @@ class GSheetsBackend:
         self.first_delay = first_delay
         self.max_delay = max_delay
         self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self.read_timeout = read_timeout
+        self._progress = progress
         self._url = f"{api_root.rstrip('/')}/{key}"
         self.request_count = 0
         self._sheet_ids: dict[str, int] = {}
@@ -170,17 +186,32 @@ class GSheetsBackend:
 
     def write_ranges(self, updates: Sequence[RangeUpdate]) -> None:
         """Write every update in one ``spreadsheets.batchUpdate`` (all or nothing)."""
-        parsed = [(self._parse(u.range), u.values) for u in updates]
-        parsed = [(rng, values) for rng, values in parsed if len(values) > 0]
+        parsed = [(self._parse(u.range), u.values, u.append) for u in updates]
+        parsed = [(rng, values, append) for rng, values, append in parsed if len(values) > 0]
         if not parsed:
             return
-        ids = self._sheet_ids_for([rng.sheet for rng, _ in parsed])
+        ids = self._sheet_ids_for([rng.sheet for rng, _, _ in parsed])
         batch: list[dict[str, Any]] = []
-        for rng, values in parsed:
+        for rng, values, append in parsed:
             rows = [
                 {"values": [_to_cell(value, rng, i, j) for j, value in enumerate(row)]}
                 for i, row in enumerate(values)
             ]
+            if append:
+                # appendCells: Google puts the rows after the sheet's last row with data,
+                # inside this same atomic batch, so a concurrent step's rows land too.
+                # Its rows start at column A: blank cells fill the columns before ours.
+                lead: list[dict[str, Any]] = [{} for _ in range(rng.col1 - 1)]
+                batch.append(
+                    {
+                        "appendCells": {
+                            "sheetId": ids[rng.sheet],
+                            "rows": [{"values": lead + row["values"]} for row in rows],
+                            "fields": "userEnteredValue",
+                        }
+                    }
+                )
+                continue
             batch.append(
                 {
                     "updateCells": {
@@ -280,7 +311,10 @@ class GSheetsBackend:
         json: Mapping[str, Any] | None = None,
         doing: str,
     ) -> Any:
-        """One API call, retried on 429, 5xx and dropped connections; JSON body back.
+        """One API call, retried on 429, 5xx, dropped connections and answers too slow to
+        come; JSON body back.  Issue 8, item 16: every try is bounded in time (connect, each
+        read, and the whole request on the wall clock), and so is the call (at most
+        ``max_tries`` tries within ``max_total_seconds``).
 
         ``doing`` is ``"read"``, ``"write"`` (the call that changes the sheet) or
         ``"prepare"`` (a metadata read made for a write): it shapes the error message.
@@ -289,25 +323,31 @@ class GSheetsBackend:
         start = self._clock()
         failures: list[str] = []
         while True:
+            budget = self.max_total_seconds - (self._clock() - start)
+            limit = budget if self.timeout is None else min(self.timeout, budget)
             self.request_count += 1
             try:
-                response = self._session.request(
-                    method, url, params=params, json=json, timeout=self.timeout
-                )
-                status = response.status_code
+                status, body = self._attempt(method, url, params, json, limit)
                 if 200 <= status < 300:
-                    return response.json()
+                    return _json_of(body)
                 if status not in _RETRYABLE:
-                    raise BackendError(_refusal(response, outcome))
+                    raise BackendError(_refusal(status, body, outcome))
                 failures.append(_status_words(status))
             except BackendError:
                 raise
+            except _TooSlow:
+                failures.append(f"no answer within {limit:.3g} s")
             except (
                 requests.ConnectionError,
                 requests.Timeout,
                 google.auth.exceptions.TransportError,
             ) as exc:
-                failures.append(f"no answer ({type(exc).__name__})")
+                if _unreachable(exc):
+                    failures.append(UNREACHABLE)
+                elif isinstance(exc, requests.ReadTimeout):
+                    failures.append(f"no answer within {min(self.read_timeout, limit):.3g} s")
+                else:
+                    failures.append(f"no answer ({type(exc).__name__})")
             except google.auth.exceptions.GoogleAuthError as exc:
                 raise BackendError(
                     f"could not sign in to Google ({type(exc).__name__}: {exc}); {outcome}."
@@ -321,12 +361,102 @@ class GSheetsBackend:
             elapsed = self._clock() - start
             if tries >= self.max_tries or elapsed + delay > self.max_total_seconds:
                 raise BackendError(_giving_up(failures, elapsed, doing, outcome))
+            if self._progress is not None:
+                self._progress(
+                    f"{_failure_words(failures[-1])}; retrying in {delay:g} s "
+                    f"(try {tries + 1} of {self.max_tries})…"
+                )
             self._sleep(delay)
+
+    def _attempt(
+        self,
+        method: str,
+        url: str,
+        params: Mapping[str, Any] | None,
+        json: Mapping[str, Any] | None,
+        limit: float,
+    ) -> tuple[int, bytes]:
+        """One request, given at most ``limit`` seconds (wall clock, ``clock``) from now:
+        the status and the whole body, or :class:`_TooSlow`."""
+        if limit <= 0:
+            raise _TooSlow
+        deadline = self._clock() + limit
+        response = self._session.request(
+            method,
+            url,
+            params=params,
+            json=json,
+            timeout=(min(self.connect_timeout, limit), min(self.read_timeout, limit)),
+            stream=True,
+        )
+        try:
+            raw = response.raw
+            if not isinstance(raw, urllib3.response.BaseHTTPResponse):
+                return response.status_code, response.content  # a transport that buffers
+            chunks: list[bytes] = []
+            while True:
+                if self._clock() > deadline:
+                    raise _TooSlow
+                try:
+                    data = raw.read1(65536, decode_content=True)
+                except urllib3.exceptions.ReadTimeoutError as exc:
+                    raise requests.ReadTimeout(exc) from exc
+                except (urllib3.exceptions.ProtocolError, urllib3.exceptions.DecodeError) as exc:
+                    raise requests.ConnectionError(exc) from exc
+                if not data:
+                    return response.status_code, b"".join(chunks)
+                chunks.append(data)
+        finally:
+            response.close()
+
+
+UNREACHABLE = "can't reach Google Sheets: no network connection?"
+"""What a failed try says when no connection could be made at all (no DNS, refused)."""
+
+
+class _TooSlow(Exception):
+    """A request ran past its wall-clock deadline (an answer that trickles or never ends)."""
+
+
+def _unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what it wraps) says no connection could be made at all: the name
+    did not resolve, or the connection was refused or timed out while connecting."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, (urllib3.exceptions.NewConnectionError, urllib3.exceptions.ConnectTimeoutError,
+                          requests.ConnectTimeout)):
+            return True
+        if isinstance(e, urllib3.exceptions.MaxRetryError):
+            todo.append(e.reason)
+        todo += [a for a in e.args if isinstance(a, BaseException)]
+        todo += [e.__cause__, e.__context__]
+    return False
+
+
+def _failure_words(failure: str) -> str:
+    """One failure, as the start of a progress line."""
+    if failure == UNREACHABLE:
+        return "can't reach Google Sheets (no network connection?)"
+    if failure[0].isdigit():
+        return f"Google Sheets answered {failure}"
+    return f"Google Sheets gave {failure}"
+
+
+def _json_of(body: bytes) -> Any:
+    return _jsonlib.loads(body) if body else {}
 
 
 def _giving_up(failures: list[str], elapsed: float, doing: str, outcome: str) -> str:
     n = len(failures)
     times = "once" if n == 1 else f"{n} times"
+    if set(failures) == {UNREACHABLE}:
+        tried = "" if n == 1 else f" (tried {n} times over {elapsed:.0f} s)"
+        return f"{UNREACHABLE}{tried}; {outcome}. Check the connection, then try again."
     if len(set(failures)) == 1 and failures[0][0].isdigit():
         head = f"Google Sheets answered {failures[0]} {times} over {elapsed:.0f} s"
     elif len(set(failures)) == 1:
@@ -343,11 +473,10 @@ def _giving_up(failures: list[str], elapsed: float, doing: str, outcome: str) ->
     return f"{head}; {outcome}. Try again in a few minutes."
 
 
-def _refusal(response: requests.Response, outcome: str) -> str:
-    status = response.status_code
+def _refusal(status: int, body: bytes, outcome: str) -> str:
     message = ""
     try:
-        error = response.json().get("error", {})
+        error = _json_of(body).get("error", {})
         message = str(error.get("message", ""))
         reason = str(error.get("status", ""))
     except (ValueError, AttributeError):

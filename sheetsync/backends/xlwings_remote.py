@@ -8,7 +8,10 @@ of *actions*, goes back and the client applies them.  This module plays the clie
 * :func:`payload_from_openpyxl` builds the JSON a client would post for a workbook;
 * :func:`apply_actions` applies the returned actions to the workbook, as the client would;
 * :func:`remote_book` opens a payload with xlwings (registering xlwings' remote engine if
-  ``XLWINGS_LICENSE_KEY`` was set only after ``xlwings`` was imported);
+  ``XLWINGS_LICENSE_KEY`` was set only after ``xlwings`` was imported), and
+  :func:`close_book` closes it again: xlwings' remote engine keeps every book it opened in
+  its one app until the book is closed, so a server that doesn't close them grows by the
+  size of each payload on every request;
 * :func:`supported_actions` lists the actions a client implements, read from the client
   code that ships in the installed xlwings (``js/xlwings.js``, ``addin/Remote.bas``).
 
@@ -52,7 +55,9 @@ if TYPE_CHECKING:
 __all__ = [
     "CLIENTS",
     "apply_actions",
+    "close_book",
     "ensure_remote_engine",
+    "open_remote_books",
     "payload_from_openpyxl",
     "remote_book",
     "simulate_request",
@@ -87,10 +92,11 @@ def ensure_remote_engine() -> None:
     try:
         from xlwings.pro import _xlremote
     except (ImportError, xw.LicenseError) as exc:
+        # xlwings' own words stay in the cause (for a log), not in what a Tracker reads.
         raise BackendError(
-            "xlwings' remote mode (xlwings Server, part of xlwings PRO) needs a license key: "
-            "set XLWINGS_LICENSE_KEY (noncommercial use: XLWINGS_LICENSE_KEY=noncommercial). "
-            f"xlwings said: {exc}"
+            "xlwings' remote mode (xlwings Server, part of xlwings PRO) has no licence key: "
+            "set XLWINGS_LICENSE_KEY (for noncommercial use: XLWINGS_LICENSE_KEY=noncommercial; "
+            "the README's 'Licence' note says when you need a paid key)"
         ) from exc
     xw.engines.add(xw.main.Engine(impl=_xlremote.engine))
 
@@ -104,6 +110,36 @@ def remote_book(payload: Mapping[str, Any]) -> xw.Book:
         return xw.Book(json=dict(payload))
     except Exception as exc:
         raise BackendError(f"xlwings could not open the workbook the client sent: {exc}") from exc
+
+
+def close_book(book: xw.Book) -> None:
+    """Close a book :func:`remote_book` opened, so xlwings lets go of it and its payload.
+
+    Closing forgets the queued actions too: take ``book.json()`` first.  Never raises (a
+    book already closed is left as it is)."""
+    try:
+        impl = book.impl
+        books = impl.books
+        if books is None:  # already closed
+            return
+        book.close()
+        if getattr(books, "_active", None) is impl:
+            books._active = None  # the engine's "active book" would keep the last one alive
+    except Exception:  # closing is clean-up: it must not hide the step's own outcome
+        import logging
+
+        logging.getLogger(__name__).warning("could not close an xlwings book", exc_info=True)
+
+
+def open_remote_books() -> int:
+    """How many books xlwings' remote engine holds open in this process (0 before the
+    engine is registered).  Stays constant over requests when every book is closed."""
+    import xlwings as xw
+
+    for engine in xw.engines:
+        if engine.name == "remote":
+            return sum(len(app.books) for app in engine.apps)
+    return 0
 
 
 @functools.cache
@@ -529,8 +565,12 @@ def simulate_request(
     """One button press against ``wb``: post its payload, run ``handler(book)``, apply the
     answer to ``wb`` as ``client`` would.  Returns the alerts the client would show."""
     book = remote_book(payload_from_openpyxl(wb, client, cached_values=cached_values))
-    handler(book)
+    try:
+        handler(book)
+        answer = book.json()
+    finally:
+        close_book(book)
     alerts: list[dict[str, Any]] = []
-    apply_actions(wb, book.json(), client=client, alerts=alerts)
+    apply_actions(wb, answer, client=client, alerts=alerts)
     return alerts
 
