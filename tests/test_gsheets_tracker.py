@@ -66,6 +66,49 @@ def test_r13_resolve_is_two_requests_whatever_the_cohorts(server: FakeSheetsServ
     assert len(report.result.events) == 2 * cohorts  # type: ignore[union-attr]
 
 
+def _loaded(server: FakeSheetsServer) -> GSheetsBackend:
+    backend = _tracker(server)
+    usecases.load_battle_into(backend, load_battle(read_data_file(example_path())))
+    return backend
+
+
+def _two_requests(server: FakeSheetsServer, backend: GSheetsBackend, action: str) -> list[str]:
+    server.clear_requests()
+    before = backend.request_count
+    usecases.run(action, backend)
+    assert backend.request_count - before == 2
+    api = server.api_requests()
+    assert len(api) == 2
+    return [r.method for r in api]
+
+
+def test_issue8_15_build_is_two_requests(server: FakeSheetsServer) -> None:
+    backend = _loaded(server)
+    assert _two_requests(server, backend, "build") == ["GET", "POST"]
+
+
+def test_issue8_15_undo_is_two_requests(server: FakeSheetsServer) -> None:
+    backend = _loaded(server)
+    usecases.resolve(backend)
+    assert _two_requests(server, backend, "undo") == ["GET", "POST"]
+
+
+def test_issue8_15_end_is_two_requests_with_a_fresh_backend(server: FakeSheetsServer) -> None:
+    """``gsheet end`` builds a new backend: no sheet ids are cached, and the step's one read
+    must bring the Aftermath sheet's id (it used to cost a third request)."""
+    backend = _loaded(server)
+    usecases.resolve(backend)
+    fresh = GSheetsBackend(fake_client(server.url), backend.key, sleep=lambda s: None)
+    assert _two_requests(server, fresh, "end") == ["GET", "POST"]
+
+
+def test_issue8_15_every_step_on_a_fresh_backend_is_two_requests(server: FakeSheetsServer) -> None:
+    backend = _loaded(server)
+    for action in ("build", "resolve", "undo", "resolve", "end"):
+        fresh = GSheetsBackend(fake_client(server.url), backend.key, sleep=lambda s: None)
+        _two_requests(server, fresh, action)
+
+
 def test_same_cells_as_the_workbook_path(server: FakeSheetsServer, tmp_path: Path) -> None:
     """Load, resolve, undo, resolve, end on both backends: every tracker cell is equal."""
     backend = _tracker(server)
@@ -123,20 +166,28 @@ class _Held:
 
 def test_double_resolve_applies_once(server: FakeSheetsServer) -> None:
     """Two Trackers resolve phase 1 at once: both read before either writes.  The phase's
-    dice come from the seed and phase, so the late write puts back the very same cells;
-    a third resolve afterwards finds nothing pending and is refused."""
+    dice come from the seed and phase, so the late write puts back the very same cells
+    (the same State, the same step id); only its Log rows come twice, and the next step
+    marks the copy.  A third resolve afterwards finds nothing pending and is refused."""
     backend = _tracker(server)
     usecases.load_battle_into(backend, load_battle(read_data_file(example_path())))
     laptop_b = _Held(GSheetsBackend(fake_client(server.url), backend.key))
     usecases.resolve(laptop_b)  # type: ignore[arg-type]
-    usecases.resolve(backend)
-    after_first = backend.read_ranges(tracker_ranges(LAY))
+    first = usecases.resolve(backend)
+    ranges = [r for r in tracker_ranges(LAY) if not r.startswith("Log!")]
+    after_first = backend.read_ranges(ranges)
     laptop_b.inner.write_ranges(laptop_b.held)  # type: ignore[arg-type]
-    assert backend.read_ranges(tracker_ranges(LAY)) == after_first
+    assert backend.read_ranges(ranges) == after_first
     with pytest.raises(BattleStateError, match="already resolved"):
         usecases.resolve(backend)
-    assert backend.read_ranges(tracker_ranges(LAY)) == after_first
+    assert backend.read_ranges(ranges) == after_first
     assert usecases.export(backend)["next_phase"] == 2
+    report = usecases.undo(backend)  # not refused: nothing was lost
+    assert "run twice at the same moment and applied once" in report.message
+    step = LAY.block("Log_Table").letter("step")
+    marks = [row[0] for row in backend.read_ranges([f"Log!{step}2:{step}"])[0] if row[0]]
+    rows = len(first.result.events) + len(first.result.end_of_phase)  # type: ignore[union-attr]
+    assert sum(1 for m in marks if str(m).endswith(" duplicate")) == rows
 
 
 def test_formula_in_a_name_cell_is_refused_with_its_address(server: FakeSheetsServer) -> None:

@@ -9,28 +9,38 @@ and the Google Sheets watcher are thin shells around :func:`run`.
 Resolving twice is safe: the phase's dice come from the battle's seed and the phase
 number, and a resolve only takes Orders rows that carry no phase stamp yet, so a second
 resolve of the same phase either finds nothing pending (and is refused) or, when two
-Trackers resolve at the very same moment, writes exactly the same cells.
+Trackers resolve at the very same moment, writes the same State (the same step id) and is
+applied once.  Two different steps run at the same moment are caught by the next step
+(:mod:`sheetsync.app.state_journal`): it names the one that stands and the one to run again.
 """
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sheetsync.app import state_journal as sj
 from sheetsync.dice import RandomRoller
-from sheetsync.errors import BattleStateError
+from sheetsync.errors import BattleStateError, SheetFormatError
 from sheetsync.rules.bbn import Battle, PhaseResult, aftermath, aftermath_json, resolve_phase
 from sheetsync.rules.bbn import undo as undo_phase
 from sheetsync.rules.bbn.phase import cohorts_json
 from sheetsync.sheets import writer
 from sheetsync.sheets.backend import CellValue, RangeUpdate, SheetBackend
-from sheetsync.sheets.layout import STATE_CHUNK_CHARS, STATE_CHUNKS, Layout, layout
-from sheetsync.sheets.reader import Sheets, parse_battle_setup, parse_turn, read_plan
+from sheetsync.sheets.layout import Layout, layout
+from sheetsync.sheets.reader import (
+    Sheets,
+    check_fits,
+    missing_ranges,
+    parse_battle_setup,
+    parse_turn,
+    read_plan,
+)
 
-__all__ = ["ACTIONS", "StepReport", "build_cohorts", "end_battle", "export", "load_battle_into", "resolve", "run", "undo"]
+__all__ = ["ACTIONS", "CheckReport", "Refusal", "StepReport", "build_cohorts", "check", "check_battle", "end_battle",
+           "export", "load_battle_into", "resolve", "run", "undo"]
 
 
 @dataclass
@@ -43,6 +53,8 @@ class StepReport:
     result: PhaseResult | None = None
     aftermath: dict[str, Any] | None = None
     updates: list[RangeUpdate] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """What the Tracker should fix though the step went ahead (Build: enemy pairs with no range, R24)."""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"action": self.action, "phase": self.phase, "message": self.message}
@@ -53,41 +65,20 @@ class StepReport:
         return out
 
 
+def _n(count: int, word: str) -> str:
+    """``1 hit``, ``2 hits``: a count and its word, singular or plural."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
 def _read(backend: SheetBackend, lay: Layout) -> Sheets:
     return Sheets.from_grids(backend.read_ranges(read_plan(lay)))
 
 
-def _state_update(lay: Layout, battle: Battle, last: dict[str, Any] | None, previous: int = STATE_CHUNKS) -> RangeUpdate:
-    """The State sheet holds ``{"battle": ..., "last": <last phase's resolve JSON>}`` in
-    pieces; the write covers the pieces written now and clears any left from before
-    (``previous`` rows were in use)."""
-    data = battle.to_data()
-    data["log"] = []
-    payload = {"battle": data, "last": last}
-    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
-    pieces = [text[i:i + STATE_CHUNK_CHARS] for i in range(0, len(text), STATE_CHUNK_CHARS)]
-    if len(pieces) > STATE_CHUNKS:
-        raise BattleStateError("the battle state no longer fits the State sheet; end this battle and start a new tracker")
-    block = lay.block("State_Blob")
-    count = max(len(pieces), min(previous, STATE_CHUNKS))
-    rows: list[list[CellValue]] = [[p] for p in pieces] + [[None]] * (count - len(pieces))
-    return RangeUpdate(block.range(rows=count), rows)
-
-
 def _stored(lay: Layout, sh: Sheets) -> tuple[Battle | None, dict[str, Any] | None]:
     """The battle kept in the hidden State sheet, and its last resolve (``None`` before
-    Build Cohorts)."""
-    from sheetsync.errors import Problem, SheetFormatError
-
-    pieces = [row[0] for row in sh.state if row and isinstance(row[0], str)]
-    if not pieces:
-        return None, None
-    try:
-        payload = json.loads("".join(pieces))
-        return Battle.from_data(payload["battle"]), payload.get("last")
-    except (ValueError, KeyError, TypeError) as exc:
-        raise SheetFormatError([Problem("State!A1", f"the stored battle state is damaged ({type(exc).__name__}); "
-                                        "restore the workbook's .bak copy")]) from None
+    Build Cohorts).  A damaged State is a :class:`BattleStateError` saying how to recover."""
+    stored = sj.parse_state(sh.state)
+    return stored.battle, stored.last
 
 
 def _need_battle(lay: Layout, sh: Sheets) -> tuple[Battle, dict[str, Any] | None]:
@@ -97,32 +88,108 @@ def _need_battle(lay: Layout, sh: Sheets) -> tuple[Battle, dict[str, Any] | None
     return battle, last
 
 
+def _need(journal: _Journal) -> tuple[Battle, dict[str, Any] | None]:
+    if journal.stored.battle is None:
+        raise BattleStateError("this tracker has no cohorts yet: fill in Cohorts and Characters, then Build Cohorts")
+    return journal.stored.battle, journal.stored.last
+
+
+def _name(action: str, phase: int) -> str:
+    label = sj.ACTION_NAMES.get(action, action)
+    return f"{label} {phase}" if action in ("resolve", "undo") else label
+
+
+@dataclass
+class _Journal:
+    """The State as read, with the Log rows to mark in this step's write."""
+
+    stored: sj.Stored
+    marks: list[RangeUpdate] = field(default_factory=list)
+    note: str = ""
+
+
+def _journal(backend: SheetBackend, lay: Layout, sh: Sheets) -> _Journal:
+    """Read the State and check it against the Log (see :mod:`sheetsync.app.state_journal`).
+
+    A step lost to another run at the same moment is reported here, once: this step is
+    refused with a message naming the step that stands and the one to run again, and its
+    one write repairs what the lost step left behind and records the report, so the next
+    attempt goes ahead.  The same step run twice at once (identical writes) was applied
+    once: its doubled Log rows are marked, and the step goes ahead with a note."""
+    stored = sj.parse_state(sh.state)
+    if stored.battle is None:
+        return _Journal(stored)
+    lost, twice = sj.lost_steps(stored, sh.log)
+    marks = sj.mark_rows(lay, sh.log, twice, "duplicate")
+    note = ""
+    if twice:
+        entry = stored.journal[-1]
+        note = f" (note: {_name(str(entry[2]), int(entry[3]))} was run twice at the same moment and applied once)"
+    if not lost:
+        return _Journal(stored, marks, note)
+    battle = stored.battle
+    by_rev = {int(e[0]): e for e in stored.journal}
+    parts = []
+    for x in lost:
+        entry = by_rev.get(x.rev, stored.journal[-1])
+        stands, gone = _name(str(entry[2]), int(entry[3])), _name(x.action, x.phase)
+        parts.append(f"{gone} and {stands} ran at the same moment; {stands} stands, {gone} was lost: run it again")
+    msg = "; ".join(parts) + f". The tracker is at phase {battle.phase}; nothing else was changed by this click."
+    write = sj.state_update(lay, battle, stored.last, prior=stored, action="repair", phase=battle.phase - 1,
+                            reported=[x.key for x in lost])
+    updates = [
+        write.update,
+        *sj.repair_updates(lay, stored, sh.orders, lost, sh.log),
+        *marks,
+        *writer.battle_updates(lay, battle, status=f"Two steps collided: run {_name(lost[0].action, lost[0].phase)} "
+                                                   "again if it is still wanted", last_action=msg[:45000]),
+        *writer.log_updates(lay, [[battle.phase - 1, None, None, sj.ACTION_NAMES["repair"], None, "refused", 0, "",
+                                   "", msg]], step=write.token),
+    ]
+    backend.write_ranges(updates)
+    raise BattleStateError(msg)
+
+
+def _stamps_after(stored: sj.Stored, phase: int, rows: Sequence[int], events: Sequence[Any]) -> dict[str, list[list[CellValue]]]:
+    """The State's record of Orders stamps with phase ``phase``'s added (what a repair puts
+    back if a simultaneous Undo cleared them)."""
+    out = {k: v for k, v in stored.stamps.items() if k.isdigit() and int(k) < phase}
+    out[str(phase)] = [[i, e.outcome, e.damage, writer.result_text(e)] for i, e in zip(rows, events, strict=True)]
+    return out
+
+
 def build_cohorts(backend: SheetBackend, lay: Layout | None = None, *, extra: Sequence[RangeUpdate] = ()) -> StepReport:
     """Build Cohorts: Characters + Cohorts Setup → pools (Cohort Sheet 1.1-1.7) and a fresh
     battle at phase 1.  Refused once a phase has been resolved."""
     lay = lay or layout()
     sh = _read(backend, lay)
-    old, _ = _stored(lay, sh)
+    journal = _journal(backend, lay, sh)
+    old = journal.stored.battle
     if old is not None and old.history:
         raise BattleStateError(f"the battle is under way (phase {old.phase}); Build Cohorts would wipe it. "
                                "Undo back to phase 1 first, or start a new tracker")
     battle = parse_battle_setup(lay, sh)
     if battle.seed is None:
         battle = battle.model_copy(update={"seed": secrets.randbelow(10**9)})
-    msg = f"Built {len(battle.cohorts)} cohorts: " + ", ".join(
-        f"{c.name} (Health {battle.pools[c.name].pools['health']})" for c in battle.cohorts)
+    warnings = missing_ranges(lay, sh, battle)
+    msg = f"Built {_n(len(battle.cohorts), 'cohort')}: " + ", ".join(
+        f"{c.name} (Health {battle.pools[c.name].pools['health']})" for c in battle.cohorts) + journal.note
+    if warnings:
+        msg += f". Warning: {_n(len(warnings), 'enemy pair')} with no range yet; set them on the Ranges sheet (R24)"
+    state = sj.state_update(lay, battle, None, prior=journal.stored, action="build", phase=0, stamps={})
     updates = [
-        _state_update(lay, battle, None),
+        state.update,
+        *journal.marks,
         RangeUpdate(lay.cells["Battle_Seed"].ref, [[battle.seed]]),
         *writer.battle_updates(lay, battle, status="Built: type the orders of phase 1", last_action=msg),
         writer.health_header_update(lay, battle),
         writer.health_row_update(lay, battle, 0),
-        *writer.log_updates(lay, sh.log_length, [[0, None, None, "Build Cohorts", None, "done", 0, "", "Cohort Sheet",
-                                                   msg]]),
+        *writer.log_updates(lay, [[0, None, None, "Build Cohorts", None, "done", 0, "", "Cohort Sheet", msg]],
+                            step=state.token),
         *extra,
     ]
     backend.write_ranges(updates)
-    return StepReport("build", battle.phase, msg, updates=updates)
+    return StepReport("build", battle.phase, msg, updates=updates, warnings=warnings)
 
 
 def resolve(backend: SheetBackend, lay: Layout | None = None, *, extra: Sequence[RangeUpdate] = ()) -> StepReport:
@@ -130,7 +197,8 @@ def resolve(backend: SheetBackend, lay: Layout | None = None, *, extra: Sequence
     Log, updates every cohort, and advances the phase."""
     lay = lay or layout()
     sh = _read(backend, lay)
-    stored, _ = _need_battle(lay, sh)
+    journal = _journal(backend, lay, sh)
+    stored, _ = _need(journal)
     battle, rows = parse_turn(lay, sh, stored)
     if not rows:
         last = stored.phase - 1
@@ -143,12 +211,15 @@ def resolve(backend: SheetBackend, lay: Layout | None = None, *, extra: Sequence
     flags = [f for f in result.end_of_phase if f.kind == "flag"]
     hits = sum(1 for e in result.events if e.outcome == "hit")
     refused = sum(1 for e in result.events if e.outcome == "refused")
-    msg = (f"Phase {result.phase} resolved: {len(result.events)} orders, {hits} hits, {refused} refused"
-           + (f", {len(flags)} flags for the Storyteller" if flags else ""))
+    msg = (f"Phase {result.phase} resolved: {_n(len(result.events), 'order')}, {_n(hits, 'hit')}, {refused} refused"
+           + (f", {_n(len(flags), 'flag')} for the Storyteller" if flags else "") + journal.note)
+    state = sj.state_update(lay, new, result.to_json(), prior=journal.stored, action="resolve", phase=result.phase,
+                            stamps=_stamps_after(journal.stored, result.phase, rows, result.events))
     updates = [
-        _state_update(lay, new, result.to_json(), len(sh.state)),
+        state.update,
+        *journal.marks,
         *writer.order_stamp_updates(lay, rows, result.events),
-        *writer.log_updates(lay, sh.log_length, writer.phase_log_rows(result)),
+        *writer.log_updates(lay, writer.phase_log_rows(result), step=state.token),
         *writer.battle_updates(lay, new, status=f"Phase {result.phase} resolved: type the orders of phase {new.phase}",
                                last_action=msg, breakdown_too=False),
         writer.health_row_update(lay, new, result.phase),
@@ -160,10 +231,13 @@ def resolve(backend: SheetBackend, lay: Layout | None = None, *, extra: Sequence
 
 def undo(backend: SheetBackend, lay: Layout | None = None, *, extra: Sequence[RangeUpdate] = ()) -> StepReport:
     """Undo Phase: the battle exactly as before the last resolve; its Orders rows are
-    pending again and the Log records the undo (it is never rewritten)."""
+    pending again (dice sheetsync rolled into Roll are cleared, typed ones kept, R25), the
+    Aftermath of an End Battle is cleared, and the Log records the undo (it is never
+    rewritten)."""
     lay = lay or layout()
     sh = _read(backend, lay)
-    battle, _ = _need_battle(lay, sh)
+    journal = _journal(backend, lay, sh)
+    battle, _ = _need(journal)
     if not battle.history:
         raise BattleStateError("there is no resolved phase to undo")
     before = undo_phase(battle)
@@ -171,12 +245,19 @@ def undo(backend: SheetBackend, lay: Layout | None = None, *, extra: Sequence[Ra
     block = lay.block("Orders_Table")
     j = block.index("phase")
     rows = [i for i, row in enumerate(sh.orders) if j < len(row) and row[j] == undone]
-    msg = f"Phase {undone} undone: {len(rows)} orders are pending again"
+    src = block.index("roll_source")
+    rolled = [i for i in rows if src < len(sh.orders[i]) and sh.orders[i][src] == writer.ROLLED]
+    msg = (f"Phase {undone} undone: {_n(len(rows), 'order')} {'is' if len(rows) == 1 else 'are'} pending again"
+           + journal.note)
+    state = sj.state_update(lay, before, None, prior=journal.stored, action="undo", phase=undone,
+                            stamps={k: v for k, v in journal.stored.stamps.items() if k.isdigit() and int(k) < undone})
     updates = [
-        _state_update(lay, before, None, len(sh.state)),
-        *writer.order_unstamp_updates(lay, rows),
-        *writer.log_updates(lay, sh.log_length, [[undone, None, None, "Undo Phase", None, "done", 0, "", "",
-                                                   f"phase {undone} undone; its results above no longer stand"]]),
+        state.update,
+        *journal.marks,
+        *writer.order_unstamp_updates(lay, rows, rolled),
+        writer.aftermath_updates(lay, []),
+        *writer.log_updates(lay, [[undone, None, None, "Undo Phase", None, "done", 0, "", "",
+                                   f"phase {undone} undone; its results above no longer stand"]], step=state.token),
         *writer.battle_updates(lay, before, status=f"Phase {undone} undone: fix the orders and resolve again",
                                last_action=msg, breakdown_too=False),
         writer.health_row_update(lay, before, undone, clear=True),
@@ -191,20 +272,31 @@ def end_battle(backend: SheetBackend, lay: Layout | None = None, *, extra: Seque
     typed rolls on the Characters sheet."""
     lay = lay or layout()
     sh = _read(backend, lay)
-    battle, last = _need_battle(lay, sh)
+    journal = _journal(backend, lay, sh)
+    battle, last = _need(journal)
+    if not battle.history:
+        raise BattleStateError(f"no phase has been resolved yet, so there is no battle to end (phase {battle.phase} "
+                               "is still to resolve). Resolve at least one phase first")
     fresh = parse_battle_setup(lay, sh)
     aegis = {c.name: c.aegis for c in fresh.cohorts}
     lasting = {c.name: c.lasting_rolls for c in fresh.cohorts}
     entries = aftermath(battle, RandomRoller(f"{battle.seed}:aftermath"), aegis=aegis, lasting_rolls=lasting)
     dead = sum(1 for e in entries if e.dead)
     torpor = sum(1 for e in entries if e.torpor)
-    msg = f"Battle ended after phase {battle.phase - 1}: {len(entries)} characters, {dead} dead, {torpor} in Torpor"
+    msg = (f"Battle ended after phase {battle.phase - 1}: {_n(len(entries), 'character')}, {dead} dead, {torpor} in Torpor"
+           + journal.note)
+    # End writes the State too (same battle, a new revision): a step run at the same moment
+    # as this one is then caught like any other (see state_journal).
+    state = sj.state_update(lay, battle, last, prior=journal.stored, action="end", phase=battle.phase - 1)
     updates = [
+        state.update,
+        *journal.marks,
         writer.aftermath_updates(lay, entries),
-        RangeUpdate(lay.cells["Battle_Status"].ref, [["Ended: see the Aftermath sheet"]]),
+        RangeUpdate(lay.cells["Battle_Status"].ref, [[f"Battle over after phase {battle.phase - 1}: see the Aftermath "
+                                                       "sheet (Undo Phase reopens it)"]]),
         RangeUpdate(lay.cells["Battle_LastAction"].ref, [[msg]]),
-        *writer.log_updates(lay, sh.log_length, [[battle.phase - 1, None, None, "End Battle", None, "done", 0, "",
-                                                   "Battle Aftermath, R26-R30", msg]]),
+        *writer.log_updates(lay, [[battle.phase - 1, None, None, "End Battle", None, "done", 0, "",
+                                   "Battle Aftermath, R26-R30", msg]], step=state.token),
         *extra,
     ]
     backend.write_ranges(updates)
@@ -215,15 +307,17 @@ def load_battle_into(backend: SheetBackend, battle: Battle, lay: Layout | None =
     """Write a battle (from a battle file) into a blank tracker: its characters, cohorts,
     ranges, house rules and pending orders as inputs, and its current state."""
     lay = lay or layout()
+    check_fits(lay, battle)  # a battle larger than the tracker's blocks is refused before anything is written
     if battle.seed is None:
         battle = battle.model_copy(update={"seed": secrets.randbelow(10**9)})
-    updates = [*writer.input_updates(lay, battle), _state_update(lay, battle, None),
+    state = sj.state_update(lay, battle, None, prior=sj.Stored(), action="new", phase=battle.phase - 1, stamps={})
+    updates = [*writer.input_updates(lay, battle), state.update,
                RangeUpdate(lay.cells["Battle_Seed"].ref, [[battle.seed]]),
                *writer.battle_updates(lay, battle, status=f"Loaded: phase {battle.phase} to resolve",
                                       last_action="Loaded from a battle file"),
                writer.health_header_update(lay, battle), writer.health_row_update(lay, battle, battle.phase - 1)]
     backend.write_ranges(updates)
-    return StepReport("new", battle.phase, f"Tracker holds {len(battle.cohorts)} cohorts, phase {battle.phase} to resolve")
+    return StepReport("new", battle.phase, f"Tracker holds {_n(len(battle.cohorts), 'cohort')}, phase {battle.phase} to resolve")
 
 
 def export(backend: SheetBackend, lay: Layout | None = None) -> dict[str, Any]:
@@ -233,7 +327,11 @@ def export(backend: SheetBackend, lay: Layout | None = None) -> dict[str, Any]:
 
     lay = lay or layout()
     sh = _read(backend, lay)
-    battle, last = _need_battle(lay, sh)
+    stored = sj.parse_state(sh.state)
+    battle, last = _need(_Journal(stored))
+    if stored.last_problem:
+        raise BattleStateError(f"State!A1: {stored.last_problem}, so there are no last events to export. Undo Phase "
+                               "and resolve it again rewrites it; the battle itself is intact")
     out: dict[str, Any] = {"phase": battle.phase, "events": [], "end_of_phase": []}
     if last:
         out["phase"] = last["phase"]
@@ -243,6 +341,60 @@ def export(backend: SheetBackend, lay: Layout | None = None) -> dict[str, Any]:
     out["cohorts"] = cohorts_json(battle)
     out["battle"] = battle_to_file(battle)
     return out
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One thing the next Resolve Phase would refuse: an order (R13) or a bad cell."""
+
+    where: str
+    """The order's cell (``Orders!B7``) or, in a battle file, its path (``orders[3]``)."""
+    cohort: str
+    task: str
+    reason: str
+
+
+@dataclass
+class CheckReport:
+    """What :func:`check` found: ``refusals`` is empty when the next resolve refuses nothing."""
+
+    phase: int
+    orders: int
+    refusals: list[Refusal] = field(default_factory=list)
+    bad_cells: bool = False
+    """True when the orders could not be read at all: every refusal is then a bad cell."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"phase": self.phase, "orders": self.orders, "bad_cells": self.bad_cells,
+                "refusals": [vars(r) for r in self.refusals]}
+
+
+def check_battle(battle: Battle, places: Sequence[str] | None = None) -> CheckReport:
+    """R13 dry run: resolve the battle's pending orders on a copy (the engine is pure) and
+    keep the refused ones; ``places[i]`` names order ``i`` (default ``orders[i]``)."""
+    result = resolve_phase(battle)
+    where = list(places) if places is not None else [f"orders[{i}]" for i in range(len(battle.orders))]
+    refused = [Refusal(where[i], e.cohort, e.task.value, e.reason or "")
+               for i, e in enumerate(result.events) if e.outcome == "refused"]
+    return CheckReport(result.phase, len(result.events), refused)
+
+
+def check(backend: SheetBackend, lay: Layout | None = None) -> CheckReport:
+    """``sheetsync check``: what the next Resolve Phase would refuse, and why, with nothing
+    written (issue 8, item 21).  It reads once, as a resolve does; bad cells come back as
+    refusals too, since a resolve would then refuse the whole phase."""
+    lay = lay or layout()
+    sh = _read(backend, lay)
+    stored, _ = _need(_Journal(sj.parse_state(sh.state)))
+    try:
+        battle, rows = parse_turn(lay, sh, stored)
+    except SheetFormatError as exc:
+        return CheckReport(stored.phase, 0, [Refusal(p.where, "", "", p.message) for p in exc.problems], bad_cells=True)
+    if not rows:
+        raise BattleStateError(f"no pending orders for phase {stored.phase}: type this phase's orders in empty rows "
+                               "of the Orders sheet, then check again")
+    block = lay.block("Orders_Table")
+    return check_battle(battle, [block.cell(i, "cohort") for i in rows])
 
 
 ACTIONS = {"build": build_cohorts, "resolve": resolve, "undo": undo, "end": end_battle}

@@ -161,6 +161,19 @@ class XlwingsBackend:
     def _last_row(sheet: Any) -> int:
         return int(sheet.used_range.last_cell.row)
 
+    def _next_free_row(self, sheet: Any, rng: A1Range) -> int:
+        """The row an append starts at: after the last row of the used range that holds a
+        value (a formatted but empty row does not count), and never above ``rng``'s first."""
+        try:
+            used = sheet.used_range
+            top, last = int(used.row), int(used.last_cell.row)
+            width = int(used.last_cell.column)
+            values = _two_d(sheet.range((top, 1), (last, width)).options(ndim=2).value) if last >= top else []
+        except Exception as exc:
+            raise BackendError(f"could not find the end of sheet {rng.sheet!r}: {exc}") from exc
+        filled = [top + i for i, row in enumerate(values) if any(v not in (None, "") for v in row)]
+        return max(rng.row1, (filled[-1] + 1) if filled else 1)
+
     def _read_block(self, sheet: Any, rng: A1Range) -> Grid:
         last = rng.row2 if rng.row2 is not None else self._last_row(sheet)
         if last < rng.row1:
@@ -203,8 +216,18 @@ class XlwingsBackend:
     def write_ranges(self, updates: Sequence[RangeUpdate]) -> None:
         """Write every update, one block each; nothing is written if a sheet is missing."""
         plan: list[tuple[str, int, int, list[list[Any]]]] = []
+        appends = [parse_range(u.range) for u in updates if u.append]
+        if appends:
+            sheets = self._sheets()
+            for rng in appends:  # check every sheet first: all or nothing
+                self._sheet(sheets, rng.sheet)
+        appended: dict[str, int] = {}  # rows already appended to a sheet in this write
         for update in updates:
             rng = parse_range(update.range)
+            if update.append:
+                row1 = appended.get(rng.sheet) or self._next_free_row(self._sheet(sheets, rng.sheet), rng)
+                appended[rng.sheet] = row1 + len(update.values)
+                rng = A1Range(rng.sheet, rng.col1, row1, rng.col2, None)
             rows = [list(row) for row in update.values]
             encoded = [
                 [_to_xl(v, rng.cell(i, j)) for j, v in enumerate(row)] for i, row in enumerate(rows)

@@ -53,10 +53,17 @@ Grid = list[list[CellValue]]
 
 @dataclass(frozen=True)
 class RangeUpdate:
-    """Write ``values`` (a 2-D grid) with its top-left corner at ``range``'s start."""
+    """Write ``values`` (a 2-D grid) with its top-left corner at ``range``'s start.
+
+    With ``append=True`` the rows go instead right after the last row holding a value
+    anywhere in ``range``'s sheet (never above ``range``'s first row), in ``range``'s
+    columns; the backend finds that row when it writes.  Two steps that append at the same
+    moment therefore both keep their rows (Google Sheets places them server-side).
+    """
 
     range: str
     values: Sequence[Sequence[CellValue]]
+    append: bool = False
 
 
 @runtime_checkable
@@ -179,18 +186,19 @@ class MemoryBackend:
         return grids
 
     def write_ranges(self, updates: Sequence[RangeUpdate]) -> None:
-        parsed = [(parse_range(u.range), u.values) for u in updates]
-        for rng, _ in parsed:  # all or nothing: check every sheet before touching one
+        parsed = [(parse_range(u.range), u.values, u.append) for u in updates]
+        for rng, _, _ in parsed:  # all or nothing: check every sheet before touching one
             if rng.sheet not in self.sheets:
                 from sheetsync.errors import BackendError
 
                 raise BackendError(f"there is no sheet {rng.sheet!r}")
         self.writes += 1
-        for rng, values in parsed:
+        for rng, values, append in parsed:
             cells = self.sheets[rng.sheet]
+            row1 = max(rng.row1, self.max_row(rng.sheet) + 1) if append else rng.row1
             for i, row in enumerate(values):
                 for j, value in enumerate(row):
-                    key = (rng.row1 + i, rng.col1 + j)
+                    key = (row1 + i, rng.col1 + j)
                     if value is None or value == "":
                         cells.pop(key, None)
                     else:
