@@ -9,6 +9,7 @@ reader collects every problem in one pass before it raises.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -20,7 +21,20 @@ __all__ = [
     "SheetFormatError",
     "SheetSyncError",
     "WorkbookLockedError",
+    "did_you_mean",
 ]
+
+
+def did_you_mean(value: object, choices: Iterable[str]) -> str:
+    """`` (did you mean 'Night Watch'?)`` when ``value`` is close to one of ``choices``
+    (ignoring case), else ``""``: the tail of a message about a mistyped name."""
+    if not isinstance(value, str) or not value.strip():
+        return ""
+    options = {c.casefold(): c for c in choices}
+    found = difflib.get_close_matches(value.strip().casefold(), list(options), n=1, cutoff=0.6)
+    if not found or options[found[0]] == value:
+        return ""
+    return f" (did you mean {options[found[0]]!r}?)"
 
 
 @dataclass(frozen=True)

@@ -98,7 +98,7 @@ def test_r1_size_limits_name_the_cohort_and_allow_any_size_lifts_them() -> None:
     (lambda d: d["cohorts"][0].update(aegis={"Zed": 1}), "cohorts[0].aegis.Zed: 'Zed' is not a member of Alpha"),
     (lambda d: d["cohorts"][0].update(aegis={"Ann": 4}), "cohorts[0].aegis.Ann: 4 is more than 3"),
     (lambda d: d["cohorts"][0].update(hero_used=["Zed"]), "cohorts[0].hero_used: 'Zed' is not a member of Alpha"),
-    (lambda d: d["cohorts"][1].update(pools={"helth": 3}), "cohorts[1].pools.helth: 'helth' is not a pool (expected one of health,"),
+    (lambda d: d["cohorts"][1].update(pools={"helth": 3}), "cohorts[1].pools.helth: 'helth' is not a pool (did you mean 'health'?)"),
     (lambda d: d["cohorts"][0].update(colour="red"), "cohorts[0].colour: is not a key sheetsync knows"),
     (lambda d: d.update(weather="rain"), "weather: is not a key sheetsync knows"),
     (lambda d: d.update(phase=0), "phase: 0 is not a phase number"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
 from rich.console import Console
 
 from sheetsync.app.watch import DEFAULT_INTERVAL, live_watch, watch
@@ -66,3 +67,59 @@ def test_live_display_shows_phase_action_and_requests_and_stops_cleanly() -> Non
     assert "sheetsync watch (Ctrl-C to stop)" in text
     assert "Requests" in text and "Last action" in text
     assert f"Stopped after {state.polls} polls and 0 steps." in text
+
+
+def _tick(backend: MemoryBackend, index: int) -> tuple[int, int]:
+    buttons = LAY.block("Battle_Buttons")
+    cell = (buttons.first_row + index, buttons.first_col + 1)
+    backend.sheets["Battle"][cell] = True
+    return cell
+
+
+def test_issue8_item8_a_huge_roll_clears_the_tick_and_names_the_cell() -> None:
+    from input_trackers import orders, two_cohorts
+
+    from sheetsync.app import usecases
+
+    backend = two_cohorts()
+    usecases.run("build", backend)
+    orders(backend, [{"cohort": "Night Watch", "task": "Melee Attack", "target": "Ghouls", "roll": "1" * 5000}])
+    tick = _tick(backend, 1)
+    state = watch(backend, sleep=lambda s: None, max_polls=1)
+    assert backend.sheets["Battle"][tick] is False
+    assert state.last.startswith("Resolve Phase failed: SheetFormatError: Orders!M4: roll '1111")
+    assert str(backend.sheets["Battle"][(5, 2)]) == state.last
+
+
+def test_issue8_item8_an_unexpected_failure_clears_the_tick_says_so_and_keeps_watching(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from sheetsync.app import usecases
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ValueError("Exceeds the limit (4300 digits) for integer string conversion")
+
+    monkeypatch.setattr(usecases, "run", broken)
+    backend = MemoryBackend({s: {} for s in LAY.sheets})
+    tick = _tick(backend, 1)
+    state = watch(backend, sleep=lambda s: None, max_polls=3)
+    assert state.polls == 3 and state.steps == 1, "the watcher kept going, and ran the step once"
+    assert backend.sheets["Battle"][tick] is False
+    reason = str(backend.sheets["Battle"][(5, 2)])
+    assert reason.startswith("Resolve Phase failed: an unexpected problem (ValueError) stopped the step")
+    assert "4300" not in reason, "no internal text reaches the sheet"
+
+
+def test_issue8_item8_an_unexpected_read_failure_does_not_stop_the_watcher() -> None:
+    class Broken(MemoryBackend):
+        failed = False
+
+        def read_ranges(self, ranges: Sequence[str]) -> list[Grid]:
+            if not self.failed:
+                self.failed = True
+                raise OSError("connection reset")
+            return super().read_ranges(ranges)
+
+    backend = Broken({s: {} for s in LAY.sheets})
+    state = watch(backend, sleep=lambda s: None, max_polls=2)
+    assert backend.failed and backend.reads == 2 and state.polls == 2, "the failed read was followed by two good ones"
+    assert state.last == "unexpected problem (OSError); still watching"

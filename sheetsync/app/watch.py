@@ -12,6 +12,7 @@ well inside it.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from sheetsync.sheets.template import BUTTON_LABELS
 __all__ = ["BUTTON_ACTIONS", "DEFAULT_INTERVAL", "WatchState", "poll_once", "watch"]
 
 DEFAULT_INTERVAL = 3.0
+log = logging.getLogger(__name__)
 BUTTON_ACTIONS = dict(zip(BUTTON_LABELS, ("build", "resolve", "undo", "end"), strict=True))
 
 
@@ -60,12 +62,22 @@ def poll_once(backend: SheetBackend, state: WatchState, lay: Layout | None = Non
                 state.phase = report.phase
                 state.last = report.message
             except SheetSyncError as exc:
-                message = f"{label} failed: {type(exc).__name__}: {exc}"
-                backend.write_ranges([clear, RangeUpdate(lay.cells["Battle_LastAction"].ref, [[message[:45000]]])])
-                state.last = message
+                _failed(backend, lay, state, clear, f"{label} failed: {type(exc).__name__}: {exc}")
+            except Exception as exc:  # a bug must not kill the watcher and leave the box ticked (issue 8, item 8)
+                log.debug("%s failed", label, exc_info=True)
+                _failed(backend, lay, state, clear, f"{label} failed: an unexpected problem ({type(exc).__name__}) "
+                        f"stopped the step, and the box is cleared. Run `sheetsync gsheet {action}` on this "
+                        "sheet to see more")
             state.steps += 1
             return action
     return None
+
+
+def _failed(backend: SheetBackend, lay: Layout, state: WatchState, clear: RangeUpdate, message: str) -> None:
+    """A step that failed: clear its box and say why in the Battle sheet's last-action cell,
+    so that the Tracker sees it and the next poll does not run it again."""
+    state.last = message
+    backend.write_ranges([clear, RangeUpdate(lay.cells["Battle_LastAction"].ref, [[message[:45000]]])])
 
 
 def watch(
@@ -85,6 +97,9 @@ def watch(
                 poll_once(backend, state, lay)
             except SheetSyncError as exc:  # a transient read failure: say so, keep watching
                 state.last = f"{type(exc).__name__}: {exc}"
+            except Exception as exc:  # anything else: say so briefly and keep watching
+                log.debug("poll failed", exc_info=True)
+                state.last = f"unexpected problem ({type(exc).__name__}); still watching"
             if on_poll is not None:
                 on_poll(state)
             if max_polls is not None and state.polls >= max_polls:

@@ -12,27 +12,62 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sheetsync.errors import InputError, Problem, SheetFormatError
+from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError, did_you_mean
 from sheetsync.rules.bbn import Battle, HouseRules, load_battle
 from sheetsync.rules.bbn.loader import battle_to_file
-from sheetsync.sheets.backend import CellValue, Formula, Grid
-from sheetsync.sheets.layout import Block, Layout
+from sheetsync.sheets.backend import CellValue, Formula, Grid, col_letter, quote_sheet
+from sheetsync.sheets.layout import (
+    HISTORY_PHASES,
+    MAX_CHARACTERS,
+    MAX_COHORTS,
+    ORDER_ROWS,
+    RANGE_ROWS,
+    Block,
+    Layout,
+)
 
-__all__ = ["Sheets", "parse_battle_setup", "parse_turn", "read_plan"]
+__all__ = ["Sheets", "check_fits", "missing_ranges", "parse_battle_setup", "parse_turn", "read_plan"]
+
+_OVERFLOW = {"characters": ("Characters_Table", MAX_CHARACTERS, "characters"),
+             "setup": ("Cohorts_Setup", MAX_COHORTS, "cohorts"),
+             "orders": ("Orders_Table", ORDER_ROWS, "orders"),
+             "ranges": ("Ranges_Table", RANGE_ROWS, "ranges")}
+"""The input blocks with a fixed number of rows: what a row below them would be (issue 8, item 6)."""
+
+MAX_DIGITS = 15
+"""A whole number in a cell has at most this many digits (a spreadsheet keeps 15 exactly)."""
+
+
+def _beyond(block: Block, lay: Layout) -> str:
+    """A block's range read a little past its last row, so a value typed below it is seen
+    and refused rather than dropped.  Blocks with nothing under them are read to the end of
+    their sheet; the Cohorts setup only to the blank row above the Pools block."""
+    if block.name == "Cohorts_Setup":
+        below = lay.block("Cohorts_Pools").header_row - 2
+        return block.range(rows=below - block.first_row + 1)
+    return block.range().rsplit(":", 1)[0] + ":" + col_letter(block.last_col)
 
 
 def read_plan(lay: Layout) -> list[str]:
     """Every range a use case needs, read in one call."""
     return [
         lay.block("State_Blob").range(),
-        lay.block("Characters_Table").range(),
-        lay.block("Cohorts_Setup").range(),
-        lay.block("Orders_Table").range(),
-        lay.block("Ranges_Table").range(),
+        _beyond(lay.block("Characters_Table"), lay),
+        _beyond(lay.block("Cohorts_Setup"), lay),
+        _beyond(lay.block("Orders_Table"), lay),
+        _beyond(lay.block("Ranges_Table"), lay),
         lay.block("HouseRules_Table").range(),
         lay.cells["Battle_Seed"].ref,
-        lay.block("Log_Table").range().rsplit(":", 1)[0] + ":A",
+        _log_steps(lay.block("Log_Table")),
+        lay.block("Aftermath_Table").header_range(),
     ]
+
+
+def _log_steps(log: Block) -> str:
+    """The Log's Step column (``rev:id`` of the step that wrote each row), to its end: a step
+    checks it against the State's journal to find a step lost to a simultaneous one.  The
+    Log's other columns are never read back; its rows are appended."""
+    return f"{log.cell(0, 'step')}:{log.letter('step')}".replace(f"{log.sheet}!", f"{quote_sheet(log.sheet)}!", 1)
 
 
 @dataclass
@@ -47,6 +82,21 @@ class Sheets:
     house_rules: Grid
     seed: Grid
     log: Grid
+    """The Log's Step column (see :func:`read_plan`), one row per Log row."""
+    aftermath_head: Grid = field(default_factory=list)
+    """The Aftermath header: read so that every sheet a step writes is in its read (on
+    Google Sheets the read also brings the sheet ids the write needs: 2 requests a step)."""
+
+    overflow: dict[str, Grid] = field(default_factory=dict, init=False)
+    """The rows read below each fixed-size input block (by attribute name): any value there
+    is refused, naming the block's limit (issue 8, item 6)."""
+
+    def __post_init__(self) -> None:
+        for attr, (_name, rows, _what) in _OVERFLOW.items():
+            grid = getattr(self, attr)
+            if len(grid) > rows:
+                self.overflow[attr] = grid[rows:]
+                setattr(self, attr, grid[:rows])
 
     @classmethod
     def from_grids(cls, grids: list[Grid]) -> Sheets:
@@ -68,14 +118,29 @@ class _Reader:
         j = block.index(key)
         return row[j] if j < len(row) else None
 
+    def formula(self, addr: str, label: str, kind: str, value: Formula) -> None:
+        """Issue 8, item 12: an input cell holds what the Tracker typed, never a formula
+        (``=RAND()`` in the Dice seed would change on every recalculation)."""
+        want = {"int": "a whole number", "bool": "Yes or No", "seed": "a whole number or text"}.get(kind, "the text")
+        self.problems.append(Problem(addr, f"{label}: a formula ({value.text}) is not allowed here; type {want}"))
+
+    def formulas(self, grid: Grid, block: Block, rows: list[int] | None = None) -> None:
+        """Refuse a formula in every input column of ``block`` (in ``rows``, or all rows read)."""
+        for i in (range(len(grid)) if rows is None else rows):
+            row = grid[i] if i < len(grid) else []
+            for j, col in enumerate(block.columns):
+                value = row[j] if j < len(row) else None
+                if col.is_input and isinstance(value, Formula):
+                    self.formula(block.cell(i, col.key), col.header.lower(), col.kind, value)
+
     def text(self, grid: Grid, block: Block, i: int, key: str, path: str | None = None) -> str | None:
         value = self.cell(grid, block, i, key)
         addr = block.cell(i, key)
         if path:
             self.where[path] = addr
         if isinstance(value, Formula):
-            label = block.columns[block.index(key)].header.lower()
-            self.problems.append(Problem(addr, f"{label}: a formula ({value.text}) is not allowed here; type the text"))
+            col = block.columns[block.index(key)]
+            self.formula(addr, col.header.lower(), col.kind, value)
             return None
         if value is None:
             return None
@@ -96,7 +161,7 @@ class _Reader:
             return None
         label = col.header.lower()
         if isinstance(value, Formula):
-            self.problems.append(Problem(addr, f"{label}: a formula ({value.text}) is not allowed here; type a number"))
+            self.formula(addr, label, "int", value)
             return None
         number: int | None = None
         if isinstance(value, bool):
@@ -106,9 +171,15 @@ class _Reader:
         elif isinstance(value, float) and value.is_integer():
             number = int(value)
         elif isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value.strip()):
-            number = int(value.strip())
+            number = _whole(value)
+            if number is None:
+                self.problems.append(Problem(addr, f"{label} {_short(value)} is too large to be a {label}"))
+                return None
+        if number is not None and abs(number) >= 10**MAX_DIGITS:
+            self.problems.append(Problem(addr, f"{label} {_short(value)} is too large to be a {label}"))
+            return None
         if number is None:
-            self.problems.append(Problem(addr, f"{label} {value!r} is not a whole number"))
+            self.problems.append(Problem(addr, f"{label} {_short(value)} is not a whole number"))
             return None
         if (col.low is not None and number < col.low) or (col.high is not None and number > col.high):
             self.problems.append(Problem(addr, f"{label} {number} is not {col.low} to {col.high}"))
@@ -118,6 +189,9 @@ class _Reader:
     def boolean(self, grid: Grid, block: Block, i: int, key: str) -> bool | None:
         value = self.cell(grid, block, i, key)
         if value is None or value == "":
+            return None
+        if isinstance(value, Formula):
+            self.formula(block.cell(i, key), block.columns[block.index(key)].header.lower(), "bool", value)
             return None
         if isinstance(value, bool):
             return value
@@ -129,8 +203,41 @@ class _Reader:
         if text in ("no", "n", "false", "0", ""):
             return False
         label = block.columns[block.index(key)].header.lower()
-        self.problems.append(Problem(block.cell(i, key), f"{label} {value!r} is not Yes or No"))
+        self.problems.append(Problem(block.cell(i, key), f"{label} {_short(value)} is not Yes or No"))
         return None
+
+    def overflow(self, sh: Sheets, attr: str) -> None:
+        """Issue 8, item 6: a value below a fixed-size block is refused, with the limit named
+        (until the layout grows, a row there would be silently ignored)."""
+        name, rows, what = _OVERFLOW[attr]
+        block = self.lay.block(name)
+        for k, row in enumerate(sh.overflow.get(attr, [])):
+            for j, v in enumerate(row):
+                if v not in (None, ""):
+                    addr = f"{block.sheet}!{col_letter(block.first_col + j)}{block.first_row + rows + k}"
+                    self.problems.append(Problem(addr, f"this tracker holds at most {rows} {what} (rows "
+                                                 f"{block.first_row}-{block.last_row}); nothing below them is read. "
+                                                 "Move this row into an empty row above"))
+                    return
+
+
+def _whole(text: str) -> int | None:
+    """The whole number a cell's text spells, or ``None`` when it has more digits than a
+    sheet can hold (Python's ``int()`` refuses 4,301 digits or more: issue 8, item 8)."""
+    text = text.strip()
+    sign = "-" if text.startswith("-") else ""
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > MAX_DIGITS:
+        return None
+    return int(sign + digits)
+
+
+def _short(value: object) -> str:
+    """A cell's value for a message, cut short when it is long."""
+    if isinstance(value, int) and abs(value) >= 10**40:
+        return f"(a number of about {int(abs(value).bit_length() * 0.30103) + 1} digits)"
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}…{text[-5:]} ({len(str(value))} characters)"
 
 
 _TRAIT = re.compile(r"^\s*(.+?)\s*[:=]?\s*(\d+)\s*$")
@@ -145,6 +252,11 @@ def _characters(r: _Reader, sh: Sheets) -> dict[str, list[tuple[int, dict[str, A
     lay = r.lay
     block = lay.block("Characters_Table")
     by_cohort: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    """Keyed by the cohort name folded to lower case: a cohort is found whatever the case
+    it is typed in (as trait names are, R12)."""
+    seen: dict[tuple[str, str], int] = {}
+    r.overflow(sh, "characters")
+    r.formulas(sh.characters, block)
     for i, _row in enumerate(sh.characters):
         cohort = r.text(sh.characters, block, i, "cohort")
         name = r.text(sh.characters, block, i, "name")
@@ -157,6 +269,11 @@ def _characters(r: _Reader, sh: Sheets) -> dict[str, list[tuple[int, dict[str, A
             continue
         if cohort is None:
             r.problems.append(Problem(block.cell(i, "cohort"), f"{name} needs a cohort"))
+            continue
+        first = seen.setdefault((cohort.casefold(), name), i)
+        if first != i:
+            r.problems.append(Problem(block.cell(i, "name"), f"{name!r} is in {cohort} twice (also "
+                                      f"{block.cell(first, 'name')}); give each character its own name"))
             continue
         m: dict[str, Any] = {"name": name}
         for key in ("temper", "willpower_spent", "health_levels"):
@@ -177,9 +294,13 @@ def _characters(r: _Reader, sh: Sheets) -> dict[str, list[tuple[int, dict[str, A
         for part in _split_traits(r.text(sh.characters, block, i, "offensive_paths") or ""):
             mt = _TRAIT.match(part)
             if not mt:
-                r.problems.append(Problem(block.cell(i, "offensive_paths"), f"{part!r} is not 'Path name level' (e.g. Lure of Flames 3)"))
+                r.problems.append(Problem(block.cell(i, "offensive_paths"), f"{_short(part)} is not 'Path name level' (e.g. Lure of Flames 3)"))
                 continue
-            paths[mt.group(1)] = {"level": int(mt.group(2)), "offensive": True}
+            level = _whole(mt.group(2))
+            if level is None:
+                r.problems.append(Problem(block.cell(i, "offensive_paths"), f"the level of {mt.group(1)!r} is too large"))
+                continue
+            paths[mt.group(1)] = {"level": level, "offensive": True}
         combos = []
         for part in _split_traits(r.text(sh.characters, block, i, "combinations") or ""):
             cname, sep, inside = part.partition(":")
@@ -190,15 +311,19 @@ def _characters(r: _Reader, sh: Sheets) -> dict[str, list[tuple[int, dict[str, A
         for part in _split_traits(r.text(sh.characters, block, i, "other_traits") or ""):
             mt = _TRAIT.match(part)
             if mt:
-                disciplines.setdefault(mt.group(1), int(mt.group(2)))
+                level = _whole(mt.group(2))
+                if level is None:
+                    r.problems.append(Problem(block.cell(i, "other_traits"), f"the level of {mt.group(1)!r} is too large"))
+                    continue
+                disciplines.setdefault(mt.group(1), level)
             else:
                 merits.append(part)
         m.update({k: v for k, v in (("abilities", abilities), ("disciplines", disciplines), ("merits", merits),
                                     ("blood_magic_paths", paths), ("combination_disciplines", combos)) if v})
         aegis = r.integer(sh.characters, block, i, "aegis")
         lasting = r.integer(sh.characters, block, i, "lasting_roll")
-        m["_aegis"], m["_lasting"], m["_row"] = aegis, lasting, i
-        by_cohort.setdefault(cohort, []).append((i, m))
+        m["_aegis"], m["_lasting"], m["_row"], m["_cohort"] = aegis, lasting, i, cohort
+        by_cohort.setdefault(cohort.casefold(), []).append((i, m))
     return by_cohort
 
 
@@ -238,13 +363,19 @@ def parse_battle_setup(lay: Layout, sh: Sheets) -> Battle:
     chars = _characters(r, sh)
     rules = parse_house_rules(r, sh)
     cohorts: list[dict[str, Any]] = []
-    named: set[str] = set()
+    named: dict[str, int] = {}
+    r.overflow(sh, "setup")
+    r.formulas(sh.setup, setup)
     for i, _ in enumerate(sh.setup):
         name = r.text(sh.setup, setup, i, "name")
         if name is None:
             continue
+        first = named.setdefault(name.casefold(), i)
+        if first != i:  # issue 8, item 9: two rows with one name would share one cohort's members
+            r.problems.append(Problem(setup.cell(i, "name"), f"cohort {name!r} is named twice (also "
+                                      f"{setup.cell(first, 'name')}); give each cohort its own name"))
+            continue
         k = len(cohorts)
-        named.add(name)
         r.where[f"cohorts[{k}]"] = setup.cell(i, "name")
         r.where[f"cohorts[{k}].name"] = setup.cell(i, "name")
         r.where[f"cohorts[{k}].members"] = setup.cell(i, "name")
@@ -267,7 +398,7 @@ def parse_battle_setup(lay: Layout, sh: Sheets) -> Battle:
         members = []
         aegis: dict[str, int] = {}
         lasting: dict[str, int] = {}
-        for j, (row, m) in enumerate(chars.get(name, [])):
+        for j, (row, m) in enumerate(chars.get(name.casefold(), [])):
             block = lay.block("Characters_Table")
             r.where[f"cohorts[{k}].members[{j}]"] = block.cell(row, "name")
             for col in block.columns:
@@ -282,6 +413,7 @@ def parse_battle_setup(lay: Layout, sh: Sheets) -> Battle:
             if lv is not None:
                 lasting[m["name"]] = lv
             m.pop("_row", None)
+            m.pop("_cohort", None)
             members.append(m)
         c["members"] = members
         if aegis:
@@ -290,17 +422,47 @@ def parse_battle_setup(lay: Layout, sh: Sheets) -> Battle:
             c["lasting_rolls"] = lasting
         cohorts.append(c)
     block = lay.block("Characters_Table")
+    names = [c["name"] for c in cohorts]
     for cohort, rows in chars.items():
         if cohort not in named:
-            for row, _m in rows:
-                r.problems.append(Problem(block.cell(row, "cohort"), f"{cohort!r} is not a cohort on the Cohorts sheet"))
+            for row, m in rows:
+                typed = m["_cohort"]
+                r.problems.append(Problem(block.cell(row, "cohort"), f"{typed!r} is not a cohort on the Cohorts sheet"
+                                          + did_you_mean(typed, names)))
     if not cohorts and not r.problems:
         r.problems.append(Problem(setup.cell(0, "name"), "no cohorts yet: name each cohort here, then its members on Characters"))
     data: dict[str, Any] = {"cohorts": cohorts, "house_rules": rules}
-    seed = sh.seed[0][0] if sh.seed and sh.seed[0] else None
-    if seed not in (None, ""):
-        data["seed"] = int(seed) if isinstance(seed, (int, float)) and not isinstance(seed, bool) else str(seed)
+    seed = _seed(r, sh)
+    if seed is not None:
+        data["seed"] = seed
     return _load(r, data)
+
+
+def _seed(r: _Reader, sh: Sheets) -> int | str | None:
+    """The Dice seed cell (R25): a whole number or text, never a formula (issue 8, item 12)
+    and never a float that is not a whole number (``inf``, ``nan``: item 8)."""
+    cell = r.lay.cells["Battle_Seed"]
+    addr = f"{cell.sheet}!{cell.address}"
+    seed = sh.seed[0][0] if sh.seed and sh.seed[0] else None
+    if seed is None or (isinstance(seed, str) and not seed.strip()):
+        return None
+    if isinstance(seed, Formula):
+        r.formula(addr, cell.label.lower(), "seed", seed)
+        return None
+    if isinstance(seed, bool):
+        return str(seed)
+    if isinstance(seed, float):
+        if not seed.is_integer():
+            r.problems.append(Problem(addr, f"{cell.label.lower()} {seed!r} is not a whole number or text"))
+            return None
+        seed = int(seed)
+    if isinstance(seed, int):
+        if abs(seed) >= 10**MAX_DIGITS:
+            r.problems.append(Problem(addr, f"{cell.label.lower()} {_short(seed)} is too large; use at most "
+                                      f"{MAX_DIGITS} digits"))
+            return None
+        return seed
+    return str(seed).strip()
 
 
 def _value_at(grid: Grid, block: Block, i: int, key: str) -> CellValue:
@@ -323,9 +485,15 @@ def _load(r: _Reader, data: dict[str, Any]) -> Battle:
 
 
 def _label(p: Problem) -> str:
-    """``orders[3].task`` + message → ``task 'Melee' is not ...`` (the field named first)."""
+    """``orders[3].task`` + message → ``task 'Melee' is not ...`` (the field named first).
+
+    Only a message that opens with the value or a verb ("'Melee' is not", "is required")
+    gets the field in front: one that is a sentence already ("Melee Attack needs a target
+    cohort") is left as it is, or it would read "target Melee Attack needs ..." (issue 8,
+    item 28)."""
     field_name = re.sub(r"\[\d+\]", "", p.where.rsplit(".", 1)[-1]) if "." in p.where else ""
-    if field_name and not p.message.startswith(field_name) and re.match(r"^[a-z_]+$", field_name):
+    opens_with_value = re.match(r"""^(['"\d(\[{-]|(is|are|must) )""", p.message) is not None
+    if field_name and opens_with_value and re.match(r"^[a-z_]+$", field_name):
         return f"{field_name.replace('_', ' ')} {p.message}"
     return p.message
 
@@ -353,14 +521,12 @@ def _dedupe(problems: list[Problem]) -> list[Problem]:
     return out
 
 
-def parse_turn(lay: Layout, sh: Sheets, battle: Battle) -> tuple[Battle, list[int]]:
-    """Resolve Phase input: the stored battle with this phase's House Rules, Ranges and
-    pending Orders rows (those with no Phase stamp).  Returns the battle and the Orders
-    row offsets of its orders, in order."""
-    r = _Reader(lay)
-    rules = parse_house_rules(r, sh)
-    ranges_block = lay.block("Ranges_Table")
-    ranges = []
+def _ranges(r: _Reader, sh: Sheets) -> list[list[str]]:
+    """Ranges sheet (R24): ``[cohort, cohort, band]`` rows, every bad cell noted."""
+    ranges_block = r.lay.block("Ranges_Table")
+    r.overflow(sh, "ranges")
+    r.formulas(sh.ranges, ranges_block)
+    ranges: list[list[str]] = []
     for i, _ in enumerate(sh.ranges):
         k = len(ranges)
         a = r.text(sh.ranges, ranges_block, i, "a", f"ranges[{k}][0]")
@@ -368,21 +534,72 @@ def parse_turn(lay: Layout, sh: Sheets, battle: Battle) -> tuple[Battle, list[in
         band = r.text(sh.ranges, ranges_block, i, "band", f"ranges[{k}]")
         if a is None and b is None and band is None:
             continue
-        if None in (a, b, band):
+        if a is None or b is None or band is None:
             r.problems.append(Problem(ranges_block.cell(i, "a"), "a range needs two cohorts and a band"))
             continue
         r.where[f"ranges[{k}].band"] = ranges_block.cell(i, "band")
         ranges.append([a, b, band])
+    return ranges
+
+
+def missing_ranges(lay: Layout, sh: Sheets, battle: Battle) -> list[str]:
+    """R24: every pair of enemy cohorts with no range on the Ranges sheet, as a line a
+    Tracker reads.  An attack between them would be refused, so Build Cohorts warns
+    (issue 8, item 21); bad cells there are left for Resolve Phase to report."""
+    r = _Reader(lay)
+    canon = {c.name.casefold(): c.name for c in battle.cohorts}
+    have = {frozenset(canon.get(n.casefold(), n) for n in (a, b)) for a, b, _band in _ranges(r, sh)}
+    out = []
+    names = [c.name for c in battle.cohorts]
+    for x, a in enumerate(names):
+        for b in names[x + 1:]:
+            if battle.enemies(a, b) and frozenset((a, b)) not in have:
+                out.append(f"no range is set between {a} and {b}: set one on the Ranges sheet, "
+                           "or every task between them is refused (R24)")
+    return out
+
+
+def check_fits(lay: Layout, battle: Battle, source: str = "") -> None:
+    """Issue 8, item 6: refuse a battle the tracker's fixed blocks cannot hold (until the
+    layout grows), naming each limit, before anything is written."""
+    blocks = lay.blocks
+    counts = (
+        ("cohorts", len(battle.cohorts), blocks["Cohorts_Setup"].rows, "cohorts"),
+        ("cohorts", sum(len(c.members) for c in battle.cohorts), blocks["Characters_Table"].rows, "characters"),
+        ("ranges", len(battle.ranges), blocks["Ranges_Table"].rows, "ranges"),
+        ("orders", len(battle.orders), blocks["Orders_Table"].rows, "pending orders"),
+        ("phase", battle.phase - 1, HISTORY_PHASES, "resolved phases"),
+    )
+    problems = [Problem(where, f"the battle has {n} {what}; a tracker holds at most {limit}")
+                for where, n, limit, what in counts if limit is not None and n > limit]
+    if problems:
+        raise InputError(problems, source or "the battle file")
+
+
+def parse_turn(lay: Layout, sh: Sheets, battle: Battle) -> tuple[Battle, list[int]]:
+    """Resolve Phase input: the stored battle with this phase's House Rules, Ranges and
+    pending Orders rows (those with no Phase stamp).  Returns the battle and the Orders
+    row offsets of its orders, in order."""
+    if battle.phase > HISTORY_PHASES:
+        raise BattleStateError(
+            f"this tracker holds {HISTORY_PHASES} phases (the rows of the Health by phase table), and phase "
+            f"{battle.phase} would be past them. End Battle now, or carry on from a battle file: the 'battle' part "
+            "of `sheetsync export`")
+    r = _Reader(lay)
+    rules = parse_house_rules(r, sh)
+    ranges = _ranges(r, sh)
     orders_block = lay.block("Orders_Table")
     orders: list[dict[str, Any]] = []
     rows: list[int] = []
     input_keys = [c.key for c in orders_block.columns if c.is_input]
+    r.overflow(sh, "orders")
     for i, _ in enumerate(sh.orders):
         stamp = _value_at(sh.orders, orders_block, i, "phase")
         if stamp not in (None, ""):
             continue
         if all(_value_at(sh.orders, orders_block, i, k) in (None, "") for k in input_keys):
             continue
+        r.formulas(sh.orders, orders_block, [i])
         k = len(orders)
         o: dict[str, Any] = {}
         for key in ("cohort", "task", "target", "member", "moment", "pool", "benefit", "ally", "free_task", "text"):
@@ -407,10 +624,11 @@ def parse_turn(lay: Layout, sh: Sheets, battle: Battle) -> tuple[Battle, list[in
                     o["use_reroll"] = True
         picks = r.text(sh.orders, orders_block, i, "picks", f"orders[{k}].picks")
         if picks:
-            if re.fullmatch(r"[\d\s,]+", picks):
-                o["picks"] = [int(x) for x in re.split(r"[\s,]+", picks) if x]
+            dice = [_whole(x) for x in re.split(r"[\s,]+", picks) if x] if re.fullmatch(r"[\d\s,]+", picks) else [None]
+            if None not in dice:
+                o["picks"] = dice
             else:
-                r.problems.append(Problem(orders_block.cell(i, "picks"), f"picks {picks!r} are not dice (e.g. 2 3)"))
+                r.problems.append(Problem(orders_block.cell(i, "picks"), f"picks {_short(picks)} are not dice (e.g. 2 3)"))
         r.where[f"orders[{k}]"] = orders_block.cell(i, "cohort")
         if "cohort" not in o:
             r.problems.append(Problem(orders_block.cell(i, "cohort"), "an order needs its cohort"))

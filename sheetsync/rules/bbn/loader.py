@@ -9,13 +9,15 @@ The file format is the one the README shows: ``house_rules``, ``seed``, ``phase`
 
 from __future__ import annotations
 
+import types
+import typing
 from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from sheetsync.errors import InputError, Problem
+from sheetsync.errors import InputError, Problem, did_you_mean
 from sheetsync.rules.bbn.battle import Battle, RangeEntry, initial_state
 from sheetsync.rules.bbn.catalog import default_catalog, normalize
 from sheetsync.rules.bbn.models import (
@@ -44,7 +46,8 @@ ENUM_FIELDS: dict[str, tuple[type[Enum], str]] = {
     "states": (State, "state"),
     "pools": (PoolName, "pool"),
 }
-STATE_KEYS = ("health", "temper", "control", "states", "hero_used", "died_in_phase", "reroll_tokens", "units_moved")
+STATE_KEYS = ("health", "temper", "control", "states", "hero_used", "died_in_phase", "reroll_tokens", "units_moved",
+              "below_zero_damage")
 TOP_KEYS = {"house_rules", "seed", "phase", "cohorts", "ranges", "orders", "history", "log", "catalog"}
 
 
@@ -58,8 +61,39 @@ def _path(prefix: str, loc: Sequence[int | str]) -> str:
     return out
 
 
-def pydantic_problems(err: ValidationError, prefix: str = "", enums: dict[str, tuple[type[Enum], str]] | None = None) -> list[Problem]:
-    """Turn pydantic's errors into :class:`Problem` lines a Tracker can read."""
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The pydantic models inside an annotation (``list[CharacterSheet] | None`` → CharacterSheet)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType, list, tuple, dict, Sequence):
+        return [m for a in typing.get_args(annotation) for m in _models_in(a)]
+    return []
+
+
+def _keys_at(model: type[BaseModel] | None, loc: Sequence[int | str]) -> list[str]:
+    """The keys a model accepts at ``loc`` (the place of an unknown key), for "did you mean"."""
+    current = [model] if model is not None else []
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        found = [f.annotation for m in current if (f := m.model_fields.get(part)) is not None]
+        if found:
+            current = [m for a in found for m in _models_in(a)]
+    return [k for m in current for k in m.model_fields]
+
+
+def _short(value: Any) -> str:
+    """A value for a message, cut short when it is long (a 5,000-digit number)."""
+    if isinstance(value, int) and abs(value) >= 10**40:
+        return f"(a number of about {int(abs(value).bit_length() * 0.30103) + 1} digits)"
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}…{text[-5:]} ({len(str(value))} characters)"
+
+
+def pydantic_problems(err: ValidationError, prefix: str = "", enums: dict[str, tuple[type[Enum], str]] | None = None,
+                      model: type[BaseModel] | None = None) -> list[Problem]:
+    """Turn pydantic's errors into :class:`Problem` lines a Tracker can read; a mistyped
+    label or key gets the nearest right one (``did you mean 'Melee Attack'?``)."""
     enums = ENUM_FIELDS if enums is None else enums
     out: list[Problem] = []
     for e in err.errors():
@@ -71,19 +105,23 @@ def pydantic_problems(err: ValidationError, prefix: str = "", enums: dict[str, t
         if kind == "enum":  # a label inside a mapping (states, pools) is named by its mapping
             field = next((str(p) for p in reversed(loc) if isinstance(p, str) and p in enums), field)
         if kind in ("int_parsing", "int_type", "int_from_float"):
-            msg = f"{inp!r} is not a whole number"
+            msg = f"{_short(inp)} is not a whole number"
+        elif kind == "int_parsing_size":
+            msg = f"{_short(inp)} has too many digits to be a whole number here"
         elif kind in ("bool_parsing", "bool_type"):
             msg = f"{inp!r} is not yes or no (true/false)"
         elif kind == "enum" or (kind == "literal_error" and field in enums):
             cls, label = enums.get(field, (None, field))
             expected = ", ".join(m.value for m in cls) if cls else e.get("ctx", {}).get("expected", "")
-            msg = f"{inp!r} is not a {label} (expected one of {expected})"
+            hint = did_you_mean(inp, [str(m.value) for m in cls]) if cls else ""
+            msg = f"{_short(inp)} is not a {label}{hint or f' (expected one of {expected})'}"
         elif kind == "literal_error":
             msg = f"{inp!r} is not one of {e.get('ctx', {}).get('expected', '')}"
         elif kind == "missing":
             msg = "is required"
         elif kind == "extra_forbidden":
-            msg = "is not a key sheetsync knows (check its spelling)"
+            hint = did_you_mean(str(loc[-1]) if loc else "", _keys_at(model, loc))
+            msg = f"is not a key sheetsync knows{hint or ' (check its spelling)'}"
         elif kind == "greater_than_equal":
             msg = f"{inp!r} is less than {e['ctx']['ge']}"
         elif kind == "less_than_equal":
@@ -114,7 +152,7 @@ def _validate(model: type[BaseModel], data: Any, where: str, problems: list[Prob
     try:
         return model.model_validate(data)
     except ValidationError as err:
-        problems.extend(pydantic_problems(err, where))
+        problems.extend(pydantic_problems(err, where, model=model))
         return None
 
 
@@ -139,7 +177,8 @@ def load_battle(data: Any, source: str = "") -> Battle:
         raise InputError([Problem("", "the file must hold a mapping with a 'cohorts' list")], source)
     for key in data:
         if key not in TOP_KEYS:
-            problems.append(Problem(str(key), "is not a key sheetsync knows (check its spelling)"))
+            hint = did_you_mean(str(key), sorted(TOP_KEYS))
+            problems.append(Problem(str(key), f"is not a key sheetsync knows{hint or ' (check its spelling)'}"))
     rules = _validate(HouseRules, data.get("house_rules") or {}, "house_rules", problems) or HouseRules()
     raw_cohorts = data.get("cohorts")
     if not isinstance(raw_cohorts, list) or not raw_cohorts:
@@ -168,9 +207,9 @@ def load_battle(data: Any, source: str = "") -> Battle:
         if spec is None:
             continue
         raw_states.append((i, {k: raw[k] for k in STATE_KEYS if k in raw}))
-        if spec.name in names:
+        if spec.name.casefold() in names:
             problems.append(Problem(f"{where}.name", f"{spec.name!r} names two cohorts"))
-        names.add(spec.name)
+        names.add(spec.name.casefold())
         member_names = [m.name for m in spec.members]
         for j, m in enumerate(member_names):
             if member_names.index(m) != j:
@@ -184,13 +223,21 @@ def load_battle(data: Any, source: str = "") -> Battle:
         for role in ("sergeant",):
             who = getattr(spec, role)
             if who is not None and who not in member_names:
-                problems.append(Problem(f"{where}.{role}", f"{who!r} is not a member of {spec.name}"))
+                problems.append(Problem(f"{where}.{role}", f"{who!r} is not a member of {spec.name}"
+                                        + did_you_mean(who, member_names)))
         for key, mapping in (("aegis", spec.aegis), ("lasting_rolls", spec.lasting_rolls)):
             for who in mapping:
                 if who not in member_names:
-                    problems.append(Problem(f"{where}.{key}.{who}", f"{who!r} is not a member of {spec.name}"))
+                    problems.append(Problem(f"{where}.{key}.{who}", f"{who!r} is not a member of {spec.name}"
+                                            + did_you_mean(who, member_names)))
         specs.append(spec)
     spec_by = {s.name: s for s in specs}
+    canon = {n.casefold(): n for n in (*raw_names, *spec_by)}
+    """R12 for cohorts: a cohort named in a range or an order is found whatever its case
+    ("night watch" is Night Watch); events and outputs keep the spelling of its definition."""
+
+    def cohort_name(value: Any) -> Any:
+        return canon.get(value.strip().casefold(), value) if isinstance(value, str) else value
     battle_kwargs: dict[str, Any] = {"house_rules": rules}
     catalog_extra = data.get("catalog")
     if catalog_extra is not None and not isinstance(catalog_extra, dict):
@@ -220,7 +267,8 @@ def load_battle(data: Any, source: str = "") -> Battle:
                 raw_member_states = {}
             for who in raw_member_states:
                 if who not in start["states"]:
-                    problems.append(Problem(f"{where}.states.{who}", f"{who!r} is not a member of {spec.name}"))
+                    problems.append(Problem(f"{where}.states.{who}", f"{who!r} is not a member of {spec.name}"
+                                            + did_you_mean(who, start["states"])))
             merged = {**start, **{k: v for k, v in raw_state.items() if k != "states"}}
             merged["states"] = {**start["states"], **{k: _label(v, State) for k, v in raw_member_states.items()
                                                      if k in start["states"]}}
@@ -248,10 +296,10 @@ def load_battle(data: Any, source: str = "") -> Battle:
         if not isinstance(raw, (list, tuple)) or len(raw) != 3:
             problems.append(Problem(where, "must be [cohort, cohort, band]"))
             continue
-        a, b, band = raw
+        a, b, band = (cohort_name(raw[0]), cohort_name(raw[1]), raw[2])
         for side, who in ((0, a), (1, b)):
             if who not in spec_by and who not in raw_names:
-                problems.append(Problem(f"{where}[{side}]", f"{who!r} is not a cohort"))
+                problems.append(Problem(f"{where}[{side}]", f"{_short(who)} is not a cohort" + did_you_mean(who, spec_by)))
         entry = _validate(RangeEntry, {"a": a, "b": b, "band": _label(band, Band)}, where, problems)
         if entry is not None:
             ranges.append(entry)
@@ -273,6 +321,11 @@ def load_battle(data: Any, source: str = "") -> Battle:
                 fixed[key] = _label(fixed[key], cls)
         if isinstance(fixed.get("free_task"), str):
             fixed["free_task"] = fixed["free_task"].strip().title()
+        for key in ("cohort", "target"):
+            if key in fixed:
+                fixed[key] = cohort_name(fixed[key])
+        if fixed.get("task") in (Task.INSPIRE.value, Task.ANALYZE.value) and "ally" in fixed:
+            fixed["ally"] = cohort_name(fixed["ally"])
         order = _validate(Order, fixed, where, problems)
         if order is None:
             continue
@@ -281,10 +334,10 @@ def load_battle(data: Any, source: str = "") -> Battle:
 
     phase = data.get("phase", 1)
     if not isinstance(phase, int) or isinstance(phase, bool) or phase < 1:
-        problems.append(Problem("phase", f"{phase!r} is not a phase number (1 or more)"))
+        problems.append(Problem("phase", f"{_short(phase)} is not a phase number (1 or more)"))
     seed = data.get("seed")
     if seed is not None and not isinstance(seed, (int, str)):
-        problems.append(Problem("seed", f"{seed!r} is not a whole number or text"))
+        problems.append(Problem("seed", f"{_short(seed)} is not a whole number or text"))
     if problems:
         raise InputError(problems, source)
     return Battle(
@@ -303,9 +356,11 @@ def _check_order(order: Order, where: str, spec_by: dict[str, CohortSpec],
     if order.cohort in skip or order.target in skip:
         return []  # that cohort's own problems are listed already
     if spec is None:
-        return [Problem(f"{where}.cohort", f"{order.cohort!r} is not a cohort (expected one of {', '.join(spec_by)})")]
+        return [Problem(f"{where}.cohort", f"{_short(order.cohort)} is not a cohort"
+                        + (did_you_mean(order.cohort, spec_by) or f" (expected one of {', '.join(spec_by)})"))]
     if order.target is not None and order.target not in spec_by:
-        out.append(Problem(f"{where}.target", f"{order.target!r} is not a cohort (expected one of {', '.join(spec_by)})"))
+        out.append(Problem(f"{where}.target", f"{_short(order.target)} is not a cohort"
+                           + (did_you_mean(order.target, spec_by) or f" (expected one of {', '.join(spec_by)})")))
         return out
     members = {m.name for m in spec.members}
     task = order.task
@@ -317,20 +372,22 @@ def _check_order(order: Order, where: str, spec_by: dict[str, CohortSpec],
             out.append(Problem(f"{where}.benefit", "Inspire needs a benefit (expected one of "
                                + ", ".join(b.value for b in Benefit) + ")"))
     if task in (Task.INSPIRE, Task.ANALYZE) and order.ally is not None and order.ally not in spec_by:
-        out.append(Problem(f"{where}.ally", f"{order.ally!r} is not a cohort"))
+        out.append(Problem(f"{where}.ally", f"{order.ally!r} is not a cohort" + did_you_mean(order.ally, spec_by)))
     if task is Task.RESCUE:
         home = spec_by[order.target] if order.target else spec
         if not order.member:
             out.append(Problem(f"{where}.member", "Rescue needs the member to rescue"))
         elif order.member not in {m.name for m in home.members}:
-            out.append(Problem(f"{where}.member", f"{order.member!r} is not a member of {home.name}"))
+            out.append(Problem(f"{where}.member", f"{order.member!r} is not a member of {home.name}"
+                               + did_you_mean(order.member, [m.name for m in home.members])))
     if task is Task.HEAL and order.temper is not None and not 1 <= order.temper <= 10:
         out.append(Problem(f"{where}.temper", f"{order.temper} is not 1 to 10 (Heal spends 1 to 10 temper)"))
     if task is Task.HERO_MOMENT:
         if not order.member:
             out.append(Problem(f"{where}.member", "a Hero Moment needs its hero (a member of the cohort)"))
         elif order.member not in members:
-            out.append(Problem(f"{where}.member", f"{order.member!r} is not a member of {spec.name}"))
+            out.append(Problem(f"{where}.member", f"{order.member!r} is not a member of {spec.name}"
+                               + did_you_mean(order.member, members)))
         if order.moment is None:
             out.append(Problem(f"{where}.moment", "a Hero Moment needs its moment (expected one of "
                                + ", ".join(m.value for m in Moment) + ")"))
@@ -341,12 +398,14 @@ def _check_order(order: Order, where: str, spec_by: dict[str, CohortSpec],
             if not order.ally:
                 out.append(Problem(f"{where}.ally", "Save an Ally needs the ally to save"))
             elif order.ally not in members:
-                out.append(Problem(f"{where}.ally", f"{order.ally!r} is not a member of {spec.name}"))
+                out.append(Problem(f"{where}.ally", f"{order.ally!r} is not a member of {spec.name}"
+                                   + did_you_mean(order.ally, members)))
         if order.moment is Moment.SPLIT_THE_PARTY:
             if not order.target:
                 out.append(Problem(f"{where}.target", "Split the Party needs the second cohort (target)"))
             elif order.ally and order.ally not in {m.name for m in spec_by[order.target].members}:
-                out.append(Problem(f"{where}.ally", f"{order.ally!r} is not a member of {order.target}"))
+                out.append(Problem(f"{where}.ally", f"{order.ally!r} is not a member of {order.target}"
+                                   + did_you_mean(order.ally, [m.name for m in spec_by[order.target].members])))
             if order.temper is not None and not 1 <= order.temper <= 10:
                 out.append(Problem(f"{where}.temper", f"{order.temper} is not 1 to 10"))
     return out
