@@ -25,7 +25,9 @@ def main() -> None:
         wb = Path(tmp) / "example.xlsx"
         new_workbook(wb, example_path())
         run_workbook("resolve", wb)
-        crops = {"Battle": (0.05, 0.09, 0.75, 0.22), "Orders": (0.05, 0.05, 0.92, 0.25)}
+        # (left, top, width, height) of an A4 landscape page: the part with content, as the
+        # sheets' page setup (fitted to the page width) lays it out
+        crops = {"Battle": (0.03, 0.05, 0.94, 0.37), "Orders": (0.03, 0.05, 0.94, 0.12)}
         for sheet, crop in crops.items():
             png = render_png(wb, out / f"{sheet.lower()}.png", sheet, dpi=220, crop=crop)
             print(png.relative_to(ROOT))

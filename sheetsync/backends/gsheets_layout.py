@@ -4,7 +4,10 @@ as ONE ``spreadsheets:batchUpdate`` (which Google applies atomically).
 Sheets are added with sheet ids chosen here, so the same batch can already refer to them:
 headers and static cells, dropdown validations, checkboxes for the watcher's buttons,
 state colours, warning-only protected ranges over computed cells, named ranges for every
-block, frozen headers, hidden Lists and State sheets, and a line chart of Health by phase.
+block, frozen headers, hidden Lists and State sheets, and a line chart of Health by phase
+under the cohort lines.  The same decorations as the workbook template: headers aligned
+with their values, the Battle status merged and wrapped, rolled dice told apart from typed
+ones (R25), undone Log rows struck through.
 """
 
 from __future__ import annotations
@@ -16,11 +19,19 @@ from sheetsync.errors import BattleStateError
 from sheetsync.sheets.layout import LOG_ROWS, Block, Layout, layout
 from sheetsync.sheets.template import (
     FROZEN,
+    MERGED,
     OUTCOME_COLOURS,
     PROTECTED_SHEETS,
+    ROLLED_FILL,
+    ROLLED_FONT,
     STATE_COLOURS,
+    UNDONE_FONT,
+    align_of,
+    chart_anchor,
     defined_names,
     house_choices,
+    log_undone_formula,
+    rolled_formula,
     static_cells,
 )
 
@@ -98,8 +109,15 @@ def init_requests(existing: dict[str, int], lay: Layout | None = None) -> list[d
     for b in lay.blocks.values():
         reqs.append({"repeatCell": {"range": _grid(ids[b.sheet], b.header_row, b.first_col, b.header_row, b.last_col),
                                     "cell": {"userEnteredFormat": {"backgroundColor": HEADER_RGB, "textFormat": {
-                                        "bold": True, "foregroundColor": {"red": 1, "green": 1, "blue": 1}}}},
-                                    "fields": "userEnteredFormat(backgroundColor,textFormat)"}})
+                                        "bold": True, "foregroundColor": {"red": 1, "green": 1, "blue": 1}},
+                                        "wrapStrategy": "WRAP"}},
+                                    "fields": "userEnteredFormat(backgroundColor,textFormat,wrapStrategy)"}})
+        for j, col in enumerate(b.columns):  # a header sits over its values: numbers centred, text left
+            c = b.first_col + j
+            reqs.append({"repeatCell": {
+                "range": _grid(ids[b.sheet], b.header_row, c, (b.last_row or b.first_row + LOG_ROWS), c),
+                "cell": {"userEnteredFormat": {"horizontalAlignment": align_of(col.kind).upper()}},
+                "fields": "userEnteredFormat.horizontalAlignment"}})
         if b.sheet in lay.hidden or b.rows is None:
             continue
         for col in b.columns:
@@ -109,6 +127,23 @@ def init_requests(existing: dict[str, int], lay: Layout | None = None) -> list[d
             rule = _validation(lay, col)
             if rule is not None:
                 reqs.append({"setDataValidation": {"range": _block_grid(ids, b, col=col.key), "rule": rule}})
+    for sheet, merged in MERGED.items():
+        for rng in merged:
+            grid = _ref_grid(ids, f"{sheet}!{rng}")
+            reqs.append({"mergeCells": {"range": grid, "mergeType": "MERGE_ALL"}})
+            reqs.append({"repeatCell": {"range": grid, "cell": {"userEnteredFormat": {
+                "wrapStrategy": "WRAP", "verticalAlignment": "TOP"}},
+                "fields": "userEnteredFormat(wrapStrategy,verticalAlignment)"}})
+    for cell, pixels in (("Battle_Status", 40), ("Battle_LastAction", 60)):
+        row = int("".join(ch for ch in lay.cells[cell].address if ch.isdigit()))
+        reqs.append({"updateDimensionProperties": {
+            "range": {"sheetId": ids["Battle"], "dimension": "ROWS", "startIndex": row - 1, "endIndex": row},
+            "properties": {"pixelSize": pixels}, "fields": "pixelSize"}})
+    orders_block = lay.block("Orders_Table")
+    roll_source = orders_block.first_col + orders_block.index("roll_source")
+    reqs.append({"updateDimensionProperties": {
+        "range": {"sheetId": ids["Orders"], "dimension": "COLUMNS", "startIndex": roll_source - 1, "endIndex": roll_source},
+        "properties": {"hiddenByUser": True}, "fields": "hiddenByUser"}})
     buttons = lay.block("Battle_Buttons")
     reqs.append({"setDataValidation": {"range": _block_grid(ids, buttons, col="tick"),
                                        "rule": {"condition": {"type": "BOOLEAN"}, "showCustomUi": True}}})
@@ -129,6 +164,17 @@ def init_requests(existing: dict[str, int], lay: Layout | None = None) -> list[d
                 "ranges": [_block_grid(ids, b, col=key)],
                 "booleanRule": {"condition": {"type": "TEXT_EQ", "values": [{"userEnteredValue": text}]},
                                 "format": {"backgroundColor": _rgb(colour)}}}}})
+    # a die sheetsync rolled (R25), and Log rows of an undone phase
+    reqs.append({"addConditionalFormatRule": {"index": 0, "rule": {
+        "ranges": [_block_grid(ids, orders, col="roll")],
+        "booleanRule": {"condition": {"type": "CUSTOM_FORMULA", "values": [{"userEnteredValue": "=" + rolled_formula(lay)}]},
+                        "format": {"backgroundColor": _rgb(ROLLED_FILL), "textFormat": {
+                            "italic": True, "bold": True, "foregroundColor": _rgb(ROLLED_FONT)}}}}}})
+    log = lay.block("Log_Table")
+    reqs.append({"addConditionalFormatRule": {"index": 0, "rule": {
+        "ranges": [_block_grid(ids, log)],
+        "booleanRule": {"condition": {"type": "CUSTOM_FORMULA", "values": [{"userEnteredValue": "=" + log_undone_formula(lay)}]},
+                        "format": {"textFormat": {"strikethrough": True, "foregroundColor": _rgb(UNDONE_FONT)}}}}}})
     summary = lay.block("Battle_Summary")
     reqs.append({"addConditionalFormatRule": {"index": 0, "rule": {
         "ranges": [_block_grid(ids, summary, col="health")],
@@ -146,8 +192,9 @@ def init_requests(existing: dict[str, int], lay: Layout | None = None) -> list[d
     # named ranges: the same names as the workbook's defined names
     for name, ref in defined_names(lay).items():
         reqs.append({"addNamedRange": {"namedRange": {"name": name, "range": _ref_grid(ids, ref)}}})
-    # the chart of Health by phase
+    # the chart of Health by phase, under the cohort lines (room for four)
     hist = lay.block("Battle_HealthByPhase")
+    anchor_row = int(chart_anchor(lay, 4)[1:])
     reqs.append({"addChart": {"chart": {
         "spec": {"title": "Health by phase", "basicChart": {
             "chartType": "LINE", "legendPosition": "RIGHT_LEGEND", "headerCount": 1,
@@ -158,7 +205,8 @@ def init_requests(existing: dict[str, int], lay: Layout | None = None) -> list[d
                 _grid(ids["Battle"], hist.header_row, hist.first_col + 1 + i, hist.last_row or hist.first_row, hist.first_col + 1 + i)]}},
                 "targetAxis": "LEFT_AXIS"} for i in range(4)],
         }},
-        "position": {"overlayPosition": {"anchorCell": {"sheetId": ids["Battle"], "rowIndex": 1, "columnIndex": 14}}},
+        "position": {"overlayPosition": {"anchorCell": {"sheetId": ids["Battle"], "rowIndex": anchor_row - 1, "columnIndex": 0},
+                                         "widthPixels": 640, "heightPixels": 230}},
     }}})
     if list(existing) in (["Sheet1"], ["Sheet 1"]):
         reqs.append({"deleteSheet": {"sheetId": next(iter(existing.values()))}})

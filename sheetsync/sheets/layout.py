@@ -178,7 +178,8 @@ def _build(catalog: Catalog) -> Layout:
     lay.add(Block("Battle_Buttons", "Battle", 2, (
         Column("action", "Action", is_input=False, width=16),
         Column("tick", "Tick to run", kind="bool", width=12),
-    ), rows=4, first_col=5, title="Buttons", note="In Google Sheets, tick a box while `sheetsync watch` runs."))
+    ), rows=4, first_col=5, title="Google Sheets only: tick while `sheetsync watch` runs",
+        note="Google Sheets only: tick a box while `sheetsync watch` runs (Excel: use the buttons of a .xlsm, or the CLI)."))
     lay.add(Block("Battle_Summary", "Battle", 9, (
         Column("cohort", "Cohort", is_input=False, width=20),
         Column("side", "Side", is_input=False),
@@ -289,7 +290,7 @@ def _build(catalog: Catalog) -> Layout:
         Column("moment", "Moment", choices="Moments", width=15),
         Column("pool", "Pool", choices="Pools", width=10),
         Column("benefit", "Benefit", choices="Benefits", width=14),
-        Column("ally", "Ally", width=14, note="Member to save or rescue, or the friendly cohort"),
+        Column("ally", "Ally", choices="=Cohort_Names", width=14, note="Member to save or rescue, or the friendly cohort"),
         Column("free_task", "Free Task", choices="FreeTasks", width=10),
         Column("temper", "Temper", kind="int", low=1, high=10, width=8),
         Column("text", "Text", width=24, note="Tactical Task or Custom Hero Moment"),
@@ -301,6 +302,8 @@ def _build(catalog: Catalog) -> Layout:
         Column("outcome", "Outcome", is_input=False, width=9),
         Column("damage", "Damage", kind="int", is_input=False, width=8),
         Column("result", "Result", is_input=False, width=60),
+        Column("roll_source", "Roll source", is_input=False, width=8,
+               note="Hidden: Rolled when sheetsync rolled the die in Roll; Undo clears those (R25)"),
     ), rows=ORDER_ROWS, title="Orders"))
 
     # -- Ranges, Log, Aftermath, House Rules ------------------------------------------------
@@ -320,6 +323,10 @@ def _build(catalog: Catalog) -> Layout:
         Column("rolls", "Rolls", is_input=False, width=24),
         Column("rule", "Rule", is_input=False, width=20),
         Column("details", "Details", is_input=False, width=80),
+        Column("step", "Step", is_input=False, width=6,
+               note="Written by sheetsync: the step that wrote the row (revision:id:action:phase:row), checked "
+                    "against the State on every step; ' lost' marks a step overwritten by one run at the same "
+                    "moment, ' duplicate' a row written twice by the same step"),
     ), rows=None, title="Log"))
     lay.add(Block("Aftermath_Table", "Aftermath", 2, (
         Column("cohort", "Cohort", is_input=False, width=18),

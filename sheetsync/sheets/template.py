@@ -3,7 +3,11 @@
 Frozen header rows, dropdowns on every choice, state colours, input cells (pale yellow,
 unlocked) visibly different from computed cells (grey, locked; sheets protected with no
 password so typing into one warns), a defined name for every block, the Odds formulas,
-a data bar on Health and a native chart of each cohort's Health by phase.
+a data bar on Health and a native chart of each cohort's Health by phase, placed under
+the cohort lines and scaled to the phases played.  Headers sit over their values (numbers
+centred, text left), rolled dice show apart from typed ones, undone Log rows are struck
+through, and every sheet prints fitted to the page width with its header rows repeated.
+The "Tick to run" boxes, which only `sheetsync watch` on Google Sheets acts on, say so.
 """
 
 from __future__ import annotations
@@ -19,10 +23,11 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
 from sheetsync.sheets.backend import Formula, col_letter, quote_sheet
-from sheetsync.sheets.layout import LISTS, Block, Layout, layout
+from sheetsync.sheets.layout import LISTS, LOG_ROWS, Block, Layout, layout
 from sheetsync.sheets.writer import house_rules_rows, odds_formula
 
-__all__ = ["FROZEN", "PROTECTED_SHEETS", "STATE_COLOURS", "add_chart", "build_template", "defined_names", "house_choices", "static_cells"]
+__all__ = ["FROZEN", "MERGED", "PROTECTED_SHEETS", "ROLLED_FONT", "STATE_COLOURS", "UNDONE_FONT", "add_chart", "align_of",
+           "build_template", "chart_anchor", "phases_played", "defined_names", "house_choices", "log_undone_formula", "rolled_formula", "static_cells"]
 
 INPUT_FILL = PatternFill("solid", fgColor="FFF9E0")
 COMPUTED_FILL = PatternFill("solid", fgColor="EEEEEE")
@@ -32,6 +37,37 @@ TITLE_FONT = Font(bold=True, size=14)
 THIN = Border(bottom=Side(style="thin", color="BBBBBB"))
 STATE_COLOURS = {"Active": "C6EFCE", "Scared": "FFEB9C", "Knocked Out": "FFC7CE", "Stabilized": "BDD7EE", "Dead": "808080"}
 OUTCOME_COLOURS = {"hit": "C6EFCE", "miss": "FFEB9C", "refused": "FFC7CE", "done": "DDEBF7"}
+ROLLED_FONT = "1F5FAF"
+"""Roll cells holding a die sheetsync rolled: blue italics on pale blue (typed dice stay black/grey)."""
+ROLLED_FILL = "DDEBF7"
+UNDONE_FONT = "9C9C9C"
+"""Log rows of an undone phase: grey, struck through."""
+MERGED = {"Battle": ("B4:D4", "B5:D5")}
+"""Merged cells per sheet: the Battle status and last action get room to wrap."""
+NUMBER_KINDS = ("int", "number", "percent", "bool")
+
+
+def align_of(kind: str) -> str:
+    """A column's horizontal alignment, for its header and its values alike: numbers and
+    Yes/No centred, text left, so a header sits over its own numbers."""
+    return "center" if kind in NUMBER_KINDS else "left"
+
+
+def rolled_formula(lay: Layout) -> str:
+    """The conditional-format test (relative to the first Orders row) for a Roll cell that
+    holds a die sheetsync rolled (R25): the hidden Roll source column says Rolled."""
+    o = lay.block("Orders_Table")
+    return f'${o.letter("roll_source")}{o.first_row}="Rolled"'
+
+
+def log_undone_formula(lay: Layout, row: int | None = None) -> str:
+    """The conditional-format test (relative to the first Log row, or to ``row``) for a Log
+    row whose phase was undone later: an "Undo Phase" row of the same phase sits below it."""
+    b = lay.block("Log_Table")
+    ph, task, r = b.letter("phase"), b.letter("task"), row or b.first_row
+    end = r + LOG_ROWS
+    return (f'AND(${task}{r}<>"Undo Phase",${ph}{r}<>"",'
+            f'COUNTIFS(${task}{r + 1}:${task}${end},"Undo Phase",${ph}{r + 1}:${ph}${end},${ph}{r})>0)')
 
 
 def defined_names(lay: Layout) -> dict[str, str]:
@@ -67,17 +103,19 @@ def _write_block(ws: Worksheet, lay: Layout, block: Block, *, fill_rows: bool = 
     for j, col in enumerate(block.columns):
         c = ws.cell(row=block.header_row, column=block.first_col + j)
         c.fill, c.font = HEADER_FILL, HEADER_FONT
-        c.alignment = Alignment(wrap_text=True, vertical="center")
+        c.alignment = Alignment(wrap_text=True, vertical="center", horizontal=align_of(col.kind))
         letter = col_letter(block.first_col + j)
         current = ws.column_dimensions[letter].width or 0
         ws.column_dimensions[letter].width = max(current, col.width)
     if not fill_rows or block.rows is None:
         return
     for j, col in enumerate(block.columns):
+        align = Alignment(horizontal=align_of(col.kind))
         for i in range(block.rows):
             c = ws.cell(row=block.first_row + i, column=block.first_col + j)
             c.fill = INPUT_FILL if col.is_input else COMPUTED_FILL
             c.protection = Protection(locked=not col.is_input)
+            c.alignment = align
             if col.kind == "percent":
                 c.number_format = "0%"
         ref = f"{col_letter(block.first_col + j)}{block.first_row}:{col_letter(block.first_col + j)}{block.last_row}"
@@ -105,26 +143,48 @@ def _state_colours(ws: Worksheet, ref: str) -> None:
                                                       fill=PatternFill("solid", fgColor=colour, bgColor=colour), font=font))
 
 
-def add_chart(wb: Workbook, lay: Layout, cohorts: int | None = None) -> None:
-    """A native line chart of each cohort's Health by phase on the Battle sheet.
+def chart_anchor(lay: Layout, cohorts: int) -> str:
+    """Where the Health chart sits: one row under the last cohort line of the Battle
+    summary, at column A, so it shows next to the numbers it draws without scrolling on a
+    laptop screen (a blank tracker keeps room for four cohorts)."""
+    summary = lay.block("Battle_Summary")
+    return f"A{summary.first_row + max(1, cohorts) + 1}"
+
+
+def phases_played(ws: Worksheet, lay: Layout) -> int:
+    """How many phases the Battle sheet's Health-by-phase table holds (its row 0 is the
+    start, so a table with rows 0..3 has 3)."""
+    block = lay.block("Battle_HealthByPhase")
+    filled = [r for r in range(block.first_row, (block.last_row or block.first_row) + 1)
+              if ws.cell(row=r, column=block.first_col).value not in (None, "")]
+    return max(0, (max(filled) - block.first_row) if filled else 0)
+
+
+def add_chart(wb: Workbook, lay: Layout, cohorts: int | None = None, phases: int | None = None) -> None:
+    """A native line chart of each cohort's Health by phase on the Battle sheet, its axis
+    running over the phases played so far (``phases``, by default what the sheet's
+    Health-by-phase table holds), under the cohort lines.
 
     openpyxl does not keep charts it reads, so the Excel backend calls this again before
-    every save."""
+    every save: the axis grows with each phase and shrinks on undo."""
     ws = wb["Battle"]
     block = lay.block("Battle_HealthByPhase")
     ws._charts = []  # one chart only
     n = cohorts if cohorts is not None else 4
+    if phases is None:
+        phases = phases_played(ws, lay)
+    last = block.first_row + max(0, min(phases, (block.rows or 1) - 1))
     chart = LineChart()
     chart.title = "Health by phase"
     chart.y_axis.title = "Health"
     chart.x_axis.title = "Phase"
-    chart.height, chart.width = 8, 18
+    chart.height, chart.width = 6.0, 17.0
     data = Reference(ws, min_col=block.first_col + 1, max_col=block.first_col + max(1, n), min_row=block.header_row,
-                     max_row=block.last_row)
-    cats = Reference(ws, min_col=block.first_col, min_row=block.first_row, max_row=block.last_row)
+                     max_row=last)
+    cats = Reference(ws, min_col=block.first_col, min_row=block.first_row, max_row=last)
     chart.add_data(data, titles_from_data=True)
     chart.set_categories(cats)
-    ws.add_chart(chart, "O9")
+    ws.add_chart(chart, chart_anchor(lay, n))
 
 
 FROZEN: dict[str, tuple[int, int]] = {
@@ -139,7 +199,8 @@ BUTTON_LABELS = ("Build Cohorts", "Resolve Phase", "Undo Phase", "End Battle")
 def static_cells(lay: Layout) -> list[tuple[str, int, int, Any]]:
     """Every cell a blank tracker holds: titles, headers, labels, lists, House Rules rows,
     the Odds formulas (as ``Formula``).  The openpyxl template and the Google Sheets
-    initializer both write exactly these."""
+    initializer both write exactly these (so a tracker copied between the two is the same
+    cell for cell; the "Tick to run" boxes are titled as working on Google Sheets only)."""
     out: list[tuple[str, int, int, Any]] = [("Battle", 1, 1, "sheetsync battle tracker")]
     for cell in lay.cells.values():
         row = int("".join(ch for ch in cell.address if ch.isdigit()))
@@ -150,10 +211,10 @@ def static_cells(lay: Layout) -> list[tuple[str, int, int, Any]]:
             out.append((block.sheet, block.header_row - 1, block.first_col, block.title))
         for j, col in enumerate(block.columns):
             out.append((block.sheet, block.header_row, block.first_col + j, col.header))
-    buttons = lay.block("Battle_Buttons")
+    block = lay.block("Battle_Buttons")
     for i, label in enumerate(BUTTON_LABELS):
-        out.append(("Battle", buttons.first_row + i, buttons.first_col, label))
-        out.append(("Battle", buttons.first_row + i, buttons.first_col + 1, False))
+        out.append(("Battle", block.first_row + i, block.first_col, label))
+        out.append(("Battle", block.first_row + i, block.first_col + 1, False))
     out.append(("Orders", 1, 1, "Orders: one row per declared task, in the order they resolve. Blank Roll = sheetsync rolls."))
     orders = lay.block("Orders_Table")
     odds_col = orders.first_col + orders.index("odds")
@@ -176,8 +237,12 @@ def house_choices(key: str) -> list[str]:
 
     _text, default, choices = HouseRules.describe()[key]
     if isinstance(default, bool):
-        return ["TRUE", "FALSE"]
+        return ["Yes", "No"]
     return [str(c) for c in choices]
+
+
+def _row_of(address: str) -> int:
+    return int("".join(ch for ch in address if ch.isdigit()))
 
 
 def build_template(lay: Layout | None = None, *, cohorts_in_chart: int = 4) -> Workbook:
@@ -197,12 +262,20 @@ def build_template(lay: Layout | None = None, *, cohorts_in_chart: int = 4) -> W
     ws["A1"].font = TITLE_FONT
     for cell in lay.cells.values():
         if cell.sheet == "Battle":
-            ws.cell(row=int("".join(ch for ch in cell.address if ch.isdigit())), column=1).font = Font(bold=True)
+            label = ws.cell(row=int("".join(ch for ch in cell.address if ch.isdigit())), column=1)
+            label.font = Font(bold=True)
+            label.alignment = Alignment(vertical="top")  # level with the wrapped status text
             c = ws[cell.address]
             c.fill = INPUT_FILL if cell.is_input else COMPUTED_FILL
             c.protection = Protection(locked=not cell.is_input)
     ws.column_dimensions["A"].width = 20
     ws.column_dimensions["B"].width = 22
+    for sheet, ranges in MERGED.items():
+        for rng in ranges:
+            wb[sheet].merge_cells(rng)
+            wb[sheet][rng.split(":")[0]].alignment = Alignment(wrap_text=True, vertical="top")
+    ws.row_dimensions[_row_of(lay.cells["Battle_Status"].address)].height = 30
+    ws.row_dimensions[_row_of(lay.cells["Battle_LastAction"].address)].height = 45
     summary = lay.block("Battle_Summary")
     h = summary.letter("health")
     ws.conditional_formatting.add(f"{h}{summary.first_row}:{h}{summary.last_row}",
@@ -219,6 +292,16 @@ def build_template(lay: Layout | None = None, *, cohorts_in_chart: int = 4) -> W
         wb["Orders"].conditional_formatting.add(
             f"{out}{orders.first_row}:{out}{orders.last_row}",
             CellIsRule(operator="equal", formula=[f'"{outcome}"'], fill=PatternFill("solid", fgColor=colour, bgColor=colour)))
+    roll = orders.letter("roll")
+    wb["Orders"].conditional_formatting.add(  # first: it wins over the resolved-row grey below
+        f"{roll}{orders.first_row}:{roll}{orders.last_row}",
+        FormulaRule(formula=[rolled_formula(lay)], font=Font(color=ROLLED_FONT, italic=True, bold=True),
+                    fill=PatternFill("solid", fgColor=ROLLED_FILL, bgColor=ROLLED_FILL)))
+    wb["Orders"].column_dimensions[orders.letter("roll_source")].hidden = True
+    log = lay.block("Log_Table")
+    wb["Log"].conditional_formatting.add(
+        f"{col_letter(log.first_col)}{log.first_row}:{col_letter(log.last_col)}{log.first_row + LOG_ROWS}",
+        FormulaRule(formula=[log_undone_formula(lay)], font=Font(color=UNDONE_FONT, strike=True)))
     ph = orders.letter("phase")
     wb["Orders"].conditional_formatting.add(
         f"A{orders.first_row}:{orders.letter('picks')}{orders.last_row}",
@@ -247,16 +330,36 @@ def build_template(lay: Layout | None = None, *, cohorts_in_chart: int = 4) -> W
     return wb
 
 
+PRINT_TITLES: dict[str, str] = {"Orders": "Orders_Table", "Characters": "Characters_Table", "Ranges": "Ranges_Table",
+                                 "Log": "Log_Table", "Aftermath": "Aftermath_Table", "House Rules": "HouseRules_Table"}
+"""The block whose header row repeats on every printed page of a sheet."""
+PORTRAIT = ("Ranges",)
+PAGES_WIDE = {"Characters": (3, "A:B")}
+"""Sheets too wide for one legible page: pages across, and the columns repeated on each."""
+
+
 def _page_setup(wb: Workbook, lay: Layout) -> None:
-    """Landscape, fitted to the page width: a printed (or PDF) Battle sheet shows the whole
-    dashboard with its chart, and Orders all of its columns."""
+    """Printing on A4 or Letter: landscape where the sheet is wide, fitted to the page
+    width (as many pages down as it needs; the 51-column Characters sheet three pages
+    across, Cohort and Character repeated on each), the header row repeated on every page,
+    and the Battle sheet's dashboard (phase, status, cohort lines, chart) on one page."""
     summary = lay.block("Battle_Summary")
-    areas = {"Battle": f"A1:X{summary.first_row + 16}", "Orders": None, "Cohorts": None, "Characters": None}
-    for sheet, area in areas.items():
+    for sheet in PROTECTED_SHEETS:
         ws = wb[sheet]
-        ws.page_setup.orientation = "landscape"
+        ws.page_setup.orientation = "portrait" if sheet in PORTRAIT else "landscape"
         ws.sheet_properties.pageSetUpPr.fitToPage = True
         ws.page_setup.fitToWidth = 1
         ws.page_setup.fitToHeight = 0
-        if area:
-            ws.print_area = area
+        ws.print_options.gridLines = False
+        ws.page_margins.left = ws.page_margins.right = 0.4
+        ws.page_margins.top = ws.page_margins.bottom = 0.5
+        if sheet in PRINT_TITLES:
+            row = lay.block(PRINT_TITLES[sheet]).header_row
+            ws.print_title_rows = f"{row}:{row}"
+        if sheet in PAGES_WIDE:
+            ws.page_setup.fitToWidth, ws.print_title_cols = PAGES_WIDE[sheet]
+            ws.page_setup.pageOrder = "overThenDown"
+    wb["Battle"].print_area = f"A1:{summary.letter('members')}{summary.last_row}"
+    orders = lay.block("Orders_Table")  # up to Result: its long texts must not widen the page
+    wb["Orders"].print_area = f"A1:{orders.letter('result')}{orders.last_row}"
+    wb["Battle"].page_setup.fitToHeight = 1

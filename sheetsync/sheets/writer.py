@@ -42,6 +42,11 @@ def _pad(rows: list[list[CellValue]], block: Block, count: int | None = None) ->
     return out
 
 
+def _yes_no(flag: bool) -> str:
+    """A boolean as the sheets show it: Yes or No (the reader takes Yes/No and TRUE/FALSE)."""
+    return "Yes" if flag else "No"
+
+
 def _block(block: Block, rows: list[list[CellValue]]) -> RangeUpdate:
     return RangeUpdate(block.range(), _pad(rows, block))
 
@@ -75,7 +80,7 @@ def battle_updates(lay: Layout, battle: Battle, *, status: str, last_action: str
                            st.reroll_tokens, st.units_moved])
         for m in spec.members:
             roster.append([spec.name, m.name, "Sergeant" if m.name == spec.sergeant_name else "Member",
-                           st.states[m.name].value, m.name in st.hero_used])
+                           st.states[m.name].value, _yes_no(m.name in st.hero_used)])
         for pool, lines in battle.pools[spec.name].breakdown.items():
             for c in lines:
                 if c.amount == 0 and c.kind == "base":
@@ -167,28 +172,68 @@ def _stamp(lay: Layout, offsets: Sequence[int], rows: Sequence[tuple[CellValue, 
     return out
 
 
+ROLLED = "Rolled"
+"""The Orders "Roll source" marker of a die sheetsync rolled (R25)."""
+
+
+def rolled_task_die(e: Event) -> int | None:
+    """The order's task d10 when sheetsync rolled it (R25), else ``None`` (typed, or no roll)."""
+    for r in e.rolls:
+        if r.sides == 10 and r.purpose.startswith("d10 + "):
+            return r.value if r.source == "rolled" else None
+    return None
+
+
+def _roll_cells(lay: Layout, offset: int, value: CellValue, source: CellValue) -> list[RangeUpdate]:
+    block = lay.block("Orders_Table")
+    return [RangeUpdate(f"{quote_sheet(block.sheet)}!{block.letter(key)}{block.first_row + offset}", [[v]])
+            for key, v in (("roll", value), ("roll_source", source))]
+
+
 def order_stamp_updates(lay: Layout, rows: Sequence[int], events: Sequence[Event]) -> list[RangeUpdate]:
     """Stamp each resolved Orders row with its phase, outcome, damage and result (one block
-    per run of consecutive rows)."""
+    per run of consecutive rows).  A task die sheetsync rolled goes into the row's Roll
+    cell, marked "Rolled" in the hidden Roll source column, so every die shows in its own
+    cell and a conditional format tells it from a typed one (R25)."""
     stamps = [(e.phase, [e.outcome, e.damage, result_text(e)]) for e in events]
     if len(stamps) != len(rows):
         raise ValueError("one event per Orders row")
     order = sorted(range(len(rows)), key=lambda i: rows[i])
-    return _stamp(lay, [rows[i] for i in order], [stamps[i] for i in order])
+    out = _stamp(lay, [rows[i] for i in order], [stamps[i] for i in order])
+    for i in order:
+        die = rolled_task_die(events[i])
+        if die is not None:
+            out += _roll_cells(lay, rows[i], die, ROLLED)
+    return out
 
 
-def order_unstamp_updates(lay: Layout, rows: Sequence[int]) -> list[RangeUpdate]:
-    """Clear the stamps of the given Orders rows: they are pending again."""
+def order_unstamp_updates(lay: Layout, rows: Sequence[int], rolled: Sequence[int] = ()) -> list[RangeUpdate]:
+    """Clear the stamps of the given Orders rows: they are pending again.  The dice sheetsync
+    rolled into Roll (the ``rolled`` rows) are cleared too, so the next resolve rolls them
+    afresh instead of reading them as typed dice (R25); typed dice stay."""
     ordered = sorted(rows)
-    return _stamp(lay, ordered, [(None, [None, None, None]) for _ in ordered])
+    out = _stamp(lay, ordered, [(None, [None, None, None]) for _ in ordered])
+    for i in sorted(rolled):
+        out += _roll_cells(lay, i, None, None)
+    return out
 
 
-def log_updates(lay: Layout, start: int, rows: list[list[CellValue]]) -> list[RangeUpdate]:
-    """Append rows to the Log after its ``start`` existing rows; the Log is never rewritten."""
+def log_updates(lay: Layout, rows: list[list[CellValue]], *, step: str) -> list[RangeUpdate]:
+    """Append rows to the Log, each carrying ``step`` (``rev:id:action:phase``) and its
+    number in the step (``:1``, ``:2`` ...) in its Step column.
+
+    The rows are appended (:attr:`RangeUpdate.append`): the backend puts them after the
+    Log's last row when it writes, so two steps run at the same moment both keep their rows,
+    and the next step can tell from the Step column which of them the State kept.  The Log
+    is never rewritten."""
     if not rows:
         return []
     block = lay.block("Log_Table")
-    return [RangeUpdate(block.row_range(start, len(rows)), _pad(rows, block, len(rows)))]
+    j = block.index("step")
+    padded = _pad(rows, block, len(rows))
+    for k, row in enumerate(padded, start=1):
+        row[j] = f"{step}:{k}"
+    return [RangeUpdate(block.range(), padded, append=True)]
 
 
 def phase_log_rows(result: PhaseResult) -> list[list[CellValue]]:
@@ -203,8 +248,8 @@ def aftermath_updates(lay: Layout, entries: list[AftermathEntry]) -> RangeUpdate
     for e in entries:
         lasting = (f"{e.lasting_effect.band}+ band, d10={e.lasting_effect.roll}"
                    f"{'' if e.lasting_effect.source == 'entered' else '*'}: {e.lasting_effect.result}") if e.lasting_effect else None
-        rows.append([e.cohort, e.name, e.dead, None if e.dead else e.damage, None if e.dead else e.aggravated,
-                     None if e.dead else e.lethal, None if e.dead else e.aegis, None if e.dead else e.torpor,
+        rows.append([e.cohort, e.name, _yes_no(e.dead), None if e.dead else e.damage, None if e.dead else e.aggravated,
+                     None if e.dead else e.lethal, None if e.dead else e.aegis, None if e.dead else _yes_no(e.torpor),
                      "Dead: removed from play (R30)" if e.dead else lasting, None if e.dead else e.temper_returned])
     return _block(lay.block("Aftermath_Table"), rows)
 
@@ -212,7 +257,7 @@ def aftermath_updates(lay: Layout, entries: list[AftermathEntry]) -> RangeUpdate
 def house_rules_rows() -> list[list[CellValue]]:
     rows: list[list[CellValue]] = []
     for key, (text, default, _choices) in HouseRules.describe().items():
-        shown: Any = default
+        shown: Any = _yes_no(default) if isinstance(default, bool) else default
         rows.append([key, shown, shown, text])
     return rows
 
@@ -228,12 +273,16 @@ def odds_formula(lay: Layout, row: int) -> Formula:
     """Orders Odds: the chance d10 + pool ≥ the target's Defense (R14), live in the sheet.
 
     It looks up the acting cohort's pool (by task) and the target's Defense on the Cohorts
-    sheet, so it updates while the Tracker types.
+    sheet, so it updates while the Tracker types.  An order whose two cohorts have no row
+    on the Ranges sheet shows "no range" instead: the resolve would refuse it (R24).
     """
     o = lay.block("Orders_Table")
     p = lay.block("Cohorts_Pools")
+    rg = lay.block("Ranges_Table")
     c, t, g = (f"{o.letter(k)}{row}" for k in ("cohort", "task", "target"))
     names = p.column_ref("name")
+    ra, rb = rg.column_ref("a"), rg.column_ref("b")
+    no_range = f"COUNTIFS({ra},{c},{rb},{g})+COUNTIFS({ra},{g},{rb},{c})=0"
 
     def look(key: str, who: str) -> str:
         return f"INDEX({p.column_ref(key)},MATCH({who},{names},0))"
@@ -242,7 +291,7 @@ def odds_formula(lay: Layout, row: int) -> Formula:
             f'IF({t}="Mystical Attack",{look("mystical", c)},{look("resolve", c)})))')
     rolled = f'OR({t}="Melee Attack",{t}="Ranged Attack",{t}="Mystical Attack",{t}="Inspire",{t}="Intimidate",{t}="Analyze")'
     body = f"MAX(0,MIN(10,11-({look('defense', g)}-{pool})))/10"
-    return Formula(f'=IF(OR({c}="",{t}="",{g}=""),"",IF({rolled},IFERROR({body},""),""))')
+    return Formula(f'=IF(OR({c}="",{t}="",{g}=""),"",IF({rolled},IF({no_range},"no range",IFERROR({body},"")),""))')
 
 
 def input_updates(lay: Layout, battle: Battle) -> list[RangeUpdate]:
@@ -325,7 +374,8 @@ def input_updates(lay: Layout, battle: Battle) -> list[RangeUpdate]:
     house = lay.block("HouseRules_Table")
     hrows = []
     for key, _value, default, text in house_rules_rows():
-        hrows.append([key, getattr(battle.house_rules, str(key)), default, text])
+        value = getattr(battle.house_rules, str(key))
+        hrows.append([key, _yes_no(value) if isinstance(value, bool) else value, default, text])
     out = [
         RangeUpdate(chars.range(), _pad(rows, chars)),
         RangeUpdate(setup.range(), _pad(srows, setup)),
