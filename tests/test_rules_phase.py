@@ -491,8 +491,6 @@ def test_r31_damage_count_carries_over_to_the_next_phase_and_undo() -> None:
     assert undo(r.battle).state["E"].below_zero_damage == 20
 
 
-@pytest.mark.xfail(strict=True, reason="the battle-file loader does not read below_zero_damage yet "
-                   "(sheetsync/rules/bbn/loader.py STATE_KEYS)")
 def test_r31_damage_count_survives_the_battle_file_round_trip() -> None:
     """``--out`` files and every workbook resolve go through the battle file: the R31
     counter must come back from it."""

@@ -161,7 +161,8 @@ def battles(draw: Any) -> tuple[Battle, list[dict[str, Any]], int]:
                  "damage_basis": draw(st.sampled_from(["able_members", "members", "attack_power"])),
                  "combo_bonus": draw(st.integers(0, 4)),
                  "torpor_after_aegis": draw(st.booleans()),
-                 "heal_spends_declared": draw(st.booleans())}
+                 "heal_spends_declared": draw(st.booleans()),
+                 "casualty_count": draw(st.sampled_from(["health", "damage"]))}
     phase = draw(st.integers(1, 3))
     cohorts = []
     for i in range(draw(st.integers(2, 4))):
