@@ -249,6 +249,13 @@ def test_r12_unknown_trait_is_kept_listed_and_never_counted() -> None:
     assert all("R12" in n.reason for n in got.not_counted)
 
 
+def test_r12_a_misspelled_trait_is_not_counted_and_gets_a_did_you_mean() -> None:
+    member = {"name": "A", "disciplines": {"Fortitud": 3}, "abilities": {"Knitting": 5}}
+    reasons = {n.trait: n.reason for n in compute_pools(spec(member)).not_counted}
+    assert reasons["Fortitud"].endswith("(did you mean 'Fortitude'?)")
+    assert "did you mean" not in reasons["Knitting"]
+
+
 def test_r12_breakdown_lists_every_trait_that_counted_with_who_gave_it() -> None:
     got = compute_pools(spec({"name": "A", "disciplines": {"Fortitude": 2}, "merits": ["Rugged"]},
                              {"name": "B", "disciplines": {"Fortitude": 1}}))

@@ -68,6 +68,11 @@ class Catalog(Frozen):
             out[normalize(alias)] = target
         return out
 
+    @cached_property
+    def known_names(self) -> tuple[str, ...]:
+        """Every trait name the catalog knows, in its spelling (for "did you mean", R12)."""
+        return tuple(sorted(set(self._spelling.values())))
+
     def is_offensive_path(self, name: str) -> bool:
         key = normalize(self.canonical(name))
         return any(normalize(p) == key for p in self.offensive_paths)

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from pydantic import Field
 
+from sheetsync.errors import did_you_mean
 from sheetsync.rules.bbn.catalog import Catalog, PoolModifiers, default_catalog, normalize
 from sheetsync.rules.bbn.models import (
     POOL_NAMES,
@@ -277,7 +278,9 @@ class _Builder:
             items += [("combination", c.name) for c in m.combination_disciplines]
             for kind, name in items:
                 if (m.name, kind, normalize(self.catalog.canonical(name))) not in self.used:
-                    out.append(NotCounted(member=m.name, trait=name, kind=kind, reason="feeds no pool in the catalog (R12)"))
+                    out.append(NotCounted(member=m.name, trait=name, kind=kind,
+                                          reason="feeds no pool in the catalog (R12)"
+                                          + did_you_mean(name, self.catalog.known_names)))
             for name in m.blood_magic_paths:
                 key = normalize(self.catalog.canonical(name))
                 if (m.name, "path", key) not in self.used and (m.name, "discipline", key) not in self.used:
