@@ -262,17 +262,65 @@ def template(
 @app.command()
 def new(
     workbook: Path,
-    from_file: Annotated[Path, typer.Option("--from", help="A battle file (YAML or JSON) to load into the tracker.")],
+    from_file: Annotated[Path, typer.Option(
+        "--from", help="A battle file (YAML or JSON), or a Grapevine exchange file (.gex) of characters.")],
     force: Annotated[bool, typer.Option("--force", help="Replace an existing file (kept as NAME.bak).")] = False,
+    cohort_by: Annotated[str, typer.Option(
+        "--cohort-by", help="From a .gex: one cohort per coterie, sect or clan.")] = "coterie",
+    only: Annotated[list[str] | None, typer.Option(
+        "--only", help="From a .gex: take only this character (repeat, or separate names with commas).")] = None,
 ) -> None:
-    """Create a tracker workbook from a battle file: characters, state, ranges and orders."""
-    from sheetsync.app.files import BATTLE_SUFFIXES, check_suffix
+    """Create a tracker workbook from a battle file: characters, state, ranges and orders.
+
+    From a Grapevine .gex file, WORKBOOK may also be a battle file (.yaml or .json) to write."""
+    from sheetsync.app.files import BATTLE_SUFFIXES, WORKBOOK_SUFFIXES, check_suffix
+
+    if from_file.suffix.lower() in (".gex", ".gv3"):
+        check_suffix(workbook, WORKBOOK_SUFFIXES + BATTLE_SUFFIXES, "the tracker or battle file to write")
+        _new_from_grapevine(workbook, from_file, force=force, cohort_by=cohort_by, only=only)
+        return
     from sheetsync.app.workbook_cli import new_workbook
 
     _workbook_only(workbook)
     check_suffix(from_file, BATTLE_SUFFIXES, "the --from battle file")
     report = new_workbook(workbook, from_file, force=force)
     console.print(f"{workbook}: {report.message}")
+
+
+def _new_from_grapevine(out: Path, gex: Path, *, force: bool, cohort_by: str, only: list[str] | None) -> None:
+    """Characters from a Grapevine exchange file, as a battle file or a tracker."""
+    import tempfile
+
+    from sheetsync.app.files import BATTLE_SUFFIXES, atomic_write_text, refuse_existing
+    from sheetsync.importers.grapevine import import_gex
+
+    refuse_existing(out, force)  # before any work: nothing to import into
+    names = [n.strip() for item in (only or []) for n in item.split(",") if n.strip()] or None
+    result = import_gex(gex, cohort_by=cohort_by, only=names)
+    for line in result.notes:
+        err_console.print(f"Note: {line}", highlight=False)
+    cohorts = result.battle["cohorts"]
+    summary = f"{len(cohorts)} cohort{'s' if len(cohorts) != 1 else ''} from {gex.name}: " + ", ".join(
+        f"{c['name']} ({len(c['members'])})" for c in cohorts)
+    if out.suffix.lower() in BATTLE_SUFFIXES:
+        text = (json.dumps(result.battle, indent=2, ensure_ascii=False) + "\n" if out.suffix.lower() == ".json"
+                else _yaml_text(result.battle))
+        atomic_write_text(out, text, backup=force)
+        console.print(f"{out}: {summary}. Add ranges and orders, then: sheetsync pools {out}")
+        return
+    from sheetsync.app.workbook_cli import new_workbook
+
+    with tempfile.TemporaryDirectory() as tmp:
+        battle_file = Path(tmp) / "imported.yaml"
+        atomic_write_text(battle_file, _yaml_text(result.battle))
+        report = new_workbook(out, battle_file, force=force)
+    console.print(f"{out}: {summary}. {report.message}")
+
+
+def _yaml_text(data: Any) -> str:
+    import yaml
+
+    return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120))
 
 
 @app.command()
@@ -516,6 +564,42 @@ def schema() -> None:
     from sheetsync.rules.bbn.file_schema import battle_file_schema
 
     _print_json(battle_file_schema())
+
+
+@app.command("map")
+def map_picture(
+    file: Path,
+    png: Annotated[Path, typer.Option("--png", help="Where to write the picture (a .png file).")],
+    hex_size: Annotated[int, typer.Option("--hex-size", min=20, max=400,
+                                          help="Pixels from a hex's centre to its corners.")] = 90,
+) -> None:
+    """Draw a hex wargame battle file's map as a PNG: the hexes with their ids, impassable
+    hexes shaded, and each unit's box with its value line and casualties (H1, H2, H9)."""
+    from sheetsync.app.files import BATTLE_SUFFIXES, check_suffix, read_data_file
+    from sheetsync.errors import InputError, Problem
+
+    check_suffix(file, BATTLE_SUFFIXES, "a hex battle file")
+    if png.suffix.lower() != ".png":
+        raise InputError([Problem(str(png), "the picture is written as PNG, so its name must end in .png; "
+                                            "nothing was written")])
+    data = read_data_file(file)
+    system = data.get("system", "") if isinstance(data, dict) else "hexwar"
+    if system != "hexwar":
+        kind = (f"a battle file of the {system!r} rule system" if system
+                else "a battalion battle file (it has no 'system' key: the Baltimore by Night rules)")
+        raise InputError([Problem(str(file), f"this is {kind}, and sheetsync map draws hex wargame battles only "
+                                             "(system: hexwar); nothing was written")])
+    from sheetsync.app.hexmap_png import font_note, save_map_png
+    from sheetsync.rules.hexwar import load_battle
+
+    battle = load_battle(data, str(file))
+    note = font_note()
+    if note:
+        err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
+    save_map_png(battle, png, hex_size=hex_size)
+    on_map = sum(1 for u in battle.units if not u.destroyed)
+    console.print(f"Map of turn {battle.turn} written to {png} ({battle.map.columns}x{battle.map.rows} hexes, "
+                  f"{on_map} units on the map).", highlight=False, soft_wrap=True)
 
 
 def main() -> None:

@@ -1,0 +1,477 @@
+"""Characters from a Grapevine exchange file (``.gex``, XML) into a battalion battle file
+(Cohort Sheet 1.1-1.7, R1-R12).
+
+Grapevine keeps each character as a ``<vampire name=… clan=… coterie=… blood=…
+willpower=…>`` element holding ``<traitlist name="Abilities">``, ``"Disciplines"``,
+``"Merits"`` … of ``<trait name=… val=…/>``.  How those lists become a
+:class:`~sheetsync.rules.bbn.models.CharacterSheet` is data (``grapevine_map.json``
+beside this file, extendable per chronicle with :meth:`GrapevineMap.extend`):
+
+- an Ability's dots are its ``val``, or 1 when ``val`` is absent (R2);
+- a Discipline's level is the number of its powers listed (``Fortitude: Endurance`` and
+  ``Fortitude: Mettle`` make Fortitude 2), and so is a Blood Magic path's
+  (``Thaumaturgy: Path of Blood: …``) (R4, R6);
+- a Merit counts once, whatever its ``val`` (its cost) says (R3);
+- ``blood`` is the temper the character offers, capped when the pools are built at 30, or
+  50 for a clan with Blood Magic in-clan (R8; the clans are listed in the map);
+- ``willpower`` is the willpower available; what is spent is the Tracker's to type (R9).
+
+Every trait that feeds no pool is kept on the sheet, never counted, and listed by
+character in the result's notes (R12).  The file is untrusted input: a DTD or entity
+declaration is refused, and every problem names its line.  Grapevine's older binary
+format is not read; the error says how to export XML from Grapevine.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from xml.parsers import expat
+
+from sheetsync.errors import InputError, Problem, did_you_mean
+from sheetsync.rules.bbn.catalog import Catalog, default_catalog, normalize
+from sheetsync.rules.bbn.loader import load_battle
+from sheetsync.rules.bbn.models import CharacterSheet, CohortSpec
+from sheetsync.rules.bbn.pools import compute_pools
+
+__all__ = [
+    "EXPORT_HINT",
+    "GrapevineMap",
+    "ImportResult",
+    "Unmapped",
+    "default_map",
+    "import_gex",
+    "load_map",
+]
+
+MAX_BYTES = 64 * 1024 * 1024
+"""A larger exchange file is refused rather than read into memory."""
+
+EXPORT_HINT = ("open the game in Grapevine, choose File → Export (Data Exchange), pick the XML exchange "
+               "format, and import the .gex file it saves")
+
+_LIST_KINDS = ("abilities", "disciplines", "merits")
+
+
+@dataclass(frozen=True)
+class GrapevineMap:
+    """Which Grapevine lists feed which part of a character sheet (``grapevine_map.json``)."""
+
+    creature: str = "vampire"
+    lists: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """``abilities`` / ``disciplines`` / ``merits`` → the Grapevine trait lists read as such."""
+    ignored_lists: tuple[str, ...] = ()
+    """Lists the battalion rules never use (attributes, health levels, equipment …): not listed as unmapped."""
+    path_disciplines: tuple[str, ...] = ()
+    """Disciplines whose traits read ``Discipline: Path: Power`` (R4, R6)."""
+    blood_magic_clans: tuple[str, ...] = ()
+    """Clans with Blood Magic in-clan, whose members may offer up to 50 temper (R8)."""
+    cohort_by: tuple[str, ...] = ("coterie",)
+    """The character attributes a cohort may be formed by."""
+    side_from: str = "sect"
+    default_side: str = "players"
+
+    def kind_of(self, list_name: str) -> str | None:
+        """``"abilities"``, ``"disciplines"``, ``"merits"``, ``"ignored"`` or ``None`` (unknown list)."""
+        key = normalize(list_name)
+        for kind in _LIST_KINDS:
+            if any(normalize(n) == key for n in self.lists.get(kind, ())):
+                return kind
+        if any(normalize(n) == key for n in self.ignored_lists):
+            return "ignored"
+        return None
+
+    def is_path_discipline(self, name: str) -> bool:
+        return normalize(name) in {normalize(n) for n in self.path_disciplines}
+
+    def in_clan_blood_magic(self, clan: str) -> bool:
+        """R8: whether ``clan`` has Blood Magic in-clan (the map's clan list)."""
+        return normalize(clan) in {normalize(c) for c in self.blood_magic_clans} if clan.strip() else False
+
+    def extend(self, extra: Mapping[str, Any]) -> GrapevineMap:
+        """A new map with ``extra``'s lists added (a chronicle's own file, same shape); its
+        ``creature``, ``side_from`` and ``default_side`` replace these."""
+        problems: list[Problem] = []
+        known = {"_comment", "creature", "lists", "ignored_lists", "path_disciplines", "blood_magic_clans",
+                 "cohort_by", "side_from", "default_side"}
+        for key in extra:
+            if key not in known:
+                problems.append(Problem(str(key), "is not a key of the Grapevine map"
+                                        + (did_you_mean(str(key), sorted(known)) or " (check its spelling)")))
+
+        def names(key: str, value: Any) -> tuple[str, ...]:
+            if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+                problems.append(Problem(key, "must be a list of names"))
+                return ()
+            return tuple(v.strip() for v in value)
+
+        def merged(old: Iterable[str], new: Iterable[str]) -> tuple[str, ...]:
+            out = list(old)
+            out += [n for n in new if normalize(n) not in {normalize(o) for o in out}]
+            return tuple(out)
+
+        lists = {k: tuple(v) for k, v in self.lists.items()}
+        raw_lists = extra.get("lists", {})
+        if not isinstance(raw_lists, Mapping):
+            problems.append(Problem("lists", "must map abilities, disciplines and merits to lists of trait lists"))
+            raw_lists = {}
+        for kind, value in raw_lists.items():
+            if kind not in _LIST_KINDS:
+                problems.append(Problem(f"lists.{kind}", "is not abilities, disciplines or merits"
+                                        + did_you_mean(str(kind), _LIST_KINDS)))
+                continue
+            lists[kind] = merged(lists.get(kind, ()), names(f"lists.{kind}", value))
+        changes: dict[str, Any] = {"lists": lists}
+        for key in ("ignored_lists", "path_disciplines", "blood_magic_clans", "cohort_by"):
+            if key in extra:
+                changes[key] = merged(getattr(self, key), names(key, extra[key]))
+        for key in ("creature", "side_from", "default_side"):
+            if key in extra:
+                if isinstance(extra[key], str) and extra[key].strip():
+                    changes[key] = extra[key].strip()
+                else:
+                    problems.append(Problem(key, "must be a name"))
+        if problems:
+            raise InputError(problems, "the Grapevine map")
+        return replace(self, **changes)
+
+
+@lru_cache(maxsize=1)
+def default_map() -> GrapevineMap:
+    """The Grapevine map sheetsync ships (``grapevine_map.json``)."""
+    text = resources.files("sheetsync.importers").joinpath("grapevine_map.json").read_text("utf-8")
+    return GrapevineMap().extend(json.loads(text))
+
+
+def load_map(path: str | Path) -> GrapevineMap:
+    """The shipped map extended with a chronicle's JSON file of the same shape."""
+    where = str(path)
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+    except OSError as exc:
+        raise InputError([Problem(where, f"can't be read ({exc.strerror or exc})")]) from None
+    except UnicodeDecodeError:
+        raise InputError([Problem(where, "is not UTF-8 text")]) from None
+    except json.JSONDecodeError as exc:
+        raise InputError([Problem(f"{where}:{exc.lineno}", f"is not valid JSON ({exc.msg})")]) from None
+    if not isinstance(data, dict):
+        raise InputError([Problem(where, "must hold a JSON object shaped like grapevine_map.json")])
+    try:
+        return default_map().extend(data)
+    except InputError as err:
+        raise InputError(err.problems, where) from None
+
+
+@dataclass(frozen=True)
+class Unmapped:
+    """A trait of a character that feeds no pool (R12): kept on the sheet, never counted."""
+
+    character: str
+    trait: str
+    list_name: str
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.trait} ({self.list_name}, line {self.line}: {self.reason})"
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """A battle file's dict (:func:`~sheetsync.rules.bbn.load_battle` reads it) and the notes
+    for the Storyteller."""
+
+    battle: dict[str, Any]
+    notes: tuple[str, ...]
+    unmapped: dict[str, tuple[Unmapped, ...]]
+    """Character → every trait of theirs that feeds no pool (R12)."""
+    willpower_available: dict[str, int]
+    """Character → Grapevine's ``willpower``: the most they can spend (R9)."""
+    source: str = ""
+
+
+class _Refused(Exception):
+    """A DTD, entity declaration or external entity in an untrusted file."""
+
+
+def _parse(raw: bytes, where: str) -> tuple[ET.Element, dict[ET.Element, int]]:
+    """The XML tree and each element's line; a DTD or entity is refused (untrusted input)."""
+    builder = ET.TreeBuilder()
+    lines: dict[ET.Element, int] = {}
+    parser = expat.ParserCreate()
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+
+    def refuse(what: str) -> Any:
+        def handler(*_args: Any) -> Any:
+            raise _Refused(what)
+        return handler
+
+    parser.StartDoctypeDeclHandler = refuse("declares a DTD, which a Grapevine exchange file never needs")
+    parser.EntityDeclHandler = refuse("declares an entity, which a Grapevine exchange file never needs")
+    parser.ExternalEntityRefHandler = refuse("refers to an external entity")
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        lines[builder.start(tag, attrs)] = parser.CurrentLineNumber
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = builder.end
+    parser.CharacterDataHandler = builder.data
+    try:
+        parser.Parse(_as_declared(raw), True)
+    except LookupError as exc:  # an encoding Python does not know
+        raise InputError([Problem(f"{where}:1", f"is not readable XML: {exc}")]) from None
+    except expat.ExpatError as exc:
+        raise InputError([Problem(f"{where}:{exc.lineno}", f"is not readable XML: {expat.ErrorString(exc.code)} "
+                                  f"(column {exc.offset + 1})")]) from None
+    except _Refused as exc:
+        raise InputError([Problem(f"{where}:{parser.CurrentLineNumber}", f"is refused: the file {exc}")]) from None
+    return builder.close(), lines
+
+
+def _as_declared(raw: bytes) -> bytes:
+    """The bytes expat should read: a file with no BOM and no encoding declaration that is
+    not UTF-8 was written on Windows (Grapevine), so it is read as Windows-1252."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff", b"\xef\xbb\xbf")):
+        return raw
+    prolog = raw[:200].split(b"?>")[0] if raw.lstrip().startswith(b"<?xml") else b""
+    if b"encoding" in prolog:
+        return raw
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", errors="replace").encode("utf-8")
+    return raw
+
+
+def _looks_like_xml(raw: bytes) -> bool:
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = raw[2:80].decode("utf-16-le" if raw[:1] == b"\xff" else "utf-16-be", errors="replace")
+    else:
+        text = raw.removeprefix(b"\xef\xbb\xbf")[:80].decode("latin-1")
+    return text.lstrip().startswith("<")
+
+
+def _read(path: Path, where: str) -> bytes:
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise InputError([Problem(where, f"is {size // (1024 * 1024)} MB; a Grapevine exchange file over "
+                                      f"{MAX_BYTES // (1024 * 1024)} MB is refused")])
+        raw = path.read_bytes()
+    except IsADirectoryError:
+        raise InputError([Problem(where, "is a folder, not a Grapevine exchange file")]) from None
+    except OSError as exc:
+        raise InputError([Problem(where, f"can't be read ({exc.strerror or exc})")]) from None
+    if not raw.strip():
+        raise InputError([Problem(where, "is empty: a Grapevine exchange file (.gex) is XML")])
+    if not _looks_like_xml(raw):
+        raise InputError([Problem(where, "is not XML: it looks like Grapevine's older binary format (a .gv3 game "
+                                  "or a binary exchange file), which sheetsync does not read; " + EXPORT_HINT)])
+    return raw
+
+
+def _whole(value: str | None, default: int) -> int | None:
+    """A whole number ≥ 0 from an attribute, ``default`` when absent, ``None`` when bad."""
+    if value is None or not value.strip():
+        return default
+    text = value.strip()
+    if len(text) > 9:
+        return None
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
+def _bad_number(value: str | None, what: str) -> str:
+    text = (value or "").strip()
+    if text.isascii() and text.isdigit():
+        return f"{text[:12]}… ({len(text)} digits) is too large for {what}"
+    shown = repr(text) if len(text) <= 40 else repr(text[:20] + "…")
+    return f"{shown} is not {what}"
+
+
+@dataclass
+class _Character:
+    name: str
+    line: int
+    attrs: dict[str, str]
+    abilities: dict[str, int] = field(default_factory=dict)
+    merits: list[str] = field(default_factory=list)
+    powers: dict[str, tuple[str, set[str]]] = field(default_factory=dict)
+    paths: dict[str, tuple[str, set[str]]] = field(default_factory=dict)
+    lines: dict[tuple[str, str], tuple[str, int]] = field(default_factory=dict)
+    """(kind, normalized trait) → (list name, line), for the notes."""
+    unlisted: list[Unmapped] = field(default_factory=list)
+
+
+def _add_power(table: dict[str, tuple[str, set[str]]], name: str, power: str) -> None:
+    """R4: one more power of ``name``; a power listed twice is one power."""
+    key = normalize(name)
+    table.setdefault(key, (name, set()))[1].add(normalize(power) or key)
+
+
+def _character(vamp: ET.Element, lines: dict[ET.Element, int], gmap: GrapevineMap, where: str,
+               problems: list[Problem]) -> _Character | None:
+    line = lines.get(vamp, 0)
+    name = (vamp.get("name") or "").strip()
+    if not name:
+        problems.append(Problem(f"{where}:{line}", f"a {gmap.creature} has no name (Grapevine's name=\"…\")"))
+        return None
+    ch = _Character(name=name, line=line, attrs={k: v.strip() for k, v in vamp.attrib.items()})
+    for key in ("blood", "willpower"):
+        if _whole(vamp.get(key), 0) is None:
+            problems.append(Problem(f"{where}:{line}", f"{name}: {key} {_bad_number(vamp.get(key), 'a whole number')}"))
+    for tl in vamp.findall("traitlist"):
+        list_name = (tl.get("name") or "").strip()
+        kind = gmap.kind_of(list_name)
+        if kind == "ignored":
+            continue
+        for trait in tl.findall("trait"):
+            tline = lines.get(trait, 0)
+            tname = " ".join((trait.get("name") or "").split())
+            if not tname:
+                problems.append(Problem(f"{where}:{tline}", f"{name}: a trait in {list_name or 'a list'} has no name"))
+                continue
+            if kind is None:
+                ch.unlisted.append(Unmapped(name, tname, list_name or "(unnamed list)", tline,
+                                            "this list is not in the Grapevine map"))
+            elif kind == "abilities":
+                dots = _whole(trait.get("val"), 1)
+                if dots is None:
+                    problems.append(Problem(f"{where}:{tline}", f"{name}: {tname} val "
+                                            f"{_bad_number(trait.get('val'), 'a whole number of dots')}"))
+                    continue
+                spelled = next((a for a in ch.abilities if normalize(a) == normalize(tname)), tname)
+                ch.abilities[spelled] = ch.abilities.get(spelled, 0) + dots
+                ch.lines.setdefault(("ability", normalize(tname)), (list_name, tline))
+            elif kind == "merits":
+                if normalize(tname) not in {normalize(m) for m in ch.merits}:
+                    ch.merits.append(tname)
+                    ch.lines[("merit", normalize(tname))] = (list_name, tline)
+            else:
+                parts = [p.strip() for p in tname.split(":")]
+                if len(parts) >= 3 and gmap.is_path_discipline(parts[0]) and parts[1]:
+                    _add_power(ch.paths, parts[1], ":".join(parts[2:]))
+                    ch.lines.setdefault(("path", normalize(parts[1])), (list_name, tline))
+                else:
+                    disc = parts[0] or tname
+                    _add_power(ch.powers, disc, ":".join(parts[1:]))
+                    ch.lines.setdefault(("discipline", normalize(disc)), (list_name, tline))
+    return ch
+
+
+def _sheet(ch: _Character, gmap: GrapevineMap) -> dict[str, Any]:
+    """The battle file's member: Cohort Sheet 1.1-1.7 inputs (R2-R4, R6, R8, R9)."""
+    return {
+        "name": ch.name,
+        "abilities": dict(ch.abilities),
+        "merits": list(ch.merits),
+        "disciplines": {written: len(powers) for written, powers in ch.powers.values()},
+        "blood_magic_paths": {written: len(powers) for written, powers in ch.paths.values()},
+        "blood_magic_in_clan": gmap.in_clan_blood_magic(ch.attrs.get("clan", "")),
+        "ranged_attack": False,
+        "temper": _whole(ch.attrs.get("blood"), 0) or 0,
+        "willpower_spent": 0,
+    }
+
+
+def _not_counted(ch: _Character, member: dict[str, Any], catalog: Catalog) -> list[Unmapped]:
+    """R12: the traits on the sheet that feed no pool, by the engine's own reckoning."""
+    sheet = CharacterSheet.model_validate({**member, "blood_magic_paths": {
+        k: {"level": v} for k, v in member["blood_magic_paths"].items()}})
+    pools = compute_pools(CohortSpec(name=ch.name, members=(sheet,)), catalog=catalog)
+    out = []
+    for nc in pools.not_counted:
+        list_name, line = ch.lines.get((nc.kind, normalize(nc.trait)), ("", ch.line))
+        reason = "feeds no pool" if nc.kind != "path" else "not an offensive path and feeds no pool"
+        out.append(Unmapped(ch.name, nc.trait, list_name or nc.kind, line, reason))
+    return out
+
+
+def import_gex(path: str | Path, *, cohort_by: str = "coterie", only: Sequence[str] | None = None,
+               mapping: GrapevineMap | None = None, catalog: Catalog | None = None) -> ImportResult:
+    """Cohort Sheet 1.1-1.7, R1-R12: the vampires of a Grapevine exchange file as a battle
+    file, one cohort per ``cohort_by`` value (the coterie by default), keeping only the
+    characters named in ``only`` when given.
+
+    Raises :class:`InputError` naming the line of every problem (an unreadable file, a
+    character without a name, a val that is not a number), a name in ``only`` that is not
+    in the file, and a cohort of other than 3 to 5 members (R1).
+    """
+    gmap = mapping or default_map()
+    catalog = catalog or default_catalog()
+    source = str(path)
+    where = Path(path).name
+    if normalize(cohort_by) not in {normalize(c) for c in gmap.cohort_by}:
+        raise InputError([Problem("--cohort-by", f"{cohort_by!r} is not a way to form cohorts (expected one of "
+                                  f"{', '.join(gmap.cohort_by)}){did_you_mean(cohort_by, gmap.cohort_by)}")])
+    cohort_key = next(c for c in gmap.cohort_by if normalize(c) == normalize(cohort_by))
+    root, lines = _parse(_read(Path(path), source), where)
+    problems: list[Problem] = []
+    characters: list[_Character] = []
+    others: dict[str, int] = {}
+    for el in root.iter():
+        if el.tag == gmap.creature:
+            ch = _character(el, lines, gmap, where, problems)
+            if ch is not None:
+                characters.append(ch)
+        elif el is not root and el.get("name") is not None and el.find("traitlist") is not None:
+            others[el.tag] = others.get(el.tag, 0) + 1
+    if only:
+        by_name = {c.name.casefold(): c for c in characters}
+        for wanted in only:
+            if wanted.strip().casefold() not in by_name:
+                problems.append(Problem("--only", f"{wanted!r} is not a {gmap.creature} in {where}"
+                                        + did_you_mean(wanted, [c.name for c in characters])))
+        keep = {w.strip().casefold() for w in only}
+        characters = [c for c in characters if c.name.casefold() in keep]
+    if not characters and not problems:
+        problems.append(Problem(where, f"holds no {gmap.creature} to import"))
+    if problems:
+        raise InputError(problems, source)
+
+    groups: dict[str, list[_Character]] = {}
+    for ch in characters:
+        label = ch.attrs.get(cohort_key, "") or f"No {cohort_key}"
+        groups.setdefault(label, []).append(ch)
+    for label, members in groups.items():
+        if not 3 <= len(members) <= 5:
+            who = ", ".join(f"{m.name} (line {m.line})" for m in members)
+            problems.append(Problem(where, f"{cohort_key} {label!r} has {len(members)} characters, and a cohort has "
+                                    f"3 to 5 (R1): {who}; pick 3 to 5 with --only, or form cohorts by another "
+                                    "attribute with --cohort-by"))
+    if problems:
+        raise InputError(problems, source)
+
+    cohorts: list[dict[str, Any]] = []
+    unmapped: dict[str, tuple[Unmapped, ...]] = {}
+    willpower: dict[str, int] = {}
+    notes: list[str] = []
+    for label, members in groups.items():
+        sides = {m.attrs.get(gmap.side_from, "") for m in members}
+        side = sides.pop() if len(sides) == 1 and "" not in sides else gmap.default_side
+        sheets = [_sheet(m, gmap) for m in members]
+        cohorts.append({"name": label, "side": side, "members": sheets})
+        for ch, member in zip(members, sheets, strict=True):
+            listed = tuple(ch.unlisted + _not_counted(ch, member, catalog))
+            unmapped[ch.name] = listed
+            willpower[ch.name] = _whole(ch.attrs.get("willpower"), 0) or 0
+            if listed:
+                notes.append(f"{ch.name}: not counted (R12): " + "; ".join(str(u) for u in listed))
+            notes.append(f"{ch.name}: {willpower[ch.name]} willpower available; type what they spend in "
+                         "willpower_spent (R9)")
+            if "blood" not in ch.attrs:
+                notes.append(f"{ch.name}: no blood in the file, so no temper offered (R8)")
+            if "willpower" not in ch.attrs:
+                notes.append(f"{ch.name}: no willpower in the file, so none available (R9)")
+    notes.append("ranged_attack is not in a Grapevine file: set it for each member with a ranged attack (R7)")
+    for tag, count in others.items():
+        notes.append(f"{count} {tag} character(s) skipped: only {gmap.creature} characters are imported")
+    battle: dict[str, Any] = {"cohorts": cohorts, "ranges": [], "orders": []}
+    load_battle(battle, source)  # the file it makes must load; any problem here is a map problem
+    return ImportResult(battle=battle, notes=tuple(notes), unmapped=unmapped, willpower_available=willpower,
+                        source=source)
