@@ -90,7 +90,7 @@ def _ensure_seed(battle: Any) -> Any:
     return battle
 
 
-@app.command()
+@app.command(short_help="Every cohort's pools, with who gave what.")
 def pools(file: Path, as_json: JsonOpt = False) -> None:
     """Compute every cohort's pools from the members' sheets, with who gave what (a battle
     file, or a workbook's Cohorts and Characters sheets: nothing is written)."""
@@ -118,7 +118,7 @@ def pools_json(p: Any) -> dict[str, Any]:
     }
 
 
-@app.command()
+@app.command(short_help="Resolve the next phase's orders (battle file or workbook).")
 def resolve(
     file: Path,
     as_json: JsonOpt = False,
@@ -164,7 +164,7 @@ def _refuse_workbook_seed(file: Path) -> None:
                        "column instead, or set Battle!B6 (Dice seed) before Build Cohorts")
 
 
-@app.command()
+@app.command(short_help="Undo the last resolved phase.")
 def undo(
     file: Path,
     out: Annotated[Path | None, typer.Option(
@@ -185,7 +185,7 @@ def undo(
     console.print(f"Phase {battle.phase} undone; {len(battle.orders)} orders are pending again ({out or file}).")
 
 
-@app.command()
+@app.command(short_help="The aftermath: damage, Aegis, Torpor, lasting effects.")
 def aftermath(file: Path, as_json: JsonOpt = False) -> None:
     """Battle Aftermath (R26-R30): each character's damage, Aegis, Torpor, lasting effects.
     On a workbook it previews what `sheetsync end` would write, and writes nothing."""
@@ -210,7 +210,7 @@ def aftermath(file: Path, as_json: JsonOpt = False) -> None:
     print_aftermath(console, entries)
 
 
-@app.command()
+@app.command(short_help="Run the embedded example battle.")
 def demo(
     out_dir: Annotated[Path, typer.Option("--out-dir", help="Where the demo writes its files.")] = Path("sheetsync-demo"),
     as_json: JsonOpt = False,
@@ -240,7 +240,7 @@ def demo(
         console.print(f"The same battle as a tracker workbook, phase 1 resolved: {workbook}")
 
 
-@app.command()
+@app.command(short_help="Write a blank tracker workbook.")
 def template(
     out: Path,
     macros: Annotated[bool, typer.Option("--macros", help="A macro-enabled .xlsm with the four buttons.")] = False,
@@ -259,7 +259,7 @@ def template(
     console.print(f"Blank tracker written to {written}. Fill in Cohorts and Characters, then: sheetsync build {written}")
 
 
-@app.command()
+@app.command(short_help="A tracker (or battle file) from a battle file or Grapevine.")
 def new(
     workbook: Path,
     from_file: Annotated[Path, typer.Option(
@@ -323,7 +323,7 @@ def _yaml_text(data: Any) -> str:
     return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120))
 
 
-@app.command()
+@app.command(short_help="Build Cohorts: pools from the Characters sheet.")
 def build(workbook: Path) -> None:
     """Build Cohorts: Characters → pools on the Cohorts sheet (a workbook)."""
     from sheetsync.app.workbook_cli import run_workbook
@@ -334,7 +334,7 @@ def build(workbook: Path) -> None:
         err_console.print(f"Warning: {line}", style="yellow", highlight=False)
 
 
-@app.command()
+@app.command(short_help="Dry run: what the next resolve would refuse, and why.")
 def check(file: Path, as_json: JsonOpt = False) -> None:
     """Dry run: list what the next resolve would refuse, and why; changes nothing.
 
@@ -360,7 +360,7 @@ def check(file: Path, as_json: JsonOpt = False) -> None:
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(short_help="End Battle: fill in the Aftermath sheet.")
 def end(workbook: Path, as_json: JsonOpt = False) -> None:
     """End Battle: fill in the Aftermath sheet (a workbook)."""
     from sheetsync.app.workbook_cli import run_workbook
@@ -372,7 +372,7 @@ def end(workbook: Path, as_json: JsonOpt = False) -> None:
     console.print(f"{workbook}: {report.message}")
 
 
-@app.command()
+@app.command(short_help="A tracker's state and last events as JSON.")
 def export(workbook: Path, as_json: JsonOpt = True) -> None:
     """Print a tracker's battle state and its last resolve's events as JSON."""
     from sheetsync.app.usecases import export as export_state
@@ -384,7 +384,7 @@ def export(workbook: Path, as_json: JsonOpt = True) -> None:
         _print_json(export_state(backend))
 
 
-@app.command()
+@app.command(short_help="The battle at a glance.")
 def status(file: Path) -> None:
     """The battle at a glance: the phase, each cohort's Health as a bar, temper, control,
     actions left and members by state (a workbook or a battle file; nothing is written)."""
@@ -407,6 +407,7 @@ def status(file: Path) -> None:
 
 
 gsheet_app = typer.Typer(help="A shared Google Sheet as the tracker (through gspread, no server needed).",
+                         short_help="A shared Google Sheet as the tracker.",
                          no_args_is_help=True)
 app.add_typer(gsheet_app, name="gsheet")
 ServiceAccount = Annotated[Path | None, typer.Option(
@@ -473,7 +474,7 @@ def gsheet_end(spreadsheet: str, service_account: ServiceAccount = None, oauth: 
     _gsheet_step("end", spreadsheet, service_account, oauth, as_json)
 
 
-@app.command()
+@app.command(short_help="Copy a workbook's battle into a Google Sheet.")
 def upload(workbook: Path, spreadsheet: str, service_account: ServiceAccount = None, oauth: OAuth = False,
            init: Annotated[bool, typer.Option(help="Lay out the tracker first (a spreadsheet without one).")] = True) -> None:
     """Move a battle from a workbook into a Google Sheet (undo history included)."""
@@ -488,7 +489,7 @@ def upload(workbook: Path, spreadsheet: str, service_account: ServiceAccount = N
     console.print(f"Uploaded {n} cells from {workbook} ({backend.request_count} requests).")
 
 
-@app.command()
+@app.command(short_help="Copy a Google Sheet's battle into a workbook.")
 def download(spreadsheet: str, workbook: Path, service_account: ServiceAccount = None, oauth: OAuth = False) -> None:
     """Move a battle from a Google Sheet into a tracker workbook."""
     from sheetsync.app.gsheet_cli import copy_tracker
@@ -504,7 +505,7 @@ def download(spreadsheet: str, workbook: Path, service_account: ServiceAccount =
     console.print(f"Downloaded {n} cells into {workbook} ({backend.request_count} requests).")
 
 
-@app.command()
+@app.command(short_help="Run the step ticked on a Google Sheet's Battle sheet.")
 def watch(
     spreadsheet: str,
     service_account: ServiceAccount = None,
@@ -517,7 +518,7 @@ def watch(
     live_watch(_gsheet(spreadsheet, service_account, oauth), interval=interval, console=console)
 
 
-@app.command()
+@app.command(short_help="The buttons over HTTP (Google Sheets, Excel without Python).")
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
@@ -536,7 +537,7 @@ def serve(
     uvicorn.run(app, host=host, port=port, log_level="info")
 
 
-@app.command("rules")
+@app.command("rules", short_help="The rulings, house-rule keys and rule sections.")
 def rules_reference(
     ruling: Annotated[str | None, typer.Argument(help="Show one ruling only, for example R16.")] = None,
     system: Annotated[str, typer.Option("--system", help="The rule system; only bbn is built.")] = "bbn",
@@ -558,7 +559,7 @@ def rules_reference(
     print_rules(console, found)
 
 
-@app.command()
+@app.command(short_help="The battle file's JSON Schema.")
 def schema() -> None:
     """Print the JSON Schema of a battle file (YAML or JSON), built from the models."""
     from sheetsync.rules.bbn.file_schema import battle_file_schema
@@ -566,7 +567,7 @@ def schema() -> None:
     _print_json(battle_file_schema())
 
 
-@app.command("map")
+@app.command("map", short_help="Draw a hex battle's map as a PNG.")
 def map_picture(
     file: Path,
     png: Annotated[Path, typer.Option("--png", help="Where to write the picture (a .png file).")],
