@@ -63,7 +63,7 @@ class InputError(SheetSyncError):
     def __init__(self, problems: Iterable[Problem], source: str = "") -> None:
         self.problems: tuple[Problem, ...] = tuple(problems)
         self.source = source
-        head = f"{len(self.problems)} problem(s)" + (f" in {source}" if source else "")
+        head = f"{len(self.problems)} problems" + (f" in {source}" if source else "")
         lines = "\n".join(f"  {p}" for p in self.problems)
         super().__init__(f"{head}:\n{lines}" if len(self.problems) != 1 else str(self.problems[0]))
 

@@ -178,7 +178,7 @@ def test_cli_bad_input_lists_every_problem_without_a_traceback(command: str, tmp
     code, out, err = run_main(monkeypatch, capsys, command, str(bad_file(tmp_path)))
     assert code == 1
     assert "Traceback" not in out + err
-    assert err.startswith("error: 2 problem(s) in") and "InputError" not in err
+    assert err.startswith("error: 2 problems in") and "InputError" not in err
     assert "cohorts[0].members[2].temper: 'lots' is not a whole number" in err
     assert "orders[1].task: 'Melee' is not a task (expected one of Move, Melee Attack," in err
 

@@ -56,7 +56,7 @@ def test_loader_error_message_lists_every_problem_on_its_own_line() -> None:
     with pytest.raises(InputError) as info:
         load_battle(data, "battle.yaml")
     text = str(info.value)
-    assert text.splitlines()[0] == "2 problem(s) in battle.yaml:"
+    assert text.splitlines()[0] == "2 problems in battle.yaml:"
     assert "  orders[0].task: 'Fly' is not a task" in text
     assert "  orders[1].cohort: 'Nobody' is not a cohort (expected one of Alpha, Ghouls)" in text
 
