@@ -34,6 +34,12 @@ from sheetsync.rules.exalted.dice import (
     roll_pool,
     success_distribution,
 )
+from sheetsync.rules.exalted.formations import (
+    COVER_DV,
+    cover_dv,
+    magnitude_multiplier,
+    shield_cover_factor,
+)
 from sheetsync.rules.exalted.models import (
     Character,
     DamageType,
@@ -66,10 +72,6 @@ __all__ = [
     "resolve_attack",
 ]
 
-COVER_DV: dict[int, int] = {25: 1, 50: 2, 75: 3, 90: 4}
-"""X16 (``cover_dv``): cover percent to DV."""
-
-
 class AttackKind(StrEnum):
     """X28: close or ranged."""
 
@@ -91,13 +93,6 @@ def parry_dv(c: Character, rules: HouseRules = DEFAULT_RULES) -> int:
 def dodge_dv(c: Character, rules: HouseRules = DEFAULT_RULES) -> int:
     """E8: Dodge DV = (Dex + Dodge + Essence)/2, rounded per Essence."""
     return _half(c.dexterity + c.ability("Dodge") + c.essence, c.essence, rules)
-
-
-def cover_dv(percent: int, table: dict[int, int] | None = None) -> int:
-    """X16: the DV of the largest cover entry not above the typed percentage."""
-    rows = COVER_DV if table is None else table
-    fits = [dv for at, dv in rows.items() if at <= percent]
-    return max(fits, default=0)
 
 
 def attack_pool(c: Character, weapon: Weapon, *, solo: bool = False) -> Trait:
@@ -131,11 +126,7 @@ def magnitude_difference(att_mag: int, def_mag: int, kind: AttackKind, att_forma
     """X30, X14: Δ = the attacker's Magnitude (×2 with a ranged attack on a Close unit or a
     close attack on a Skirmish unit, ×3 for that close attack from Close formation) − the
     defender's, capped at ±3: positive adds successes, negative is an external penalty."""
-    mult = 1
-    if kind is AttackKind.RANGED and def_formation is Formation.CLOSE:
-        mult = 2
-    elif kind is AttackKind.CLOSE and def_formation is Formation.SKIRMISH:
-        mult = 3 if att_formation is Formation.CLOSE else 2
+    mult = magnitude_multiplier(kind is AttackKind.RANGED, att_formation, def_formation)
     delta = att_mag * mult - def_mag
     value = max(-3, min(3, delta))
     rows = [Entry(f"attacker's Magnitude {att_mag}" + (f" × {mult} (X14)" if mult > 1 else ""), att_mag * mult, "X30"),
@@ -237,14 +228,8 @@ def _weapon(c: Character, kind: AttackKind) -> Weapon:
 
 def _shield_cover_factor(formation: Formation, kind: AttackKind) -> int:
     """X14: Close doubles shield and cover against close attacks, Relaxed against ranged,
-    Skirmish always."""
-    if formation is Formation.SKIRMISH:
-        return 2
-    if formation is Formation.CLOSE and kind is AttackKind.CLOSE:
-        return 2
-    if formation is Formation.RELAXED and kind is AttackKind.RANGED:
-        return 2
-    return 1
+    Skirmish always (the table is in :mod:`.formations`)."""
+    return shield_cover_factor(formation, kind is AttackKind.RANGED)
 
 
 def _unit_dv(unit: UnitSpec, t: UnitTraits, kind: AttackKind, cover: int, action_dv: int, onslaught: int,

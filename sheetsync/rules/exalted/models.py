@@ -86,6 +86,26 @@ class HouseRules(Frozen):
     """X14: Close formation does not double X29's Parry bonus."""
     commander_armor: bool = False
     """X29: the commander's own armour soak is ignored (the unit's Armor stands for it)."""
+    drill_loss_unorders: bool = True
+    """X13: a unit whose effective Drill falls below its formation's need becomes Unordered."""
+    mount_formation_multiplier: bool = False
+    """X15: a mount's yards hold in any formation (true: scaled by the formation's multiplier / 100)."""
+    onslaught: bool = True
+    """E5: −1 DV per attack suffered since the unit's last action."""
+    same_tick: Literal["simultaneous", "sheet_order"] = "simultaneous"
+    """E6: a tick's orders roll against the start-of-tick state, or each applies before the next."""
+    inactive_dv: int = 0
+    """E11: an Inactive unit's DV."""
+    speed: dict[str, int] = Field(default_factory=dict)
+    """E11 (``speed.X``): an action's Speed, overriding the default table."""
+    dv: dict[str, int] = Field(default_factory=dict)
+    """E11 (``dv.X``): an action's DV penalty (a positive number), overriding the default table."""
+    rout_dice: Literal["penalty", "bonus"] = "penalty"
+    """X35: the rout pool is Morale − (Magnitude − Drill), or Morale + (Magnitude − Drill)."""
+    mob_rule: bool = True
+    """X39: a leaderless unit fights on under Mob Rule (false: it disbands)."""
+    rally_pool: bool = True
+    """X26: each dot lost feeds one rally for numbers."""
 
     def ranged_strength(self, kind: RangedKind) -> bool:
         """X7: whether Strength adds to this kind of ranged weapon's damage."""
@@ -125,6 +145,8 @@ class Character(Frozen):
     willpower: int = Field(default=5, ge=0)
     abilities: dict[str, int] = Field(default_factory=dict)
     extra: bool = False
+    mortal: bool = True
+    """X40: a mortal survivor checks for infection."""
     health_track: tuple[int, ...] | None = None
     """E10: a typed track (the penalties before Incapacitated) overrides the default."""
     close_weapon: Weapon = Weapon()
