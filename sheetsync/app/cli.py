@@ -289,9 +289,7 @@ def new(
 
 def _new_from_grapevine(out: Path, gex: Path, *, force: bool, cohort_by: str, only: list[str] | None) -> None:
     """Characters from a Grapevine exchange file, as a battle file or a tracker."""
-    import tempfile
-
-    from sheetsync.app.files import BATTLE_SUFFIXES, atomic_write_text, refuse_existing
+    from sheetsync.app.files import BATTLE_SUFFIXES, dump_battle_file, refuse_existing
     from sheetsync.importers.grapevine import import_gex
 
     refuse_existing(out, force)  # before any work: nothing to import into
@@ -303,24 +301,14 @@ def _new_from_grapevine(out: Path, gex: Path, *, force: bool, cohort_by: str, on
     summary = f"{len(cohorts)} cohort{'s' if len(cohorts) != 1 else ''} from {gex.name}: " + ", ".join(
         f"{c['name']} ({len(c['members'])})" for c in cohorts)
     if out.suffix.lower() in BATTLE_SUFFIXES:
-        text = (json.dumps(result.battle, indent=2, ensure_ascii=False) + "\n" if out.suffix.lower() == ".json"
-                else _yaml_text(result.battle))
-        atomic_write_text(out, text, backup=force)
+        dump_battle_file(result.battle, out, backup=force)
         console.print(f"{out}: {summary}. Add ranges and orders, then: sheetsync pools {out}")
         return
-    from sheetsync.app.workbook_cli import new_workbook
+    from sheetsync.app.workbook_cli import tracker_from
+    from sheetsync.rules.bbn import load_battle
 
-    with tempfile.TemporaryDirectory() as tmp:
-        battle_file = Path(tmp) / "imported.yaml"
-        atomic_write_text(battle_file, _yaml_text(result.battle))
-        report = new_workbook(out, battle_file, force=force)
+    report = tracker_from(out, load_battle(result.battle, str(gex)), force=force)
     console.print(f"{out}: {summary}. {report.message}")
-
-
-def _yaml_text(data: Any) -> str:
-    import yaml
-
-    return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120))
 
 
 @app.command(short_help="Build Cohorts: pools from the Characters sheet.")

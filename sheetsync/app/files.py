@@ -324,9 +324,10 @@ def atomic_write_text(path: Path, text: str, *, backup: bool = False) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), backup=backup)
 
 
-def dump_battle_file(data: dict[str, Any], path: Path) -> None:
-    """Write a battle file (YAML unless the name ends in .json), atomically."""
+def dump_battle_file(data: dict[str, Any], path: Path, *, backup: bool = False) -> None:
+    """Write a battle file (YAML unless the name ends in .json), atomically; with ``backup``
+    a file it replaces is kept as ``NAME.bak``."""
     if path.suffix.lower() == ".json":
-        atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", backup=backup)
     else:
-        atomic_write_text(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120))
+        atomic_write_text(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120), backup=backup)

@@ -74,20 +74,6 @@ def _read(backend: SheetBackend, lay: Layout) -> Sheets:
     return Sheets.from_grids(backend.read_ranges(read_plan(lay)))
 
 
-def _stored(lay: Layout, sh: Sheets) -> tuple[Battle | None, dict[str, Any] | None]:
-    """The battle kept in the hidden State sheet, and its last resolve (``None`` before
-    Build Cohorts).  A damaged State is a :class:`BattleStateError` saying how to recover."""
-    stored = sj.parse_state(sh.state)
-    return stored.battle, stored.last
-
-
-def _need_battle(lay: Layout, sh: Sheets) -> tuple[Battle, dict[str, Any] | None]:
-    battle, last = _stored(lay, sh)
-    if battle is None:
-        raise BattleStateError("this tracker has no cohorts yet: fill in Cohorts and Characters, then Build Cohorts")
-    return battle, last
-
-
 def _need(journal: _Journal) -> tuple[Battle, dict[str, Any] | None]:
     if journal.stored.battle is None:
         raise BattleStateError("this tracker has no cohorts yet: fill in Cohorts and Characters, then Build Cohorts")

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from sheetsync.app import usecases
 
-__all__ = ["DryRunBackend", "aftermath_preview", "demo_workbook", "excel_backend", "new_workbook", "pools_from_workbook",
+__all__ = ["DryRunBackend", "aftermath_preview", "demo_workbook", "excel_backend", "new_workbook", "tracker_from", "pools_from_workbook",
            "resolve_workbook", "run_workbook", "undo_workbook", "write_macro_template", "write_template"]
 
 
@@ -111,12 +111,20 @@ def write_template(out: Path, *, force: bool = True) -> Path:
 def new_workbook(out: Path, battle_file: Path, *, force: bool = True) -> usecases.StepReport:
     """A tracker at ``out`` holding the battle of ``battle_file``, written in one save: an
     existing file is refused unless ``force``, and when replaced it is kept as ``NAME.bak``."""
-    from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix, read_data_file, refuse_existing
+    from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix, read_data_file
     from sheetsync.rules.bbn import load_battle
+
+    check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
+    return tracker_from(out, load_battle(read_data_file(battle_file), str(battle_file)), force=force)
+
+
+def tracker_from(out: Path, battle: Any, *, force: bool = True) -> usecases.StepReport:
+    """A tracker at ``out`` holding ``battle`` (a loaded battle), written in one save; the
+    same refusal and ``.bak`` as :func:`new_workbook`."""
+    from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix, refuse_existing
     from sheetsync.sheets.template import build_template
 
     check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
-    battle = load_battle(read_data_file(battle_file), str(battle_file))
     refuse_existing(out, force)
     backend = excel_backend(out, workbook=build_template())
     with backend.locked():

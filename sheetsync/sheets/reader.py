@@ -102,10 +102,6 @@ class Sheets:
     def from_grids(cls, grids: list[Grid]) -> Sheets:
         return cls(*grids)
 
-    @property
-    def log_length(self) -> int:
-        return len(self.log)
-
 
 @dataclass
 class _Reader:
