@@ -5,9 +5,10 @@
 #   poppler-utils           pdftoppm, which turns a rendered sheet (PDF) into a PNG
 #   fonts-dejavu-core, fonts-liberation2
 #                           fonts for rendering (liberation2 is only recommended by LibreOffice)
+#   nodejs                  runs the Apps Script buttons (macros/sheetsync.gs) against stand-ins in a test
 set -euo pipefail
 
-packages=(libreoffice-calc-nogui python3-uno poppler-utils fonts-dejavu-core fonts-liberation2)
+packages=(libreoffice-calc-nogui python3-uno poppler-utils fonts-dejavu-core fonts-liberation2 nodejs)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -170,7 +170,7 @@ def test_cli_schema_prints_json_schema_of_the_battle_file() -> None:
 
 
 def test_schema_is_valid_and_the_example_and_a_resolved_battle_validate() -> None:
-    jsonschema = pytest.importorskip("jsonschema")
+    import jsonschema
     schema = battle_file_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
@@ -188,7 +188,7 @@ def test_schema_is_valid_and_the_example_and_a_resolved_battle_validate() -> Non
     (lambda d: d.update(house_rules={"casualty_count": "bodies"}), "bodies"),
 ])
 def test_schema_refuses_what_the_loader_refuses(change: Any, where: str) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
+    import jsonschema
     data = _example()
     change(data)
     errors = list(jsonschema.Draft202012Validator(battle_file_schema()).iter_errors(data))

@@ -266,8 +266,10 @@ def test_issue8_2_apps_script_holds_the_document_lock_around_read_post_apply(
     import shutil
 
     node = shutil.which("node") or shutil.which("nodejs")
-    if node is None:
-        pytest.skip("Node.js is not installed")
+    if node is None:  # .ci/install-system-deps.sh installs it: on CI its absence is a failure
+        if os.environ.get("CI"):
+            pytest.fail("Node.js is not installed (Debian package nodejs); .ci/install-system-deps.sh installs it")
+        pytest.skip("Node.js is not installed (Debian package nodejs)")
     harness = tmp_path / "harness.js"
     harness.write_text(APPS_SCRIPT_HARNESS)
     gs = Path(__file__).resolve().parent.parent / "macros" / "sheetsync.gs"
