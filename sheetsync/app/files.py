@@ -52,6 +52,7 @@ __all__ = [
     "read_data_file",
     "refuse_existing",
     "target_of",
+    "whole_or_text",
 ]
 
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm")
@@ -94,7 +95,7 @@ def refuse_existing(path: Path, force: bool) -> None:
                            f"{path.name}.bak)")
 
 
-def _whole_or_text(digits: str) -> int | str:
+def whole_or_text(digits: str) -> int | str:
     """A whole number, or its text when Python refuses to convert that many digits; the
     battle-file loader then reports it at its path instead of crashing here."""
     try:
@@ -105,7 +106,7 @@ def _whole_or_text(digits: str) -> int | str:
 
 class _SafeLoader(yaml.SafeLoader):
     """``yaml.SafeLoader`` whose whole numbers too long for ``int()`` stay text (see
-    :func:`_whole_or_text`)."""
+    :func:`whole_or_text`)."""
 
 
 def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
@@ -130,7 +131,7 @@ def read_data_file(path: Path) -> Any:
         raise BackendError(f"{path}: {exc.strerror}") from None
     try:
         if path.suffix.lower() == ".json":
-            return json.loads(text, parse_int=_whole_or_text)
+            return json.loads(text, parse_int=whole_or_text)
         return yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a SafeLoader subclass
     except json.JSONDecodeError as exc:
         raise InputError([Problem(f"line {exc.lineno}, column {exc.colno}", exc.msg)], str(path)) from None

@@ -38,6 +38,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from sheetsync.app import usecases
+from sheetsync.app.files import whole_or_text
 from sheetsync.errors import SheetSyncError
 
 __all__ = ["DEFAULT_MAX_BYTES", "FAILED", "alert_answer", "create_app", "require_remote_engine", "user_message"]
@@ -83,15 +84,6 @@ def alert_answer(message: str, title: str = "sheetsync") -> dict[str, Any]:
         "row_count": None,
         "column_count": None,
     }]}
-
-
-def _whole_number(text: str) -> int | str:
-    """JSON integers: Python refuses to convert one of more than 4,300 digits, so such a
-    number stays text, and the reader reports it with its cell (issue 8, item 8)."""
-    try:
-        return int(text)
-    except ValueError:
-        return text
 
 
 def _shape_problem(payload: dict[str, Any]) -> str | None:
@@ -186,7 +178,7 @@ def create_app(
             chunks.append(chunk)
         body = b"".join(chunks)
         try:
-            payload = json.loads(body, parse_int=_whole_number)
+            payload = json.loads(body, parse_int=whole_or_text)  # 4,301+ digits: the reader's cell error
         except (ValueError, UnicodeDecodeError) as exc:
             return _error(422, f"the request body is not JSON ({exc})")
         except RecursionError:
