@@ -7,7 +7,7 @@ bash .ci/install-system-deps.sh
 python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 
 echo "== ruff"; python -m ruff check sheetsync tests benchmarks
-echo "== mypy (strict on sheetsync/rules)"; python -m mypy sheetsync/rules
+echo "== mypy (strict on sheetsync/rules and sheetsync/core)"; python -m mypy sheetsync/rules sheetsync/core
 echo "== pytest"
 set +e
 python -m pytest -p no:cacheprovider "$@"

@@ -1,0 +1,417 @@
+"""A tracker's layout as data: sheets, blocks of columns, named cells, free areas, lists
+and decorations.  The generic reader, writer and template (``sheetsync.sheets``) and the
+Google Sheets initializer draw from it; nothing here knows a rule system.
+
+A :class:`Column` names the model field it fills (``field``) and the :class:`Codec` that
+turns a cell into a value and back.  The reader derives every problem's cell address from
+the block and the column, and the writer writes rows keyed by column, never by position.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal, Protocol
+
+__all__ = [
+    "BOOL", "INT", "NUMBER", "PERCENT", "TEXT",
+    "Area", "Block", "Cell", "Choice", "Codec", "CodecError", "Colours", "Column", "Int", "Layout", "Names",
+    "Number", "Percent", "Text", "YesNo", "col_letter", "columns_of", "quote_sheet",
+]
+
+Kind = Literal["text", "int", "bool", "choice", "number", "percent"]
+
+
+class CodecError(ValueError):
+    """A cell that can't be turned into a value: the message says what it should be."""
+
+
+class Codec(Protocol):
+    """Turns a cell's value into a field's value (``decode``) and back (``encode``).
+    ``decode`` gets a non-blank cell and raises :class:`CodecError` with a message for the
+    Tracker; a blank cell never reaches it.  ``kind`` says how the cell is aligned and
+    validated."""
+
+    @property
+    def kind(self) -> Kind: ...
+
+    def decode(self, value: Any) -> Any: ...
+
+    def encode(self, value: Any) -> Any: ...
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "...'"
+
+
+@dataclass(frozen=True)
+class Text:
+    """Text, trimmed.  A number typed in a text cell reads as its digits."""
+
+    kind: Kind = "text"
+    max_length: int = 2000
+
+    def decode(self, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise CodecError(f"should be text, not {value!r}")
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        text = str(value).strip()
+        if len(text) > self.max_length:
+            raise CodecError(f"is {len(text)} characters long; at most {self.max_length} fit")
+        return text or None
+
+    def encode(self, value: Any) -> Any:
+        return None if value is None else str(value)
+
+
+@dataclass(frozen=True)
+class Int:
+    """A whole number, optionally between ``low`` and ``high``."""
+
+    low: int | None = None
+    high: int | None = None
+    kind: Kind = "int"
+
+    def _range(self) -> str:
+        if self.low is not None and self.high is not None:
+            return f" from {self.low} to {self.high}"
+        if self.low is not None:
+            return f" of at least {self.low}"
+        if self.high is not None:
+            return f" of at most {self.high}"
+        return ""
+
+    def decode(self, value: Any) -> Any:
+        number: int | None = None
+        if isinstance(value, bool):
+            number = None
+        elif isinstance(value, int):
+            number = value
+        elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            number = int(value)
+        elif isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d{1,15}\s*", value):
+            number = int(value)
+        if number is None:
+            raise CodecError(f"should be a whole number{self._range()}, not {_short(value)}")
+        if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
+            raise CodecError(f"should be a whole number{self._range()}, not {number}")
+        return number
+
+    def encode(self, value: Any) -> Any:
+        return value
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number (whole or not)."""
+
+    kind: Kind = "number"
+
+    def decode(self, value: Any) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            return value
+        if isinstance(value, str):
+            try:
+                out = float(value)
+            except ValueError:
+                pass
+            else:
+                if math.isfinite(out):
+                    return out
+        raise CodecError(f"should be a number, not {_short(value)}")
+
+    def encode(self, value: Any) -> Any:
+        return value
+
+
+@dataclass(frozen=True)
+class YesNo:
+    """A flag shown as Yes / No (a dropdown); TRUE/FALSE and a ticked checkbox read too."""
+
+    kind: Kind = "bool"
+
+    def decode(self, value: Any) -> Any:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().casefold() in ("yes", "y", "true", "x"):
+            return True
+        if isinstance(value, str) and value.strip().casefold() in ("no", "n", "false"):
+            return False
+        raise CodecError(f"should be Yes or No, not {_short(value)}")
+
+    def encode(self, value: Any) -> Any:
+        return None if value is None else ("Yes" if value else "No")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of a list's entries (``list_name`` is a key of :attr:`Layout.lists`, or a
+    defined name of a block column such as ``=Unit_Names`` checked by the system)."""
+
+    options: tuple[str, ...] = ()
+    kind: Kind = "choice"
+
+    def decode(self, value: Any) -> Any:
+        text = str(value).strip()
+        if not self.options:
+            return text or None
+        for option in self.options:
+            if option.casefold() == text.casefold():
+                return option
+        from sheetsync.errors import did_you_mean
+
+        raise CodecError(f"should be one of {', '.join(self.options)}, not {_short(value)}{did_you_mean(text, self.options)}")
+
+    def encode(self, value: Any) -> Any:
+        return None if value is None else str(value)
+
+
+@dataclass(frozen=True)
+class Names:
+    """A list of names in one cell, separated by commas or semicolons."""
+
+    kind: Kind = "text"
+
+    def decode(self, value: Any) -> Any:
+        parts = [p.strip() for p in re.split(r"[;,]", str(value))]
+        return tuple(p for p in parts if p) or None
+
+    def encode(self, value: Any) -> Any:
+        return None if not value else ", ".join(value)
+
+
+@dataclass(frozen=True)
+class Percent:
+    """A percentage shown as a number with a % format (0.57 is 57%)."""
+
+    kind: Kind = "percent"
+
+    def decode(self, value: Any) -> Any:
+        return Number().decode(value)
+
+    def encode(self, value: Any) -> Any:
+        return value
+
+
+TEXT = Text()
+INT = Int()
+NUMBER = Number()
+BOOL = YesNo()
+PERCENT = Percent()
+
+_BY_KIND: dict[str, Codec] = {"text": TEXT, "int": INT, "bool": BOOL, "number": NUMBER, "percent": PERCENT,
+                              "choice": Choice()}
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a block: its key, header, codec and the model field it fills.
+
+    ``field`` defaults to ``key``; a dotted ``field`` (``orders.roll``) is the system's to
+    interpret.  ``choices`` is a list name in :attr:`Layout.lists` or a defined name of a
+    block column (``"=Unit_Names"``): the template draws a dropdown from it."""
+
+    key: str
+    header: str
+    kind: Kind = "text"
+    is_input: bool = True
+    choices: str | None = None
+    width: int = 12
+    low: int | None = None
+    high: int | None = None
+    note: str = ""
+    codec_: Codec | None = None
+    field_: str | None = None
+    hidden: bool = False
+
+    @property
+    def codec(self) -> Codec:
+        """The column's codec: the one given, else one made from ``kind``, ``low`` and ``high``."""
+        if self.codec_ is not None:
+            return self.codec_
+        if self.kind == "int" and (self.low is not None or self.high is not None):
+            return Int(self.low, self.high)
+        return _BY_KIND[self.kind]
+
+    @property
+    def field(self) -> str:
+        return self.field_ or self.key
+
+
+@dataclass(frozen=True)
+class Block:
+    """A table: a header row, then ``rows`` data rows (``None``: open-ended, like the Log)."""
+
+    name: str
+    sheet: str
+    header_row: int
+    columns: tuple[Column, ...]
+    rows: int | None
+    first_col: int = 1
+    title: str = ""
+    note: str = ""
+
+    @property
+    def first_row(self) -> int:
+        return self.header_row + 1
+
+    @property
+    def last_row(self) -> int | None:
+        return None if self.rows is None else self.first_row + self.rows - 1
+
+    @property
+    def last_col(self) -> int:
+        return self.first_col + len(self.columns) - 1
+
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        return {c.key: i for i, c in enumerate(self.columns)}
+
+    def index(self, key: str) -> int:
+        try:
+            return self._index[key]
+        except KeyError:
+            raise KeyError(f"{self.name} has no column {key!r}") from None
+
+    def column(self, key: str) -> Column:
+        return self.columns[self.index(key)]
+
+    def letter(self, key: str) -> str:
+        return col_letter(self.first_col + self.index(key))
+
+    def range(self, *, rows: int | None = None, open_rows: int = 4000) -> str:
+        """The data range in A1 notation (open-ended when the block has no row limit)."""
+        end = self.last_row if rows is None else self.first_row + rows - 1
+        return (f"{quote_sheet(self.sheet)}!{col_letter(self.first_col)}{self.first_row}:"
+                f"{col_letter(self.last_col)}{end if end is not None else ''}")
+
+    def header_range(self) -> str:
+        return (f"{quote_sheet(self.sheet)}!{col_letter(self.first_col)}{self.header_row}:"
+                f"{col_letter(self.last_col)}{self.header_row}")
+
+    def row_range(self, offset: int, count: int = 1) -> str:
+        """The range of ``count`` data rows starting ``offset`` rows below the first."""
+        r = self.first_row + offset
+        return f"{quote_sheet(self.sheet)}!{col_letter(self.first_col)}{r}:{col_letter(self.last_col)}{r + count - 1}"
+
+    def cell(self, offset: int, key: str) -> str:
+        """``Sheet!C7``: the cell of column ``key`` in data row ``offset`` (0-based)."""
+        return f"{self.sheet}!{self.letter(key)}{self.first_row + offset}"
+
+    def row_values(self, values: Mapping[str, Any]) -> list[Any]:
+        """One data row from ``{column key: value}``, each encoded by its column's codec;
+        a key the block has not is an error (rows are keyed, never positional)."""
+        unknown = set(values) - set(self._index)
+        if unknown:
+            raise KeyError(f"{self.name} has no column {sorted(unknown)[0]!r}")
+        return [c.codec.encode(values[c.key]) if c.key in values else None for c in self.columns]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A single named cell (``Battle_Turn`` at ``Battle!B3``)."""
+
+    name: str
+    sheet: str
+    address: str
+    label: str
+    is_input: bool = False
+    note: str = ""
+    codec_: Codec | None = None
+
+    @property
+    def ref(self) -> str:
+        return f"{quote_sheet(self.sheet)}!{self.address}"
+
+    @property
+    def codec(self) -> Codec:
+        return self.codec_ or TEXT
+
+
+@dataclass(frozen=True)
+class Area:
+    """A free rectangle of computed cells that a view fills whole (a hex map drawn in
+    cells).  ``rows`` x ``cols`` cells from ``first_row``, ``first_col``."""
+
+    name: str
+    sheet: str
+    first_row: int
+    first_col: int
+    rows: int
+    cols: int
+    title: str = ""
+
+    def range(self) -> str:
+        return (f"{quote_sheet(self.sheet)}!{col_letter(self.first_col)}{self.first_row}:"
+                f"{col_letter(self.first_col + self.cols - 1)}{self.first_row + self.rows - 1}")
+
+
+@dataclass(frozen=True)
+class Colours:
+    """A decoration: fill ``target`` (a block column ``"Block.key"`` or an area name) with a
+    colour chosen by the cell's text (``{"Party": "C6EFCE"}``); ``contains`` matches a part
+    of the text rather than the whole.  Drawn as conditional formats by both renderers."""
+
+    target: str
+    colours: Mapping[str, str]
+    contains: bool = False
+
+
+@dataclass
+class Layout:
+    """Every sheet, block, named cell, area, list and decoration of a tracker."""
+
+    system: str = ""
+    version: int = 0
+    sheets: list[str] = field(default_factory=list)
+    hidden: list[str] = field(default_factory=list)
+    protected: list[str] = field(default_factory=list)
+    blocks: dict[str, Block] = field(default_factory=dict)
+    cells: dict[str, Cell] = field(default_factory=dict)
+    areas: dict[str, Area] = field(default_factory=dict)
+    lists: dict[str, list[str]] = field(default_factory=dict)
+    colours: list[Colours] = field(default_factory=list)
+    capacity: dict[str, int] = field(default_factory=dict)
+    """How many rows each growing block holds (``{"units": 40}``), recorded beside the mark."""
+    formulas: dict[str, Callable[[Layout, int], str]] = field(default_factory=dict)
+    """Live formulas per ``"Block.key"``: given the layout and a sheet row, the formula text."""
+
+    def block(self, name: str) -> Block:
+        return self.blocks[name]
+
+    def add(self, block: Block) -> None:
+        self.blocks[block.name] = block
+
+    def add_cell(self, cell: Cell) -> None:
+        self.cells[cell.name] = cell
+
+    def add_area(self, area: Area) -> None:
+        self.areas[area.name] = area
+
+
+def col_letter(index: int) -> str:
+    """1 -> ``"A"``, 27 -> ``"AA"``."""
+    if index < 1:
+        raise ValueError(f"column index {index} < 1")
+    out = ""
+    while index:
+        index, rem = divmod(index - 1, 26)
+        out = chr(65 + rem) + out
+    return out
+
+
+def quote_sheet(name: str) -> str:
+    """Quote a sheet name for A1 notation when it needs it (``'House Rules'``)."""
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        return name
+    return "'" + name.replace("'", "''") + "'"
+
+
+def columns_of(names: Sequence[str]) -> tuple[Column, ...]:
+    """Plain text columns, for simple hidden blocks."""
+    return tuple(Column(n, n, is_input=False) for n in names)
