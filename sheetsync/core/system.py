@@ -73,7 +73,8 @@ class RuleSystem(Protocol):
 
     def layout(self, capacity: Mapping[str, int] | None = None) -> Any: ...
 
-    def run_step(self, action: str, backend: Any, *, extra: Any = ()) -> Any: ...
+    def run_step(self, action: str, backend: Any, *, extra: Any = (),
+                 capacity: Mapping[str, int] | None = None) -> Any: ...
 
 
 def step_of(system: RuleSystem, action: str) -> Step:

@@ -1,0 +1,79 @@
+"""The battalion system as a :class:`~sheetsync.core.system.RuleSystem` (R1-R37).
+
+The engine stays in this package; the tracker steps are today's use cases
+(:mod:`sheetsync.app.usecases`), imported by name when a step runs, so this package stays
+pure and its strict type check does not reach into the surfaces."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import import_module
+from typing import Any
+
+from sheetsync.core.system import FileStep, Step
+
+__all__ = ["SYSTEM", "BbnSystem"]
+
+
+class BbnSystem:
+    """Cohorts of 3 to 5 characters with pooled Health, phases of tasks, the aftermath."""
+
+    id = "bbn"
+    aliases = ("battalion",)
+    version = 1
+    title = "Battalion combat"
+    steps = (
+        Step("build", "Build Cohorts", "BuildCohorts", "Derive each cohort's pools from the Cohorts and Characters sheets."),
+        Step("resolve", "Resolve Phase", "ResolvePhase", "Resolve the phase's pending orders."),
+        Step("undo", "Undo Phase", "UndoPhase", "Undo the last resolved phase."),
+        Step("end", "End Battle", "EndBattle", "End the battle and write the aftermath (R26-R30)."),
+    )
+
+    def load(self, data: Any, source: str = "") -> Any:
+        from sheetsync.rules.bbn.loader import load_battle
+
+        return load_battle(data, source)
+
+    def dump(self, battle: Any) -> dict[str, Any]:
+        from sheetsync.rules.bbn.loader import battle_to_file
+
+        return battle_to_file(battle)
+
+    def example_data(self) -> str:
+        from importlib.resources import files
+
+        return files("sheetsync").joinpath("examples/battle.yaml").read_text(encoding="utf-8")
+
+    def resolve_file(self, battle: Any) -> FileStep:
+        from sheetsync.rules.bbn.phase import resolve_phase
+
+        result = resolve_phase(battle)
+        return FileStep(result.to_json(), result.battle, result)
+
+    def undo_file(self, battle: Any) -> FileStep:
+        from sheetsync.rules.bbn.phase import undo
+
+        before = undo(battle)
+        return FileStep({"system": self.id, "phase": before.phase, "pending": len(before.orders)}, before, before)
+
+    def pools_json(self, battle: Any) -> dict[str, Any]:
+        return {"cohorts": [{
+            "name": p.name, "actions": p.actions, "pools": p.pools,
+            "breakdown": {k: [c.model_dump(mode="json") for c in v] for k, v in p.breakdown.items()},
+            "not_counted": [n.model_dump(mode="json") for n in p.not_counted],
+        } for p in battle.pools.values()]}
+
+    def aftermath_json(self, battle: Any) -> dict[str, Any]:
+        from sheetsync.dice import RandomRoller
+        from sheetsync.rules.bbn.aftermath import aftermath, aftermath_json
+
+        return aftermath_json(aftermath(battle, RandomRoller(f"{battle.seed}:aftermath")))
+
+    def layout(self, capacity: Mapping[str, int] | None = None) -> Any:
+        return import_module("sheetsync.sheets.layout").layout()
+
+    def run_step(self, action: str, backend: Any, *, extra: Any = (), capacity: Mapping[str, int] | None = None) -> Any:
+        return import_module("sheetsync.app.usecases").run(action, backend, extra=extra)
+
+
+SYSTEM = BbnSystem()
