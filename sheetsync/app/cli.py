@@ -73,14 +73,28 @@ def _workbook_only(path: Path) -> None:
 
 
 def _load(path: Path, seed: int | None = None) -> Any:
+    """A battalion battle file (the commands that only the battalion system has)."""
+    system, battle = _load_any(path, seed)
+    if system.id != "bbn":
+        from sheetsync.errors import BackendError
+
+        raise BackendError(f"{path} is a {system.title} battle (system: {system.id}); this command is for "
+                           "battalion battles")
+    return battle
+
+
+def _load_any(path: Path, seed: int | None = None) -> tuple[Any, Any]:
+    """A battle file of any rule system: its ``system:`` key picks the system (none: the
+    battalion system), which checks the file and reports every problem with its path."""
     from sheetsync.app.files import BATTLE_SUFFIXES, check_suffix, read_data_file
-    from sheetsync.rules.bbn import load_battle
+    from sheetsync.core.registry import system_of_data
 
     check_suffix(path, BATTLE_SUFFIXES, "a battle file")
     data = read_data_file(path)
     if seed is not None and isinstance(data, dict):
         data["seed"] = seed
-    return load_battle(data, str(path))
+    system = system_of_data(data)
+    return system, system.load(data, str(path))
 
 
 def _ensure_seed(battle: Any) -> Any:
@@ -99,7 +113,16 @@ def pools(file: Path, as_json: JsonOpt = False) -> None:
 
         battle = pools_from_workbook(file)
     else:
-        battle = _load(file)
+        system, battle = _load_any(file)
+        if system.id != "bbn":
+            data = system.pools_json(battle)
+            if as_json:
+                _print_json(data)
+                return
+            from sheetsync.app.render_hexwar import print_values
+
+            print_values(console, data)
+            return
     if as_json:
         _print_json({"cohorts": [pools_json(p) for p in battle.pools.values()]})
         return
@@ -134,22 +157,28 @@ def resolve(
             _refuse_workbook_seed(file)
         resolve_workbook(file, as_json=as_json, console=console, out=out)
         return
-    from sheetsync.rules.bbn import battle_to_file, resolve_phase
-
-    battle = _ensure_seed(_load(file, seed))
-    result = resolve_phase(battle)
+    system, loaded = _load_any(file, seed)
+    step = system.resolve_file(_ensure_seed(loaded))
     if out is not None:
         from sheetsync.app.files import dump_battle_file
 
-        dump_battle_file(battle_to_file(result.battle), out)
+        dump_battle_file(system.dump(step.battle), out)
     if as_json:
-        _print_json(result.to_json())
+        _print_json(step.json)
         return
-    from sheetsync.app.render import print_phase
+    if system.id == "bbn":
+        from sheetsync.app.render import print_phase
 
-    print_phase(console, result)
+        print_phase(console, step.result)
+        if out is not None:
+            console.print(f"New battle state written to {out}; resolve it for phase {step.result.phase + 1}.")
+        return
+    from sheetsync.app.render_hexwar import print_turn
+
+    print_turn(console, step.json)
     if out is not None:
-        console.print(f"New battle state written to {out}; resolve it for phase {result.phase + 1}.")
+        console.print(f"Next turn's battle written to {out}: type turn {step.battle.turn}'s moves and attacks "
+                      "under turn:, then resolve it.")
 
 
 def _refuse_workbook_seed(file: Path) -> None:
@@ -177,12 +206,16 @@ def undo(
         undo_workbook(file, console=console, out=out)
         return
     from sheetsync.app.files import dump_battle_file
-    from sheetsync.rules.bbn import battle_to_file
-    from sheetsync.rules.bbn import undo as undo_phase
 
-    battle = undo_phase(_load(file))
-    dump_battle_file(battle_to_file(battle), out or file)
-    console.print(f"Phase {battle.phase} undone; {len(battle.orders)} orders are pending again ({out or file}).")
+    system, loaded = _load_any(file)
+    step = system.undo_file(loaded)
+    battle = step.battle
+    dump_battle_file(system.dump(battle), out or file)
+    if system.id == "bbn":
+        console.print(f"Phase {battle.phase} undone; {len(battle.orders)} orders are pending again ({out or file}).")
+    else:
+        typed = len(battle.orders.moves) + len(battle.orders.attacks)
+        console.print(f"Turn {battle.turn} undone; its {typed} moves and attacks are pending again ({out or file}).")
 
 
 @app.command(short_help="The aftermath: damage, Aegis, Torpor, lasting effects.")
@@ -200,7 +233,17 @@ def aftermath(file: Path, as_json: JsonOpt = False) -> None:
         report = aftermath_preview(file)
         entries = [AftermathEntry.model_validate(c) for c in (report.aftermath or {}).get("characters", [])]
     else:
-        battle = _ensure_seed(_load(file))
+        system, loaded = _load_any(file)
+        if system.id != "bbn":
+            data = system.aftermath_json(loaded)
+            if as_json:
+                _print_json(data)
+                return
+            from sheetsync.app.render_hexwar import print_report
+
+            print_report(console, data)
+            return
+        battle = _ensure_seed(loaded)
         entries = run_aftermath(battle, RandomRoller(f"{battle.seed}:aftermath"))
     if as_json:
         _print_json(aftermath_json(entries))
@@ -210,12 +253,23 @@ def aftermath(file: Path, as_json: JsonOpt = False) -> None:
     print_aftermath(console, entries)
 
 
+SystemOpt = Annotated[str, typer.Option("--system", help="The rule system: bbn (battalion combat) or hexwar "
+                                                         "(the hex wargame); see sheetsync systems.")]
+
+
 @app.command(short_help="Run the embedded example battle.")
 def demo(
     out_dir: Annotated[Path, typer.Option("--out-dir", help="Where the demo writes its files.")] = Path("sheetsync-demo"),
     as_json: JsonOpt = False,
+    system_name: SystemOpt = "bbn",
 ) -> None:
-    """Build the embedded example cohorts, resolve one phase, and show the result."""
+    """Build the embedded example battle, resolve one phase (or turn), and show the result."""
+    from sheetsync.core.registry import find_system
+
+    system = find_system(system_name)
+    if system.id != "bbn":
+        _demo_other(system, out_dir, as_json)
+        return
     from sheetsync.app.files import dump_battle_file, example_path
     from sheetsync.rules.bbn import battle_to_file, resolve_phase
 
@@ -240,14 +294,93 @@ def demo(
         console.print(f"The same battle as a tracker workbook, phase 1 resolved: {workbook}")
 
 
+def _demo_other(system: Any, out_dir: Path, as_json: bool) -> None:
+    """The hex wargame's demo: the embedded battle (the text's units, 7.0, at a pass between
+    impassable mountains as at Vulcan's Gap, 5.1), its first turn resolved, the next turn's
+    battle file, a picture of the map after the turn, and the same battle as a tracker."""
+    import yaml
+
+    from sheetsync.app.files import dump_battle_file
+
+    data = yaml.safe_load(system.example_data())
+    battle = system.load(data, f"the embedded {system.id} example")
+    step = system.resolve_file(battle)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    example = out_dir / f"{system.id}-example.yaml"
+    example.write_text(system.example_data(), encoding="utf-8")
+    after = out_dir / f"{system.id}-after-turn-1.yaml"
+    dump_battle_file(system.dump(step.battle), after)
+    from sheetsync.app.hexmap_png import save_map_png
+
+    picture = out_dir / f"{system.id}-map-after-turn-1.png"
+    save_map_png(step.battle, picture)
+    from sheetsync.app.workbook_cli import demo_system_workbook
+
+    workbook = demo_system_workbook(system, battle, out_dir / f"{system.id}-tracker.xlsx")
+    if as_json:
+        _print_json({"system": system.id, "values": system.pools_json(battle), "resolve": step.json,
+                     "files": {"example": str(example), "after": str(after), "map": str(picture),
+                               "workbook": str(workbook) if workbook else None}})
+        return
+    from sheetsync.app.render_hexwar import print_turn
+
+    console.rule(f"sheetsync demo: the example {system.title.lower()} battle")
+    print_turn(console, step.json)
+    console.print(f"The example battle file: {example}")
+    console.print(f"Next turn's battle file: {after}")
+    console.print(f"The map after turn 1: {picture}")
+    if workbook:
+        console.print(f"The same battle as a tracker workbook, turn 1 resolved: {workbook}")
+
+
+@app.command("systems", short_help="The rule systems sheetsync runs.")
+def systems(as_json: JsonOpt = False) -> None:
+    """The rule systems: their ids (for --system and a battle file's system: key), other
+    names, and the steps their trackers' buttons run."""
+    from sheetsync.core.registry import ALIASES, find_system, system_ids
+
+    rows = []
+    for key in system_ids():
+        sys_ = find_system(key)
+        rows.append({"id": sys_.id, "title": sys_.title, "version": sys_.version,
+                     "aliases": sorted(a for a, k in ALIASES.items() if k == key),
+                     "steps": [{"action": st.action, "caption": st.caption} for st in sys_.steps]})
+    if as_json:
+        _print_json({"systems": rows})
+        return
+    from rich.table import Table
+
+    table = Table(title="Rule systems", header_style="bold")
+    table.add_column("Id", no_wrap=True)
+    table.add_column("System", no_wrap=True)
+    table.add_column("Also", overflow="fold")
+    table.add_column("Buttons", overflow="fold")
+    for r in rows:
+        table.add_row(f"{r['id']}@{r['version']}", r["title"], ", ".join(r["aliases"]),
+                      ", ".join(st["caption"] for st in r["steps"]))
+    console.print(table)
+
+
 @app.command(short_help="Write a blank tracker workbook.")
 def template(
     out: Path,
     macros: Annotated[bool, typer.Option("--macros", help="A macro-enabled .xlsm with the four buttons.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing file (kept as NAME.bak).")] = False,
+    system_name: SystemOpt = "bbn",
 ) -> None:
-    """Write a blank tracker workbook (.xlsx, or .xlsm with --macros)."""
+    """Write a blank tracker workbook (.xlsx, or .xlsm with --macros) for a rule system."""
+    from sheetsync.core.registry import find_system
+
     _workbook_only(out)
+    system = find_system(system_name)
+    if system.id != "bbn":
+        from sheetsync.app.workbook_cli import write_system_template
+
+        target = out.with_suffix(".xlsm") if macros else out
+        written = write_system_template(target, system, force=force)
+        console.print(f"Blank {system.title.lower()} tracker written to {written}. Fill in the Battle sheet's map and "
+                      f"the Units sheet, then: sheetsync build {written}")
+        return
     if macros or out.suffix.lower() == ".xlsm":
         from sheetsync.app.workbook_cli import write_macro_template
 
@@ -279,10 +412,17 @@ def new(
         check_suffix(workbook, WORKBOOK_SUFFIXES + BATTLE_SUFFIXES, "the tracker or battle file to write")
         _new_from_grapevine(workbook, from_file, force=force, cohort_by=cohort_by, only=only)
         return
-    from sheetsync.app.workbook_cli import new_workbook
-
     _workbook_only(workbook)
     check_suffix(from_file, BATTLE_SUFFIXES, "the --from battle file")
+    system, battle = _load_any(from_file)
+    if system.id != "bbn":
+        from sheetsync.app.workbook_cli import system_tracker_from
+
+        report = system_tracker_from(workbook, system, battle, force=force)
+        console.print(f"{workbook}: {report.message}")
+        return
+    from sheetsync.app.workbook_cli import new_workbook
+
     report = new_workbook(workbook, from_file, force=force)
     console.print(f"{workbook}: {report.message}")
 
@@ -337,13 +477,19 @@ def check(file: Path, as_json: JsonOpt = False) -> None:
         with backend.locked():
             report = usecases.check(backend)
     else:
-        report = usecases.check_battle(_load(file))
+        system, battle = _load_any(file)
+        if system.id == "bbn":
+            report = usecases.check_battle(battle)
+        else:
+            orders, refused = system.check_file(battle)
+            report = usecases.CheckReport(battle.turn, orders, [usecases.Refusal(*r) for r in refused])
+            word = "turn"
     if as_json:
         _print_json(report.to_json())
     else:
         from sheetsync.app.check_view import print_check
 
-        print_check(console, report, str(file))
+        print_check(console, report, str(file), word=locals().get("word", "phase"))
     if report.refusals:
         raise typer.Exit(1)
 

@@ -14,7 +14,8 @@ from rich.console import Console
 
 from sheetsync.app import usecases
 
-__all__ = ["DryRunBackend", "aftermath_preview", "demo_workbook", "excel_backend", "new_workbook", "tracker_from", "pools_from_workbook",
+__all__ = ["DryRunBackend", "aftermath_preview", "demo_system_workbook", "demo_workbook", "system_template",
+           "system_tracker_from", "write_system_template", "excel_backend", "new_workbook", "tracker_from", "pools_from_workbook",
            "resolve_workbook", "run_workbook", "undo_workbook", "write_macro_template", "write_template"]
 
 
@@ -26,6 +27,10 @@ def excel_backend(path: Path, *, save_to: Path | None = None, workbook: Any = No
     from sheetsync.sheets.template import add_chart
 
     def restore(wb: Any) -> None:
+        from sheetsync.core.registry import parse_mark
+
+        if "State" in wb.sheetnames and parse_mark(wb["State"]["B1"].value).system != "bbn":
+            return  # the Health chart is the battalion tracker's
         ws = wb["Battle"]
         block = layout().block("Battle_HealthByPhase")
         header = [ws.cell(row=block.header_row, column=block.first_col + 1 + i).value for i in range(24)]
@@ -218,3 +223,66 @@ def write_macro_template(out: Path, *, force: bool = True) -> Path:
     if out.suffix.lower() != ".xlsm":
         out = out.with_suffix(".xlsm")
     return write_template(out, force=force)
+
+
+def system_template(system: Any, capacity: dict[str, int] | None = None) -> Any:
+    """A blank tracker of any rule system but the battalion one, drawn from its layout data
+    (:func:`sheetsync.sheets.draw.draw_workbook`) with its steps' captions and House Rules."""
+    from importlib import import_module
+
+    from sheetsync.sheets.draw import draw_workbook
+
+    lay = system.layout(capacity)
+    rows = import_module(f"sheetsync.rules.{system.id}.formulas").house_rule_rows()
+    return draw_workbook(lay, captions=[st.caption for st in system.steps], house_rules=rows)
+
+
+def write_system_template(out: Path, system: Any, *, force: bool = True) -> Path:
+    """A blank tracker of ``system`` at ``out``: the same refusal and ``.bak`` as
+    :func:`write_template`."""
+    import io
+
+    from sheetsync.app.files import (
+        WORKBOOK_SUFFIXES,
+        atomic_write_bytes,
+        check_suffix,
+        file_lock,
+        refuse_existing,
+    )
+
+    check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
+    wb = system_template(system)
+    if out.suffix.lower() == ".xlsm":
+        data = _xlsm_bytes(wb)
+    else:
+        buf = io.BytesIO()
+        wb.save(buf)
+        data = buf.getvalue()
+    with file_lock(out):
+        refuse_existing(out, force)
+        atomic_write_bytes(out, data, backup=True)
+    return out
+
+
+def system_tracker_from(out: Path, system: Any, battle: Any, *, force: bool = True) -> Any:
+    """A tracker of ``system`` at ``out`` holding ``battle``, sized to fit it, written in one
+    save (built, ready for its first turn)."""
+    from importlib import import_module
+
+    from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix, refuse_existing
+
+    check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
+    refuse_existing(out, force)
+    tracker = import_module(f"sheetsync.app.{system.id}_tracker")
+    capacity = tracker.capacity_for(battle)
+    backend = excel_backend(out, workbook=system_template(system, capacity))
+    with backend.locked():
+        refuse_existing(out, force)
+        return tracker.load_into(backend, battle, capacity=capacity)
+
+
+def demo_system_workbook(system: Any, battle: Any, out: Path) -> Path:
+    """The example battle of ``system`` as a tracker workbook, its first turn resolved."""
+    system_tracker_from(out, system, battle)
+    run_workbook("resolve", out)
+    return out

@@ -57,6 +57,27 @@ class HexwarSystem:
         before = undo(battle)
         return FileStep({"system": self.id, "turn": before.turn, "units": units_json(before)}, before, before)
 
+    def check_file(self, battle: Any) -> tuple[int, list[tuple[str, str, str, str]]]:
+        """H4, H6, H7 dry run: the typed turn resolved on a copy with no dice that matter
+        (the engine is pure); returns the number of orders and, for each refused one, its
+        path (``turn.moves[2]``), unit, kind and reason."""
+        from sheetsync.rules.hexwar.turn import resolve_turn
+
+        class _Middle:
+            def roll(self, sides: int) -> int:
+                return (sides + 1) // 2
+
+        result = resolve_turn(battle, _Middle())
+        out = []
+        for e in result.events:
+            if e.outcome != "refused":
+                continue
+            if e.kind == "move":
+                out.append((f"turn.moves[{e.order}]", e.unit, "move", f"{e.reason} ({e.rule_ref})"))
+            else:
+                out.append((f"turn.attacks[{e.order}]", e.defender, "attack", f"{e.reason} ({e.rule_ref})"))
+        return len(result.events), out
+
     def pools_json(self, battle: Any) -> dict[str, Any]:
         """6.2.2, H10, H6: each unit's effective values at its casualties."""
         from sheetsync.rules.hexwar.report import effective_values
