@@ -525,7 +525,16 @@ def status(file: Path) -> None:
     from sheetsync.app.render import print_status
 
     if not _is_workbook(file):
-        print_status(console, _load(file))
+        system, battle = _load_any(file)
+        if system.id == "bbn":
+            print_status(console, battle)
+            return
+        from sheetsync.app.render_hexwar import print_units
+        from sheetsync.rules.hexwar.turn import units_json
+
+        console.print(f"Turn {battle.turn} to resolve; {len(battle.orders.moves)} moves and "
+                      f"{len(battle.orders.attacks)} attacks typed.")
+        print_units(console, units_json(battle))
         return
     from sheetsync.app.usecases import export as export_state
     from sheetsync.app.workbook_cli import excel_backend
