@@ -345,6 +345,11 @@ class Area:
     rows: int
     cols: int
     title: str = ""
+    cell_width: float | None = None
+    """The columns' width (characters) and the rows' height (points), for a grid that reads."""
+    cell_height: float | None = None
+    outlines: tuple[tuple[int, int, int, int], ...] = ()
+    """Rectangles drawn with an outline: (row offset, column offset, rows, columns) (a hex's two cells)."""
 
     def range(self) -> str:
         return (f"{quote_sheet(self.sheet)}!{col_letter(self.first_col)}{self.first_row}:"
@@ -355,7 +360,9 @@ class Area:
 class Colours:
     """A decoration: fill ``target`` (a block column ``"Block.key"`` or an area name) with a
     colour chosen by the cell's text (``{"Party": "C6EFCE"}``); ``contains`` matches a part
-    of the text rather than the whole.  Drawn as conditional formats by both renderers."""
+    of the text rather than the whole.  A key starting with ``=`` is an expression the cell
+    is compared with (``=Battle!$A$15``, a cell holding a side's name).  Drawn as
+    conditional formats by both renderers."""
 
     target: str
     colours: Mapping[str, str]
@@ -380,6 +387,8 @@ class Layout:
     """How many rows each growing block holds (``{"units": 40}``), recorded beside the mark."""
     formulas: dict[str, Callable[[Layout, int], str]] = field(default_factory=dict)
     """Live formulas per ``"Block.key"``: given the layout and a sheet row, the formula text."""
+    names: dict[str, str] = field(default_factory=dict)
+    """Defined names of block columns, for dropdowns and scripts (``{"Unit_Names": "Units_Table.name"}``)."""
 
     def block(self, name: str) -> Block:
         return self.blocks[name]

@@ -29,6 +29,7 @@ from sheetsync.core.layout import (
     Text,
 )
 from sheetsync.rules.hexwar.counter import parse_counter
+from sheetsync.rules.hexwar.formulas import HELPER_COLUMNS, add_formulas
 from sheetsync.rules.hexwar.grid import parse_hex
 from sheetsync.rules.hexwar.models import HouseRules
 
@@ -46,6 +47,12 @@ MAX_CAPACITY: dict[str, int] = {"units": 400, "moves": 800, "attacks": 400, "map
 
 SIDE_COLOURS = ("C6DBEF", "F4CCCC", "D9EAD3", "FFF2CC", "E1D5E7", "FCE5CD")
 """Fills for the sides, in the order their first unit is listed (H1)."""
+
+IMPASSABLE_COLOUR = "595959"
+"""5.1, H2: the fill of an impassable hex's cell on the Map sheet."""
+MAP_CELL_WIDTH, MAP_CELL_HEIGHT = 15.0, 40.0
+"""H2: a Map column's width (characters) and row height (points): a hex is one column and
+two rows, about as tall as it is wide."""
 
 OUTCOME_COLOURS = {"moved": "C6EFCE", "hit": "C6EFCE", "miss": "FFEB9C", "refused": "FFC7CE", "destroyed": "808080"}
 
@@ -140,9 +147,9 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
     """The hex tracker's layout, with room for ``capacity`` (at least :data:`CAPACITY`)."""
     cap = _capacity(capacity)
     lay = Layout(system=SYSTEM_ID, version=VERSION, capacity=cap, lists=dict(LISTS))
-    lay.sheets = ["Battle", "Units", "Moves", "Attacks", "Map", "Log", "Report", "House Rules", "Lists", "State"]
-    lay.hidden = ["Lists", "State"]
-    lay.protected = ["Battle", "Units", "Moves", "Attacks", "Map", "Log", "Report", "House Rules"]
+    lay.sheets = ["Battle", "Units", "Moves", "Attacks", "Map", "Log", "Report", "House Rules", "Lists", "State", "Calc"]
+    lay.hidden = ["Lists", "State", "Calc"]
+    lay.protected = ["Battle", "Units", "Moves", "Attacks", "Map", "Log", "Report", "House Rules", "Calc"]
 
     # -- Battle ---------------------------------------------------------------------------
     lay.add_cell(Cell("Battle_Turn", "Battle", "B3", "Turn to resolve"))
@@ -188,6 +195,7 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
         Column("movement", "M", kind="int", is_input=False, width=5),
         Column("range", "R", is_input=False, width=6),
         Column("status", "Status", is_input=False, width=24),
+        *HELPER_COLUMNS,
     ), rows=cap["units"], title="Units (type the first six columns)"))
 
     # -- Moves ----------------------------------------------------------------------------
@@ -222,7 +230,10 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
 
     # -- Map ------------------------------------------------------------------------------
     lay.add_area(Area("Map_Grid", "Map", 3, 2, 2 * cap["map_rows"] + 1, cap["map_columns"],
-                      title="The map (H2): each hex shows its id and its units"))
+                      title="The map (H2): each hex shows its id and its units",
+                      cell_width=MAP_CELL_WIDTH, cell_height=MAP_CELL_HEIGHT,
+                      outlines=tuple((*map_cell(c, r), 2, 1) for c in range(1, cap["map_columns"] + 1)
+                                     for r in range(1, cap["map_rows"] + 1))))
 
     # -- Log, Report, House Rules, hidden ---------------------------------------------------
     lay.add(Block("Log_Table", "Log", 1, (
@@ -260,4 +271,22 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
     lay.colours.append(Colours("Moves_Table.outcome", OUTCOME_COLOURS))
     lay.colours.append(Colours("Attacks_Table.outcome", OUTCOME_COLOURS))
     lay.colours.append(Colours("Log_Table.outcome", OUTCOME_COLOURS))
+    _side_colours(lay)
+    lay.names.update({"Unit_Names": "Units_Table.name", "Side_Names": "Battle_Sides.side"})
+    add_formulas(lay)
     return lay
+
+
+def _side_colours(lay: Layout) -> None:
+    """H1, H2: each side's fill, by the side names the Battle sheet's Sides rows hold (in
+    the order their first unit is listed): the Units and Sides side cells that name it, and
+    the map cells that list a unit of it ("Name (Side)").  Impassable hexes are dark grey.
+    A colour key starting with ``=`` is an expression (the drawers compare the cell with it)."""
+    sides = lay.block("Battle_Sides")
+    refs = [f"{sides.sheet}!${sides.letter('side')}${sides.first_row + i}" for i in range(sides.rows or 0)]
+    exact = {f"={ref}": SIDE_COLOURS[i % len(SIDE_COLOURS)] for i, ref in enumerate(refs)}
+    lay.colours.append(Colours("Units_Table.side", exact))
+    lay.colours.append(Colours("Battle_Sides.side", exact))
+    lay.colours.append(Colours("Map_Grid", {"impassable": IMPASSABLE_COLOUR}, contains=True))
+    lay.colours.append(Colours("Map_Grid", {f'="(" & {ref} & ")"': SIDE_COLOURS[i % len(SIDE_COLOURS)]
+                                            for i, ref in enumerate(refs)}, contains=True))
