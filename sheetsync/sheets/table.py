@@ -1,0 +1,197 @@
+"""Blocks and named cells read and written by column key (DESIGN "The layout is data with
+codecs"): the generic half of a tracker's reader and writer, for any rule system.
+
+:func:`read_block` turns a :class:`~sheetsync.core.layout.Block`'s grid into rows
+``{column key: value}`` decoded by each column's codec, skipping blank rows, and collects
+every problem as ``Problem("Units!C5", message)``, the address made from the block, the
+column and the row.  A formula in an input cell is refused, naming the cell (a Tracker
+types values; ``=RAND()`` would change on every recalculation).  :func:`block_update`
+writes rows keyed by column through :meth:`Block.row_values`, never by position, and
+:func:`locate` maps a loader's problem path (``units[3].counter``) back to its cell.
+
+Imports nothing from ``sheetsync.rules``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sheetsync.core.layout import Block, Cell, CodecError, Column, col_letter, quote_sheet
+from sheetsync.errors import Problem
+from sheetsync.sheets.backend import CellValue, Formula, Grid, RangeUpdate
+
+__all__ = ["Row", "append_update", "blank_rows", "block_fill", "block_update", "cell_update", "decode", "is_blank",
+           "locate", "overflow", "read_block", "read_cell", "relocate"]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One non-blank data row: its offset below the block's first row, its decoded values
+    (every column read; a blank or refused cell is ``None``) and the cells as read."""
+
+    offset: int
+    values: dict[str, Any]
+    raw: dict[str, CellValue] = field(default_factory=dict)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = self.values.get(key)
+        return default if value is None else value
+
+
+def is_blank(value: CellValue) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def _message(col: Column, err: CodecError) -> str:
+    """``Men should be a whole number ...``; a codec's own sentence (``'3+ - x' is not a
+    counter ...``) is kept as it is."""
+    text = str(err)
+    return f"{col.header} {text}" if text.startswith(("should", "is ", "must")) else text
+
+
+def _want(col: Column) -> str:
+    return {"int": "a whole number", "number": "a number", "percent": "a number", "bool": "Yes or No"}.get(
+        col.kind, "the value")
+
+
+def decode(col: Column, value: CellValue, where: str, problems: list[Problem]) -> Any:
+    """One cell through its column's codec: ``None`` for a blank cell, and for a bad one
+    (its problem added).  A formula is refused in an input column and read as ``None`` in
+    a computed one (a live formula that a step overwrites)."""
+    if isinstance(value, Formula):
+        if col.is_input:
+            problems.append(Problem(where, f"{col.header}: a formula ({value.text}) is not allowed here; "
+                                           f"type {_want(col)}"))
+        return None
+    if is_blank(value):
+        return None
+    try:
+        return col.codec.decode(value)
+    except CodecError as err:
+        problems.append(Problem(where, _message(col, err)))
+        return None
+
+
+def read_block(block: Block, grid: Grid, problems: list[Problem], *, keys: Sequence[str] | None = None,
+               blank_keys: Sequence[str] | None = None) -> list[Row]:
+    """The block's non-blank rows, each ``{column key: decoded value}``.
+
+    ``grid`` is what ``read_ranges([block.range()])`` gave.  ``keys`` limits the columns
+    decoded (default: all); ``blank_keys`` the columns that decide whether a row is blank
+    (default: the input columns, or all when the block has none).  Every bad cell adds a
+    :class:`Problem` naming it; nothing is raised here, so a caller lists them all at once."""
+    cols = [c for c in block.columns if keys is None or c.key in keys]
+    deciders = set(blank_keys) if blank_keys is not None else (
+        {c.key for c in block.columns if c.is_input} or {c.key for c in block.columns})
+    out: list[Row] = []
+    for i, cells in enumerate(grid):
+        if block.rows is not None and i >= block.rows:
+            break
+        raw = {c.key: (cells[j] if j < len(cells) else None) for j, c in enumerate(block.columns)}
+        if all(is_blank(v) or (isinstance(v, Formula) and not block.column(k).is_input)
+               for k, v in raw.items() if k in deciders):
+            continue
+        values = {c.key: decode(c, raw[c.key], block.cell(i, c.key), problems) for c in cols}
+        out.append(Row(i, values, raw))
+    return out
+
+
+def overflow(block: Block, grid: Grid) -> list[int]:
+    """Offsets of non-blank rows read below the block's last row (a read past the end)."""
+    if block.rows is None:
+        return []
+    return [i for i, cells in enumerate(grid) if i >= block.rows and not all(is_blank(v) for v in cells)]
+
+
+def read_cell(cell: Cell, value: CellValue, problems: list[Problem]) -> Any:
+    """A named cell's value through its codec (``None`` when blank or bad, its problem added)."""
+    col = Column(cell.name, cell.label, is_input=cell.is_input, codec_=cell.codec)
+    return decode(col, value, f"{cell.sheet}!{cell.address}", problems)
+
+
+def cell_update(cell: Cell, value: Any) -> RangeUpdate:
+    """Write one named cell (through its codec; a :class:`Formula` as it is)."""
+    out = value if isinstance(value, Formula) else cell.codec.encode(value)
+    return RangeUpdate(cell.ref, [[out]])
+
+
+def _encode(block: Block, row: Mapping[str, Any]) -> list[CellValue]:
+    plain = {k: v for k, v in row.items() if not isinstance(v, Formula)}
+    values: list[CellValue] = list(block.row_values(plain))
+    for k, v in row.items():
+        if isinstance(v, Formula):
+            values[block.index(k)] = v
+    return values
+
+
+def block_update(block: Block, rows: Sequence[Mapping[str, Any]], offset: int = 0, *,
+                 keys: Sequence[str] | None = None) -> RangeUpdate:
+    """Write ``rows`` (``{column key: value}``) from data row ``offset`` down.
+
+    Without ``keys`` every column of each row is written (a key a row lacks is blanked).
+    With ``keys`` only the columns from the first to the last of them are written, so
+    input columns beside a computed span stay as typed; a row key outside that span is an
+    error.  A row past the block's end is an error too: a step never drops a row."""
+    if block.rows is not None and offset + len(rows) > block.rows:
+        raise ValueError(f"{block.name} holds {block.rows} rows; writing {len(rows)} from row {offset} overflows it")
+    if keys is None:
+        lo, hi = 0, len(block.columns) - 1
+    else:
+        idx = [block.index(k) for k in keys]
+        lo, hi = min(idx), max(idx)
+    grid: list[list[CellValue]] = []
+    for row in rows:
+        outside = [k for k in row if not lo <= block.index(k) <= hi]
+        if outside:
+            raise KeyError(f"{block.name}: column {outside[0]!r} is outside the columns written")
+        grid.append(_encode(block, row)[lo:hi + 1])
+    r1 = block.first_row + offset
+    rng = (f"{quote_sheet(block.sheet)}!{col_letter(block.first_col + lo)}{r1}:"
+           f"{col_letter(block.first_col + hi)}{r1 + max(len(rows), 1) - 1}")
+    return RangeUpdate(rng, grid)
+
+
+def blank_rows(count: int) -> list[dict[str, Any]]:
+    """``count`` empty rows, to clear what a block held below the rows written."""
+    return [{} for _ in range(count)]
+
+
+def block_fill(block: Block, rows: Sequence[Mapping[str, Any]], *, keys: Sequence[str] | None = None
+               ) -> RangeUpdate:
+    """The whole block (it must have a row limit): ``rows`` from the top, blank rows to its
+    end, so nothing an earlier step wrote is left below them."""
+    if block.rows is None:
+        raise ValueError(f"{block.name} is open-ended: append to it instead")
+    if len(rows) > block.rows:
+        raise ValueError(f"{block.name} holds {block.rows} rows, not {len(rows)}")
+    return block_update(block, [*rows, *blank_rows(block.rows - len(rows))], keys=keys)
+
+
+def locate(path: str, where: Mapping[str, str]) -> str | None:
+    """The cell a loader's problem path came from: the path itself when ``where`` has it,
+    else its nearest parent (``units[3].counter`` -> ``units[3]`` -> ``units``), else
+    ``None``."""
+    key = path
+    while key:
+        if key in where:
+            return where[key]
+        cut = max(key.rfind("."), key.rfind("["))
+        if cut <= 0:
+            break
+        key = key[:cut]
+    return None
+
+
+def relocate(problems: Sequence[Problem], where: Mapping[str, str]) -> list[Problem]:
+    """Each problem with its path replaced by the cell it came from (kept when unknown)."""
+    return [Problem(locate(p.where, where) or p.where, p.message) for p in problems]
+
+
+def append_update(block: Block, rows: Sequence[Mapping[str, Any]]) -> RangeUpdate:
+    """Append ``rows`` below the last row holding a value on the block's sheet (a Log)."""
+    return RangeUpdate(block.range(), [_encode(block, r) for r in rows], append=True)
