@@ -624,7 +624,8 @@ def run(action: str, backend: SheetBackend, *, extra: Sequence[RangeUpdate] = ()
 
 def capacity_for(battle: Battle) -> dict[str, int]:
     """A tracker with room for ``battle``: its map, half as many units again as it has (for
-    reinforcements typed later), two moves and one attack a unit, its sides.  A battle past
+    reinforcements typed later), two moves and one attack a unit, its sides; the Map area
+    is exactly the battle's map.  A battle past
     :data:`~sheetsync.rules.hexwar.sheet.MAX_CAPACITY` is refused naming the limit."""
     from sheetsync.rules.hexwar.sheet import CAPACITY, MAX_CAPACITY
 
@@ -637,7 +638,8 @@ def capacity_for(battle: Battle) -> dict[str, int]:
                for key, need in want.items() if need > MAX_CAPACITY[key]]
     if too_big:
         raise InputError(too_big)
-    return {key: max(CAPACITY[key], min(need, MAX_CAPACITY[key])) for key, need in want.items()}
+    # the Map area is drawn to the battle's own map; the tables keep at least a blank tracker's room
+    return {key: need if key.startswith("map_") else max(CAPACITY[key], need) for key, need in want.items()}
 
 
 def load_into(backend: SheetBackend, battle: Battle, capacity: Mapping[str, int] | None = None) -> StepReport:

@@ -138,8 +138,8 @@ def map_cell(col: int, row: int) -> tuple[int, int]:
 def _capacity(capacity: Mapping[str, int] | None) -> dict[str, int]:
     out = dict(CAPACITY)
     for key, value in (capacity or {}).items():
-        if key in out:
-            out[key] = max(out[key], int(value))
+        if key in out:  # tables only grow; the Map area may be drawn to a battle's own smaller map
+            out[key] = int(value) if key.startswith("map_") else max(out[key], int(value))
     return out
 
 
