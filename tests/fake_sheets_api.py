@@ -1038,7 +1038,321 @@ def _update_spreadsheet_properties(
     return {}
 
 
+# --------------------------------------------------------------------------------------
+# Request schemas: unknown fields, enum values, field masks and condition types are
+# checked as Google checks them, before a request is applied
+# --------------------------------------------------------------------------------------
+
+
+def _enum(*values: str) -> tuple[str, frozenset[str]]:
+    return ("enum", frozenset(values))
+
+
+_THEME = _enum("THEME_COLOR_TYPE_UNSPECIFIED", "TEXT", "BACKGROUND", "ACCENT1", "ACCENT2", "ACCENT3",
+               "ACCENT4", "ACCENT5", "ACCENT6", "LINK")
+_CONDITION_TYPES = (
+    "CONDITION_TYPE_UNSPECIFIED", "NUMBER_GREATER", "NUMBER_GREATER_THAN_EQ", "NUMBER_LESS",
+    "NUMBER_LESS_THAN_EQ", "NUMBER_EQ", "NUMBER_NOT_EQ", "NUMBER_BETWEEN", "NUMBER_NOT_BETWEEN",
+    "TEXT_CONTAINS", "TEXT_NOT_CONTAINS", "TEXT_STARTS_WITH", "TEXT_ENDS_WITH", "TEXT_EQ",
+    "TEXT_IS_EMAIL", "TEXT_IS_URL", "DATE_EQ", "DATE_BEFORE", "DATE_AFTER", "DATE_ON_OR_BEFORE",
+    "DATE_ON_OR_AFTER", "DATE_BETWEEN", "DATE_NOT_BETWEEN", "DATE_IS_VALID", "ONE_OF_RANGE",
+    "ONE_OF_LIST", "BLANK", "NOT_BLANK", "CUSTOM_FORMULA", "BOOLEAN", "TEXT_NOT_EQ", "DATE_NOT_EQ",
+    "FILTER_EXPRESSION",
+)
+
+_SCHEMA: dict[str, dict[str, Any]] = {
+    "Color": {"red": "num", "green": "num", "blue": "num", "alpha": "num"},
+    "ColorStyle": {"rgbColor": "Color", "themeColor": _THEME},
+    "Link": {"uri": "str"},
+    "TextFormat": {"foregroundColor": "Color", "foregroundColorStyle": "ColorStyle", "fontFamily": "str",
+                   "fontSize": "int", "bold": "bool", "italic": "bool", "strikethrough": "bool",
+                   "underline": "bool", "link": "Link"},
+    "NumberFormat": {"type": _enum("NUMBER_FORMAT_TYPE_UNSPECIFIED", "TEXT", "NUMBER", "PERCENT", "CURRENCY",
+                                   "DATE", "TIME", "DATE_TIME", "SCIENTIFIC"), "pattern": "str"},
+    "Border": {"style": _enum("STYLE_UNSPECIFIED", "DOTTED", "DASHED", "SOLID", "SOLID_MEDIUM", "SOLID_THICK",
+                              "NONE", "DOUBLE"), "width": "int", "color": "Color", "colorStyle": "ColorStyle"},
+    "Borders": {"top": "Border", "bottom": "Border", "left": "Border", "right": "Border"},
+    "Padding": {"top": "int", "right": "int", "bottom": "int", "left": "int"},
+    "TextRotation": {"angle": "int", "vertical": "bool"},
+    "CellFormat": {
+        "numberFormat": "NumberFormat", "backgroundColor": "Color", "backgroundColorStyle": "ColorStyle",
+        "borders": "Borders", "padding": "Padding",
+        "horizontalAlignment": _enum("HORIZONTAL_ALIGN_UNSPECIFIED", "LEFT", "CENTER", "RIGHT"),
+        "verticalAlignment": _enum("VERTICAL_ALIGN_UNSPECIFIED", "TOP", "MIDDLE", "BOTTOM"),
+        "wrapStrategy": _enum("WRAP_STRATEGY_UNSPECIFIED", "OVERFLOW_CELL", "LEGACY_WRAP", "CLIP", "WRAP"),
+        "textDirection": _enum("TEXT_DIRECTION_UNSPECIFIED", "LEFT_TO_RIGHT", "RIGHT_TO_LEFT"),
+        "textFormat": "TextFormat",
+        "hyperlinkDisplayType": _enum("HYPERLINK_DISPLAY_TYPE_UNSPECIFIED", "LINKED", "PLAIN_TEXT"),
+        "textRotation": "TextRotation",
+    },
+    "ErrorValue": {"type": _enum("ERROR_TYPE_UNSPECIFIED", "ERROR", "NULL_VALUE", "DIVIDE_BY_ZERO", "VALUE",
+                                 "REF", "NAME", "NUM", "N_A", "LOADING"), "message": "str"},
+    "ExtendedValue": {"numberValue": "num", "stringValue": "str", "boolValue": "bool", "formulaValue": "str",
+                      "errorValue": "ErrorValue"},
+    "ConditionValue": {"relativeDate": _enum("RELATIVE_DATE_UNSPECIFIED", "PAST_YEAR", "PAST_MONTH", "PAST_WEEK",
+                                             "YESTERDAY", "TODAY", "TOMORROW"), "userEnteredValue": "str"},
+    "BooleanCondition": {"type": _enum(*_CONDITION_TYPES), "values": ["ConditionValue"]},
+    "DataValidationRule": {"condition": "BooleanCondition", "inputMessage": "str", "strict": "bool",
+                           "showCustomUi": "bool"},
+    "TextFormatRun": {"startIndex": "int", "format": "TextFormat"},
+    "CellData": {"userEnteredValue": "ExtendedValue", "effectiveValue": "ExtendedValue", "formattedValue": "str",
+                 "userEnteredFormat": "CellFormat", "effectiveFormat": "CellFormat", "hyperlink": "str",
+                 "note": "str", "textFormatRuns": ["TextFormatRun"], "dataValidation": "DataValidationRule",
+                 "pivotTable": "any", "dataSourceTable": "any", "dataSourceFormula": "any", "chipRuns": "any"},
+    "RowData": {"values": ["CellData"]},
+    "GridCoordinate": {"sheetId": "int", "rowIndex": "int", "columnIndex": "int"},
+    "GridRange": {"sheetId": "int", "startRowIndex": "int", "endRowIndex": "int", "startColumnIndex": "int",
+                  "endColumnIndex": "int"},
+    "GridProperties": {"rowCount": "int", "columnCount": "int", "frozenRowCount": "int", "frozenColumnCount": "int",
+                       "hideGridlines": "bool", "rowGroupControlAfter": "bool", "columnGroupControlAfter": "bool"},
+    "SheetProperties": {"sheetId": "int", "title": "str", "index": "int",
+                        "sheetType": _enum("SHEET_TYPE_UNSPECIFIED", "GRID", "OBJECT", "DATA_SOURCE"),
+                        "gridProperties": "GridProperties", "hidden": "bool", "tabColor": "Color",
+                        "tabColorStyle": "ColorStyle", "rightToLeft": "bool", "dataSourceSheetProperties": "any"},
+    "DimensionRange": {"sheetId": "int", "dimension": _enum("DIMENSION_UNSPECIFIED", "ROWS", "COLUMNS"),
+                       "startIndex": "int", "endIndex": "int"},
+    "DimensionProperties": {"hiddenByFilter": "bool", "hiddenByUser": "bool", "pixelSize": "int",
+                            "developerMetadata": "any", "dataSourceColumnReference": "any"},
+    "InterpolationPoint": {"color": "Color", "colorStyle": "ColorStyle",
+                           "type": _enum("INTERPOLATION_POINT_TYPE_UNSPECIFIED", "MIN", "MAX", "NUMBER", "PERCENT",
+                                         "PERCENTILE"), "value": "str"},
+    "GradientRule": {"minpoint": "InterpolationPoint", "midpoint": "InterpolationPoint",
+                     "maxpoint": "InterpolationPoint"},
+    "BooleanRule": {"condition": "BooleanCondition", "format": "CellFormat"},
+    "ConditionalFormatRule": {"ranges": ["GridRange"], "booleanRule": "BooleanRule", "gradientRule": "GradientRule"},
+    "NamedRange": {"namedRangeId": "str", "name": "str", "range": "GridRange"},
+    "Editors": {"users": ["str"], "groups": ["str"], "domainUsersCanEdit": "bool"},
+    "ProtectedRange": {"protectedRangeId": "int", "range": "GridRange", "namedRangeId": "str", "tableId": "str",
+                       "description": "str", "warningOnly": "bool", "requestingUserCanEdit": "bool",
+                       "unprotectedRanges": ["GridRange"], "editors": "Editors"},
+    # requests
+    "AddSheetRequest": {"properties": "SheetProperties"},
+    "DeleteSheetRequest": {"sheetId": "int"},
+    "UpdateSheetPropertiesRequest": {"properties": "SheetProperties", "fields": "str"},
+    "UpdateCellsRequest": {"start": "GridCoordinate", "range": "GridRange", "rows": ["RowData"], "fields": "str"},
+    "RepeatCellRequest": {"range": "GridRange", "cell": "CellData", "fields": "str"},
+    "AppendCellsRequest": {"sheetId": "int", "rows": ["RowData"], "fields": "str", "tableId": "str"},
+    "SetDataValidationRequest": {"range": "GridRange", "rule": "DataValidationRule", "filteredRowsIncluded": "bool"},
+    "AddProtectedRangeRequest": {"protectedRange": "ProtectedRange"},
+    "AddConditionalFormatRuleRequest": {"rule": "ConditionalFormatRule", "index": "int"},
+    "AddNamedRangeRequest": {"namedRange": "NamedRange"},
+    "UpdateDimensionPropertiesRequest": {"range": "DimensionRange", "dataSourceSheetRange": "any",
+                                         "properties": "DimensionProperties", "fields": "str"},
+    "AutoResizeDimensionsRequest": {"dimensions": "DimensionRange", "dataSourceSheetDimensions": "any"},
+    "AppendDimensionRequest": {"sheetId": "int", "dimension": _enum("DIMENSION_UNSPECIFIED", "ROWS", "COLUMNS"),
+                               "length": "int"},
+    "UpdateBordersRequest": {"range": "GridRange", "top": "Border", "bottom": "Border", "left": "Border",
+                             "right": "Border", "innerHorizontal": "Border", "innerVertical": "Border"},
+    "MergeCellsRequest": {"range": "GridRange", "mergeType": _enum("MERGE_ALL", "MERGE_COLUMNS", "MERGE_ROWS")},
+    "UpdateSpreadsheetPropertiesRequest": {"properties": "any", "fields": "str"},
+}
+"""Sheets v4 messages, each field's type: a scalar (``str``, ``int``, ``num``, ``bool``,
+``any``), an enum, a message name, or a one-item list for a repeated field."""
+
+_REQUEST_TYPES = {kind: kind[0].upper() + kind[1:] + "Request" for kind in (
+    "addSheet", "deleteSheet", "updateSheetProperties", "updateCells", "repeatCell", "appendCells",
+    "setDataValidation", "addProtectedRange", "addConditionalFormatRule", "addNamedRange",
+    "updateDimensionProperties", "autoResizeDimensions", "appendDimension", "mergeCells",
+    "updateSpreadsheetProperties", "updateBorders")}
+_MASKED = {"updateCells": "CellData", "repeatCell": "CellData", "appendCells": "CellData",
+           "updateDimensionProperties": "DimensionProperties", "updateSheetProperties": "SheetProperties"}
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
+
+
+def _check_message(value: Any, type_name: str, path: str) -> None:
+    fields = _SCHEMA[type_name]
+    if not isinstance(value, Mapping):
+        raise FakeApiError(400, f"Invalid value at '{path}' (type.googleapis.com/google.apps.sheets.v4."
+                                f"{type_name}), {json.dumps(value)}")
+    for key, item in value.items():
+        if key not in fields:
+            raise FakeApiError(400, f"Invalid JSON payload received. Unknown name \"{key}\" at '{path}': "
+                                    "Cannot find field.")
+        _check_value(item, fields[key], f"{path}.{_snake(key)}")
+
+
+def _check_value(value: Any, spec: Any, path: str) -> None:
+    if value is None or spec == "any":
+        return
+    if isinstance(spec, list):
+        if not isinstance(value, list):
+            raise FakeApiError(400, f"Invalid value at '{path}': a list is expected, not {json.dumps(value)}")
+        for i, item in enumerate(value):
+            _check_value(item, spec[0], f"{path}[{i}]")
+        return
+    if isinstance(spec, tuple):
+        if not isinstance(value, str) or value not in spec[1]:
+            raise FakeApiError(400, f"Invalid value at '{path}', {json.dumps(value)}")
+        return
+    ok = {
+        "str": lambda: isinstance(value, str),
+        "int": lambda: isinstance(value, int) and not isinstance(value, bool),
+        "num": lambda: isinstance(value, (int, float)) and not isinstance(value, bool),
+        "bool": lambda: isinstance(value, bool),
+    }.get(spec)
+    if ok is None:
+        _check_message(value, spec, path)
+    elif not ok():
+        raise FakeApiError(400, f"Invalid value at '{path}' ({spec}), {json.dumps(value)}")
+
+
+def _check_mask(tree: MaskTree, type_name: str, what: str, prefix: str = "") -> None:
+    """Every path of a field mask must name a field of the message it updates."""
+    fields = _SCHEMA[type_name]
+    for key, sub in tree.items():
+        if key == "*":
+            continue
+        if key not in fields:
+            raise FakeApiError(400, f"Invalid {what}: Invalid field mask: {prefix}{key} is not a field of "
+                                    f"{type_name}")
+        if sub is not None:
+            inner = fields[key]
+            if not isinstance(inner, str) or inner not in _SCHEMA:
+                raise FakeApiError(400, f"Invalid {what}: Invalid field mask: {prefix}{key} has no sub-fields")
+            _check_mask(sub, inner, what, f"{prefix}{key}.")
+
+
+_DV_ONLY = {"ONE_OF_RANGE", "ONE_OF_LIST", "BOOLEAN", "TEXT_IS_EMAIL", "TEXT_IS_URL", "DATE_IS_VALID"}
+_CF_ONLY = {"TEXT_STARTS_WITH", "TEXT_ENDS_WITH", "BLANK", "NOT_BLANK"}
+_TWO_VALUES = {"NUMBER_BETWEEN", "NUMBER_NOT_BETWEEN", "DATE_BETWEEN", "DATE_NOT_BETWEEN"}
+_NO_VALUES = {"BLANK", "NOT_BLANK", "TEXT_IS_EMAIL", "TEXT_IS_URL", "DATE_IS_VALID"}
+_CF_FORMAT = {"backgroundColor": None, "backgroundColorStyle": None,
+              "textFormat": {"bold": None, "italic": None, "strikethrough": None, "underline": None,
+                             "foregroundColor": None, "foregroundColorStyle": None}}
+
+
+_SHEET_REF = re.compile(r"('(?:[^']|'')+'|[A-Za-z_][A-Za-z0-9_.]*)!")
+
+
+def _check_condition(ss: FakeSpreadsheet, condition: Any, use: str, what: str, sheet_id: int | None = None) -> None:
+    """A ``BooleanCondition`` for data validation (``use="dv"``) or a conditional format
+    (``"cf"``): the type must be one that use supports, with the number of values it takes.
+    A conditional format's formula may name no other sheet than its own (Google's help:
+    another sheet is reached through INDIRECT only)."""
+    if not isinstance(condition, Mapping) or not condition.get("type") or \
+            condition["type"] == "CONDITION_TYPE_UNSPECIFIED":
+        raise FakeApiError(400, f"Invalid {what}: a condition needs a type")
+    kind = condition["type"]
+    values = [v.get("userEnteredValue", "") for v in condition.get("values") or []]
+    if kind == "FILTER_EXPRESSION" or (use == "cf" and kind in _DV_ONLY) or (use == "dv" and kind in _CF_ONLY):
+        where = "data validation" if use == "dv" else "conditional formatting"
+        raise FakeApiError(400, f"Invalid {what}: {kind} is not supported by {where}")
+    if kind in _TWO_VALUES:
+        wanted = "exactly two values"
+        ok = len(values) == 2
+    elif kind in _NO_VALUES:
+        wanted, ok = "no values", not values
+    elif kind == "BOOLEAN":
+        wanted, ok = "at most two values", len(values) <= 2
+    elif kind == "ONE_OF_LIST":
+        wanted = "at least one value, none a formula"
+        ok = bool(values) and not any(str(v).startswith("=") for v in values)
+    else:
+        wanted, ok = "exactly one value", len(values) == 1
+    if not ok:
+        raise FakeApiError(400, f"Invalid {what}: {kind} takes {wanted}, not {values!r}")
+    if kind in _TWO_VALUES and kind.startswith("NUMBER"):
+        for v in values:
+            if not (_NUMBER.match(str(v).strip()) or str(v).startswith("=")):
+                raise FakeApiError(400, f"Invalid {what}: {kind} needs numbers, not {v!r}")
+    if kind == "CUSTOM_FORMULA" and not str(values[0]).startswith(("=", "+")):
+        raise FakeApiError(400, f"Invalid {what}: a CUSTOM_FORMULA value must be a formula")
+    if use == "cf" and sheet_id is not None:
+        own = ss.sheet(sheet_id).title
+        for v in values:
+            code = re.sub(r'"(?:[^"]|"")*"', '""', str(v))  # text in quotes is no reference
+            for m in _SHEET_REF.finditer(code):
+                title = m.group(1)
+                title = title[1:-1].replace("''", "'") if title.startswith("'") else title
+                if title.casefold() != own.casefold():
+                    raise FakeApiError(400, f"Invalid {what}: a conditional format on {own!r} can't refer to "
+                                            f"sheet {title!r} (use INDIRECT)")
+    if kind == "ONE_OF_RANGE":
+        ref = str(values[0])
+        if not ref.startswith("="):
+            raise FakeApiError(400, f"Invalid {what}: ONE_OF_RANGE needs a range such as =Sheet1!A1:A9")
+        ss.parse_a1(ref[1:].replace("$", ""))
+
+
+def _check_format_subset(fmt: Mapping[str, Any], allowed: Mapping[str, Any], what: str, prefix: str = "") -> None:
+    for key, value in fmt.items():
+        if key not in allowed:
+            raise FakeApiError(400, f"Invalid {what}: conditional formatting can't set {prefix}{key} "
+                                    "(only bold, italic, strikethrough, underline, text and background colours)")
+        sub = allowed[key]
+        if sub is not None and isinstance(value, Mapping):
+            _check_format_subset(value, sub, what, f"{prefix}{key}.")
+
+
+def _check_request(ss: FakeSpreadsheet, kind: str, inner: Mapping[str, Any], n: int) -> None:
+    """Google's checks of one request, before it is applied (a 400 on the first failure)."""
+    type_name = _REQUEST_TYPES.get(kind)
+    if type_name is None:
+        return
+    _check_message(inner, type_name, f"requests[{n}].{_snake(kind)}")
+    what = f"requests[{n}].{kind}"
+    if kind in _MASKED and inner.get("fields") is not None:
+        _check_mask(parse_field_mask(str(inner["fields"])), _MASKED[kind], what)
+    if kind == "setDataValidation" and inner.get("rule") is not None:
+        _check_condition(ss, inner["rule"].get("condition"), "dv", what)
+    if kind == "addConditionalFormatRule":
+        rule = inner.get("rule") or {}
+        boolean = rule.get("booleanRule")
+        if boolean is not None and rule.get("gradientRule") is not None:
+            raise FakeApiError(400, f"Invalid {what}: a rule is a booleanRule or a gradientRule, not both")
+        if boolean is not None:
+            ranges = rule.get("ranges") or [{}]
+            _check_condition(ss, boolean.get("condition"), "cf", what, int((ranges[0] or {}).get("sheetId", 0)))
+            _check_format_subset(boolean.get("format") or {}, _CF_FORMAT, what)
+    if kind == "addProtectedRange":
+        protected = inner.get("protectedRange") or {}
+        if ("range" in protected) == ("namedRangeId" in protected):
+            raise FakeApiError(400, f"Invalid {what}: exactly one of range or namedRangeId must be set")
+        if protected.get("warningOnly") and protected.get("editors"):
+            raise FakeApiError(400, f"Invalid {what}: editors are not supported with warningOnly protection")
+        unprotected = protected.get("unprotectedRanges") or []
+        if unprotected:
+            whole = protected.get("range")
+            if not isinstance(whole, Mapping) or set(whole) - {"sheetId"}:
+                raise FakeApiError(400, f"Invalid {what}: unprotectedRanges are only supported on a protected "
+                                        "sheet (a range that is the whole sheet)")
+            for grid in unprotected:
+                if int(grid.get("sheetId", 0)) != int(whole.get("sheetId", 0)):
+                    raise FakeApiError(400, f"Invalid {what}: an unprotected range must be on the protected sheet")
+                ss.grid_range(grid, what)
+    if kind == "addSheet":
+        grid = ((inner.get("properties") or {}).get("gridProperties") or {})
+        for key, limit in (("frozenRowCount", "rowCount"), ("frozenColumnCount", "columnCount")):
+            if int(grid.get(key, 0)) < 0 or (limit in grid and int(grid.get(key, 0)) >= int(grid[limit])):
+                raise FakeApiError(400, f"Invalid {what}: {key} must be less than {limit}")
+
+
+def _update_borders(ss: FakeSpreadsheet, body: Mapping[str, Any], what: str) -> dict[str, Any]:
+    """The borders of a range: its outer edges and, inside it, between its rows and columns
+    (a side not given is left as it was, as at Google)."""
+    sheet, (row0, row1, col0, col1) = ss.grid_range(body.get("range"), what)
+    if not any(k in body for k in ("top", "bottom", "left", "right", "innerHorizontal", "innerVertical")):
+        raise FakeApiError(400, f"Invalid {what}: at least one border must be given")
+    for r in range(row0, row1):
+        for c in range(col0, col1):
+            sides = {"top": body.get("top") if r == row0 else body.get("innerHorizontal"),
+                     "bottom": body.get("bottom") if r == row1 - 1 else body.get("innerHorizontal"),
+                     "left": body.get("left") if c == col0 else body.get("innerVertical"),
+                     "right": body.get("right") if c == col1 - 1 else body.get("innerVertical")}
+            sides = {k: v for k, v in sides.items() if v is not None}
+            if not sides:
+                continue
+            cell = copy.deepcopy(sheet.cells.get((r, c), {}))
+            cell.setdefault("userEnteredFormat", {}).setdefault("borders", {}).update(copy.deepcopy(sides))
+            sheet.set_cell(r, c, cell)
+    return {}
+
+
 _HANDLERS = {
+    "updateBorders": _update_borders,
     "addSheet": _add_sheet,
     "deleteSheet": _delete_sheet,
     "updateSheetProperties": _update_sheet_properties,
@@ -1571,6 +1885,7 @@ class FakeSheetsServer:
                 )
             if not isinstance(inner, Mapping):
                 raise FakeApiError(400, f"Invalid requests[{n}].{kind}: must be an object")
+            _check_request(work, kind, inner, n)
             replies.append(handler(work, inner, f"requests[{n}].{kind}"))
         ss.__dict__.update(work.__dict__)
         answer: dict[str, Any] = {"spreadsheetId": ss.spreadsheet_id, "replies": replies}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,8 @@ from sheetsync.errors import BackendError
 from sheetsync.sheets.backend import RangeUpdate, SheetBackend
 from sheetsync.sheets.layout import Layout, layout
 
-__all__ = ["copy_tracker", "gsheet_backend", "gspread_client", "init_spreadsheet", "service_account_key", "spreadsheet_key",
-           "tracker_ranges"]
+__all__ = ["copy_tracker", "gsheet_backend", "gspread_client", "house_rule_rows_of", "init_spreadsheet",
+           "service_account_key", "spreadsheet_key", "tracker_ranges"]
 
 SERVICE_ACCOUNT_ENV = "SHEETSYNC_SERVICE_ACCOUNT"
 
@@ -114,14 +115,66 @@ def gsheet_backend(spreadsheet: str, client: Any, **kwargs: Any) -> Any:
     return GSheetsBackend(client, spreadsheet_key(spreadsheet), **kwargs)
 
 
-def init_spreadsheet(backend: Any, lay: Layout | None = None) -> int:
-    """Lay a blank tracker into the spreadsheet in one batchUpdate.  Returns the number of
-    requests inside it."""
-    from sheetsync.backends.gsheets_layout import init_requests
+def init_spreadsheet(backend: Any, lay: Layout | None = None, *, system: str | None = None,
+                     capacity: Mapping[str, int] | None = None) -> int:
+    """Lay a blank tracker of rule system ``system`` (an id or alias; default the battalion
+    system) into the spreadsheet in one batchUpdate.  Returns the number of requests inside
+    it.  The battalion tracker is laid by its own initializer (``lay`` is its layout);
+    any other system's is drawn from its layout data at ``capacity`` (DESIGN "Several rule
+    systems on one seam"), with its steps' captions on the buttons and its House Rules."""
+    from sheetsync.core.registry import DEFAULT, find_system
 
-    requests = init_requests(backend.metadata(), lay)
+    chosen = find_system(system)
+    if chosen.id == DEFAULT:
+        from sheetsync.backends.gsheets_layout import init_requests
+
+        requests = init_requests(backend.metadata(), lay)
+    else:
+        from sheetsync.backends.gsheets_draw import init_requests_for
+
+        requests = init_requests_for(chosen.layout(capacity), backend.metadata(),
+                                     captions=[step.caption for step in chosen.steps],
+                                     house_rules=house_rule_rows_of(chosen),
+                                     title=f"sheetsync {chosen.title} tracker")
     backend.spreadsheet_batch_update(requests)
     return len(requests)
+
+
+def house_rule_rows_of(system: Any) -> list[dict[str, Any]]:
+    """A system's House Rules rows (key, value, default, ruling) with each value's choices
+    (``"choices"``: the value cell's dropdown): the rows from the system's
+    ``house_rule_rows()`` (in ``rules/<id>/formulas.py`` or ``sheet.py``), else made from
+    ``HouseRules.describe()`` (value = default, Yes/No for a flag)."""
+    from importlib import import_module
+
+    def shown(value: Any) -> Any:
+        if isinstance(value, bool):
+            return "Yes" if value else "No"
+        return f"{value:g}" if isinstance(value, float) else value
+
+    described: dict[str, tuple[str, Any, list[Any]]] = {}
+    try:
+        described = import_module(f"sheetsync.rules.{system.id}.models").HouseRules.describe()
+    except (ImportError, AttributeError):
+        pass
+    rows: list[Any] | None = None
+    for name in ("formulas", "sheet"):
+        try:
+            module = import_module(f"sheetsync.rules.{system.id}.{name}")
+        except ImportError:
+            continue
+        make = getattr(module, "house_rule_rows", None)
+        if callable(make):
+            rows = list(make())
+            break
+    if rows is None:
+        rows = [(key, shown(default), shown(default), text) for key, (text, default, _c) in described.items()]
+    out = []
+    for key, value, default, ruling in rows:
+        choices = described.get(str(key), ("", None, []))[2]
+        out.append({"key": key, "value": value, "default": default, "ruling": ruling,
+                    "choices": [shown(c) for c in choices]})
+    return out
 
 
 def tracker_ranges(lay: Layout) -> list[str]:

@@ -54,7 +54,7 @@ from sheetsync.sheets.backend import (
     trim_grid,
 )
 
-__all__ = ["API_ROOT", "GSheetsBackend", "METADATA_FIELDS", "READ_FIELDS", "cell_data"]
+__all__ = ["API_ROOT", "GSheetsBackend", "METADATA_FIELDS", "READ_FIELDS", "SNAPSHOT_FIELDS", "cell_data"]
 
 API_ROOT = "https://sheets.googleapis.com/v4/spreadsheets"
 """Base URL of the Sheets v4 ``spreadsheets`` collection."""
@@ -63,6 +63,10 @@ READ_FIELDS = (
     "sheets(properties(sheetId,title),data(startRow,startColumn,rowData(values(userEnteredValue))))"
 )
 """Field mask of the one ``spreadsheets.get`` a read makes."""
+
+SNAPSHOT_FIELDS = "sheets(properties(sheetId,title),data(startRow,startColumn,rowData(values(userEnteredValue))))"
+"""Field mask of the whole-spreadsheet ``spreadsheets.get`` of :meth:`GSheetsBackend.read_mark`:
+sheet titles and ids and every cell's user-entered value, nothing else."""
 
 METADATA_FIELDS = "sheets.properties(sheetId,title)"
 """Field mask of the metadata fetch (sheet titles and ids only)."""
@@ -137,6 +141,51 @@ class GSheetsBackend:
         self.request_count = 0
         self._sheet_ids: dict[str, int] = {}
         self._all_sheets_known = False
+        self._snapshot: dict[str, list[list[CellValue]]] | None = None
+        self._mark: dict[str, Grid] = {}
+
+    # -- the tracker's mark -------------------------------------------------------------
+
+    def read_mark(self, range_a1: str) -> Grid:
+        """The cells of ``range_a1`` (the tracker's mark, ``State!B1:B2``) at no request of
+        their own: the first time, ONE ``spreadsheets.get`` of the whole spreadsheet
+        (``includeGridData=true``, no ``ranges``, titles, ids and values only) is kept as a
+        one-shot snapshot that serves the next :meth:`read_ranges` without a request (the
+        step's read), so a step on a fresh backend is still one GET and one POST.  A sheet
+        or cells the spreadsheet lacks read as empty (a tracker from before the mark).
+        The mark is remembered: a later call makes no request (a step then reads its cells
+        itself), until this backend writes to the mark's sheet."""
+        rng = self._parse(range_a1)
+        key = str(rng)
+        if key in self._mark:
+            return [list(row) for row in self._mark[key]]
+        body = self._call("GET", self._url, params={"includeGridData": "true", "fields": SNAPSHOT_FIELDS},
+                          doing="read")
+        snapshot: dict[str, list[list[CellValue]]] = {}
+        ids: dict[str, int] = {}
+        for sheet in _list(body, "sheets"):
+            props = sheet.get("properties", {})
+            title = props.get("title")
+            if not isinstance(title, str):
+                continue
+            ids[title] = int(props.get("sheetId", 0))
+            rows: list[list[CellValue]] = []
+            for data in _list(sheet, "data"):  # one GridData from A1 per sheet, as Google sends it
+                r0, c0 = int(data.get("startRow", 0)), int(data.get("startColumn", 0))
+                for i, row in enumerate(_list(data, "rowData")):
+                    while len(rows) <= r0 + i:
+                        rows.append([])
+                    cells = [_from_cell(cell) for cell in _list(row, "values")]
+                    target = rows[r0 + i]
+                    target.extend([None] * max(0, c0 + len(cells) - len(target)))
+                    target[c0:c0 + len(cells)] = cells
+            snapshot[title] = rows
+        self._sheet_ids = ids
+        self._all_sheets_known = True
+        self._snapshot = snapshot
+        grid = _slice(snapshot, rng) or []
+        self._mark = {key: [list(row) for row in grid]}
+        return grid
 
     # -- the seam ---------------------------------------------------------------------
 
@@ -145,6 +194,12 @@ class GSheetsBackend:
         if not ranges:
             return []
         parsed = [self._parse(text) for text in ranges]
+        snapshot, self._snapshot = self._snapshot, None
+        if snapshot is not None:
+            served = [_slice(snapshot, rng) for rng in parsed]
+            if all(grid is not None for grid in served):
+                return [grid for grid in served if grid is not None]
+            # a range on a sheet the snapshot lacks: ask Google, for its own answer
         body = self._call(
             "GET",
             self._url,
@@ -190,6 +245,7 @@ class GSheetsBackend:
         parsed = [(rng, values, append) for rng, values, append in parsed if len(values) > 0]
         if not parsed:
             return
+        self._forget(rng.sheet for rng, _, _ in parsed)
         ids = self._sheet_ids_for([rng.sheet for rng, _, _ in parsed])
         batch: list[dict[str, Any]] = []
         for rng, values, append in parsed:
@@ -237,6 +293,7 @@ class GSheetsBackend:
         """
         if not requests:
             return {"spreadsheetId": self.key, "replies": []}
+        self._forget(None)
         body = self._call(
             "POST", f"{self._url}:batchUpdate", json={"requests": list(requests)}, doing="write"
         )
@@ -265,6 +322,16 @@ class GSheetsBackend:
         return dict(self._sheet_ids)
 
     # -- helpers ----------------------------------------------------------------------
+
+    def _forget(self, sheets: Any) -> None:
+        """A write makes the snapshot stale, and the mark too when it touches its sheet
+        (``None``: any sheet)."""
+        self._snapshot = None
+        if sheets is None:
+            self._mark = {}
+            return
+        touched = {s.casefold() for s in sheets}
+        self._mark = {k: v for k, v in self._mark.items() if self._parse(k).sheet.casefold() not in touched}
 
     @staticmethod
     def _parse(text: str) -> A1Range:
@@ -494,6 +561,16 @@ def _refusal(status: int, body: bytes, outcome: str) -> str:
 def _list(obj: Any, key: str) -> list[Any]:
     value = obj.get(key) if isinstance(obj, Mapping) else None
     return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+
+def _slice(snapshot: Mapping[str, list[list[CellValue]]], rng: A1Range) -> Grid | None:
+    """``rng``'s cells from a whole-spreadsheet snapshot, shaped as :meth:`read_ranges`
+    returns them; ``None`` when the snapshot has no such sheet."""
+    title = _find_title(snapshot, rng.sheet)
+    if title is None:
+        return None
+    rows = snapshot[title][rng.row1 - 1: None if rng.row2 is None else rng.row2]
+    return trim_grid([row[rng.col1 - 1: rng.col2] for row in rows], rng.width)
 
 
 def _find_title(titles: Mapping[str, Any], wanted: str) -> str | None:

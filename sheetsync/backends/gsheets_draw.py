@@ -1,0 +1,502 @@
+"""Any rule system's tracker laid into a Google Sheet, drawn from its layout data
+(:class:`sheetsync.core.layout.Layout`): the Sheets-API twin of ``sheets/draw.py``.
+
+:func:`init_requests_for` returns the ``spreadsheets.batchUpdate`` requests, sent as ONE
+batch (Google applies it whole or not at all).  Sheet ids are chosen here, so the same
+batch already refers to the sheets it adds.  What it draws, all from the layout:
+
+* the sheets (hidden ones ``hidden: true``), each grid sized to hold its blocks, named
+  cells and areas at the layout's capacity, a lone block's header rows frozen;
+* titles, headers (with their notes), cell labels, the buttons' captions with a checkbox
+  each, the House Rules rows, the lists, the live formulas of ``lay.formulas``, and the
+  mark ``State!B1`` (``hexwar@1``) with the capacity JSON in ``State!B2``;
+* header and title formats, input vs computed backgrounds, alignment by kind, column
+  widths and hidden columns;
+* dropdowns (``ONE_OF_RANGE`` over a named column or a list, ``ONE_OF_LIST`` for a
+  codec's own choices and Yes/No), whole-number bounds (``NUMBER_BETWEEN``), checkboxes
+  (``BOOLEAN``) for the watcher's tick column;
+* named ranges for every block, named cell, list and ``lay.names`` entry;
+* conditional formats for ``lay.colours`` (``TEXT_EQ`` / ``TEXT_CONTAINS``);
+* warning-only protection of every protected sheet, its input cells left unprotected.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sheetsync.backends.gsheets import cell_data
+from sheetsync.backends.gsheets_layout import (
+    COMPUTED_RGB,
+    HEADER_RGB,
+    INPUT_RGB,
+    SHEET_ID_BASE,
+    _grid,
+    _rgb,
+)
+from sheetsync.core.layout import (
+    Area,
+    Block,
+    Cell,
+    Choice,
+    Colours,
+    Column,
+    Int,
+    Layout,
+    col_letter,
+)
+from sheetsync.errors import BattleStateError
+from sheetsync.sheets.backend import Formula, parse_range
+from sheetsync.sheets.draw import OPEN_ROWS, defined_names
+
+__all__ = ["init_requests_for", "mark_value", "named_grids", "sheet_ids_for"]
+
+NUMBER_KINDS = ("int", "number", "percent", "bool")
+WHITE = {"red": 1.0, "green": 1.0, "blue": 1.0}
+PIXELS_PER_CHAR = 7
+
+
+def mark_value(lay: Layout) -> tuple[str, str | None]:
+    """``State!B1`` and ``B2``: the mark ``system@version`` and the capacity JSON, exactly
+    as :func:`sheetsync.app.steps.mark_updates` writes them."""
+    cap = json.dumps(lay.capacity, sort_keys=True, separators=(",", ":")) if lay.capacity else None
+    return f"{lay.system}@{lay.version}", cap
+
+
+def _row_col(address: str) -> tuple[int, int]:
+    rng = parse_range(f"X!{address}")
+    return rng.row1, rng.col1
+
+
+def _last_row(b: Block) -> int:
+    """An open-ended block (the Log) is decorated and named as far as the workbook's."""
+    return b.last_row if b.last_row is not None else b.first_row + OPEN_ROWS
+
+
+def _column_grid(ids: Mapping[str, int], b: Block, key: str, *, header: bool = False) -> dict[str, int]:
+    c = b.first_col + b.index(key)
+    return _grid(ids[b.sheet], b.header_row if header else b.first_row, c, _last_row(b), c)
+
+
+def _block_grid(ids: Mapping[str, int], b: Block, *, header: bool = False) -> dict[str, int]:
+    return _grid(ids[b.sheet], b.header_row if header else b.first_row, b.first_col, _last_row(b), b.last_col)
+
+
+def _cell_grid(ids: Mapping[str, int], c: Cell) -> dict[str, int]:
+    row, col = _row_col(c.address)
+    return _grid(ids[c.sheet], row, col, row, col)
+
+
+def _area_grid(ids: Mapping[str, int], a: Area) -> dict[str, int]:
+    return _grid(ids[a.sheet], a.first_row, a.first_col, a.first_row + a.rows - 1, a.first_col + a.cols - 1)
+
+
+def _sheet_size(lay: Layout, sheet: str) -> tuple[int, int]:
+    """Rows and columns of a sheet: room for every block (at the layout's capacity), named
+    cell and area on it, and a margin."""
+    rows, cols = 50, 26
+    for b in lay.blocks.values():
+        if b.sheet == sheet:
+            rows = max(rows, _last_row(b) + 5)
+            cols = max(cols, b.last_col + 2)
+    for c in lay.cells.values():
+        if c.sheet == sheet:
+            r, k = _row_col(c.address)
+            rows, cols = max(rows, r + 5), max(cols, k + 2)
+    for a in lay.areas.values():
+        if a.sheet == sheet:
+            rows = max(rows, a.first_row + a.rows + 2)
+            cols = max(cols, a.first_col + a.cols + 1)
+    return rows, cols
+
+
+def _frozen_rows(lay: Layout, sheet: str) -> int:
+    """A sheet that is one table keeps its header in view."""
+    blocks = [b for b in lay.blocks.values() if b.sheet == sheet]
+    others = [c for c in lay.cells.values() if c.sheet == sheet] + [a for a in lay.areas.values() if a.sheet == sheet]
+    if len(blocks) == 1 and not others and sheet not in lay.hidden:
+        return blocks[0].header_row
+    return 0
+
+
+def sheet_ids_for(lay: Layout, existing: Mapping[str, int]) -> dict[str, int]:
+    """A sheet id for every sheet of the layout, none taken by ``existing`` (title -> id)."""
+    taken = set(existing.values())
+    ids: dict[str, int] = {}
+    next_id = SHEET_ID_BASE
+    for s in lay.sheets:
+        while next_id in taken:
+            next_id += 1
+        ids[s] = next_id
+        taken.add(next_id)
+        next_id += 1
+    return ids
+
+
+def _ref_grid(ids: Mapping[str, int], ref: str) -> dict[str, int]:
+    rng = parse_range(ref.replace("$", ""))
+    return _grid(ids[rng.sheet], rng.row1, rng.col1, rng.row2 or rng.row1, rng.col2)
+
+
+def named_grids(lay: Layout, ids: Mapping[str, int]) -> dict[str, tuple[str, dict[str, int]]]:
+    """Every named range: name -> (absolute A1 reference, GridRange), the very names and
+    ranges of the drawn workbook's defined names (:func:`sheetsync.sheets.draw.defined_names`:
+    blocks, named cells, areas, ``lay.names`` and ``List_<key>``)."""
+    return {name: (ref, _ref_grid(ids, ref)) for name, ref in defined_names(lay).items()}
+
+
+def _one_of_list(values: Sequence[Any], *, strict: bool = True) -> dict[str, Any]:
+    return {"condition": {"type": "ONE_OF_LIST", "values": [{"userEnteredValue": str(v)} for v in values]},
+            "strict": strict, "showCustomUi": True}
+
+
+def _number_between(low: int, high: int, note: str) -> dict[str, Any]:
+    return {"condition": {"type": "NUMBER_BETWEEN", "values": [{"userEnteredValue": str(low)},
+                                                                 {"userEnteredValue": str(high)}]},
+            "strict": True, "inputMessage": note or f"A whole number from {low} to {high}"}
+
+
+def _codec_rule(codec: Any, kind: str, note: str) -> dict[str, Any] | None:
+    if isinstance(codec, Int) and codec.low is not None and codec.high is not None:
+        return _number_between(codec.low, codec.high, note)
+    if isinstance(codec, Choice) and codec.options:
+        return _one_of_list(codec.options)
+    if kind == "bool":
+        return _one_of_list(["Yes", "No"], strict=False)
+    return None
+
+
+def _column_rule(lay: Layout, names: Mapping[str, tuple[str, dict[str, int]]], col: Column) -> dict[str, Any] | None:
+    """The dropdown or bound of an input column, from its ``choices``, then its codec.  A
+    dropdown of names (``=Unit_Names``) only warns: the system checks the name (a unit
+    typed before it is listed)."""
+    if not col.is_input:
+        return None
+    if col.choices:
+        name = col.choices[1:] if col.choices.startswith("=") else f"List_{col.choices}"
+        if name in names:
+            return {"condition": {"type": "ONE_OF_RANGE", "values": [{"userEnteredValue": "=" + names[name][0]}]},
+                    "strict": not col.choices.startswith("="), "showCustomUi": True}
+        if col.choices in lay.lists:
+            return _one_of_list(lay.lists[col.choices])
+    return _codec_rule(col.codec, col.kind, col.note)
+
+
+def _is_buttons(b: Block) -> bool:
+    return b.name.endswith("_Buttons") and "tick" in {c.key for c in b.columns}
+
+
+def _formula(text: str) -> Formula:
+    text = text.strip()
+    return Formula(text if text.startswith("=") else "=" + text)
+
+
+def _house_rows(b: Block, rows: Sequence[Any]) -> list[tuple[list[Any], Sequence[Any]]]:
+    """Each House Rules row as cell values over the block's columns, and its choices."""
+    out: list[tuple[list[Any], Sequence[Any]]] = []
+    for row in rows:
+        if isinstance(row, Mapping):
+            choices = row.get("choices") or ()
+            out.append((b.row_values({k: v for k, v in row.items() if k != "choices"}), choices))
+        else:  # (key, value, default, ruling), as sheets.draw takes them
+            values = list(row)
+            keys = ("key", "value", "default", "ruling")
+            if len(values) == len(keys) and set(keys) <= {c.key for c in b.columns}:
+                out.append((b.row_values(dict(zip(keys, values, strict=True))), ()))
+            else:
+                out.append((values[: len(b.columns)] + [None] * (len(b.columns) - len(values)), ()))
+    if len(out) > (b.rows or len(out)):
+        raise ValueError(f"{b.name} holds {b.rows} rows, not {len(out)} house rules")
+    return out
+
+
+def _static_cells(lay: Layout, captions: Sequence[str], house: list[tuple[list[Any], Sequence[Any]]],
+                  title: str, names: Mapping[str, tuple[str, dict[str, int]]]) -> dict[str, dict[tuple[int, int], dict[str, Any]]]:
+    """Every cell a blank tracker holds, as ``CellData`` by sheet and (row, column)."""
+    cells: dict[str, dict[tuple[int, int], dict[str, Any]]] = {s: {} for s in lay.sheets}
+
+    def put(sheet: str, row: int, col: int, value: Any, note: str = "") -> None:
+        data = cell_data(value, f"{sheet}!{col_letter(col)}{row}")
+        if note:
+            data["note"] = note
+        if data:
+            cells[sheet][(row, col)] = data
+
+    if title and lay.sheets:
+        put(lay.sheets[0], 1, 1, title)
+    for c in lay.cells.values():
+        row, col = _row_col(c.address)
+        if col > 1:
+            put(c.sheet, row, col - 1, c.label, c.note)
+    for a in lay.areas.values():
+        if a.title and a.first_row > 1:
+            put(a.sheet, a.first_row - 1, a.first_col, a.title)
+    for b in lay.blocks.values():
+        if b.title and b.header_row > 1:
+            put(b.sheet, b.header_row - 1, b.first_col, b.title, b.note)
+        for j, column in enumerate(b.columns):
+            put(b.sheet, b.header_row, b.first_col + j, column.header, column.note)
+        if _is_buttons(b):
+            action, tick = b.first_col + b.index("action"), b.first_col + b.index("tick")
+            for i, caption in enumerate(list(captions)[: b.rows or len(captions)]):
+                put(b.sheet, b.first_row + i, action, caption)
+                put(b.sheet, b.first_row + i, tick, False)
+        if b.name == "HouseRules_Table":
+            for i, (values, _choices) in enumerate(house):
+                for j, v in enumerate(values):
+                    put(b.sheet, b.first_row + i, b.first_col + j, v)
+    for key, values in lay.lists.items():  # where the workbook has them: List_<key>
+        rng = parse_range(names[f"List_{key}"][0].replace("$", ""))
+        sheet = next(s for s in lay.sheets if s.casefold() == rng.sheet.casefold())
+        if rng.row1 > 1 and (rng.row1 - 1, rng.col1) not in cells[sheet]:
+            put(sheet, rng.row1 - 1, rng.col1, key)
+        for i, v in enumerate(values):
+            put(sheet, rng.row1 + i, rng.col1, v)
+    for target, make in lay.formulas.items():
+        block_name, _, key = target.partition(".")
+        b = lay.blocks[block_name]
+        if b.rows is None:
+            continue
+        col = b.first_col + b.index(key)
+        for row in range(b.first_row, _last_row(b) + 1):
+            put(b.sheet, row, col, _formula(make(lay, row)))
+    if "State" in cells:
+        mark, cap = mark_value(lay)
+        put("State", 1, 2, mark)
+        put("State", 2, 2, cap)
+    return cells
+
+
+def _outline_requests(ids: Mapping[str, int], a: Area) -> list[dict[str, Any]]:
+    """An area's outlined rectangles (a hex's two cells, H2), or a thin grid over the whole
+    area when it has none."""
+    if not a.outlines:
+        thin = {"style": "SOLID", "color": _rgb("9A9A9A")}
+        return [{"updateBorders": {"range": _area_grid(ids, a), "top": thin, "bottom": thin, "left": thin,
+                                   "right": thin, "innerHorizontal": thin, "innerVertical": thin}}]
+    medium = {"style": "SOLID_MEDIUM", "color": _rgb("404040")}
+    out = []
+    for dr, dc, rows, cols in a.outlines:
+        r1, c1 = max(dr, 0), max(dc, 0)
+        r2, c2 = min(dr + rows, a.rows) - 1, min(dc + cols, a.cols) - 1
+        if r1 > r2 or c1 > c2:
+            continue
+        grid = _grid(ids[a.sheet], a.first_row + r1, a.first_col + c1, a.first_row + r2, a.first_col + c2)
+        out.append({"updateBorders": {"range": grid, "top": medium, "bottom": medium, "left": medium, "right": medium}})
+    return out
+
+
+def _colour_target(lay: Layout, ids: Mapping[str, int], target: str) -> tuple[str, dict[str, int]]:
+    if target in lay.areas:
+        return lay.areas[target].sheet, _area_grid(ids, lay.areas[target])
+    name, _, key = target.partition(".")
+    b = lay.block(name)
+    return b.sheet, (_column_grid(ids, b, key) if key else _block_grid(ids, b))
+
+
+_REF = re.compile(r"(?:'(?:[^']|'')+'|[A-Za-z_][A-Za-z0-9_]*)!\$?[A-Za-z]{1,3}\$?\d+(?::\$?[A-Za-z]{1,3}\$?\d+)?")
+_QUOTED = re.compile(r'"(?:[^"]|"")*"')
+
+
+def _same_sheet(expr: str, sheet: str) -> str:
+    """A conditional format's formula at Google may name only its own sheet: a reference
+    to another (``Battle!$A$15``) is read through ``INDIRECT("Battle!$A$15")``."""
+    def swap(m: re.Match[str]) -> str:
+        ref = m.group(0)
+        title = ref.rsplit("!", 1)[0]
+        title = title[1:-1].replace("''", "'") if title.startswith("'") else title
+        if title.casefold() == sheet.casefold():
+            return ref
+        return 'INDIRECT("' + ref.replace('"', '""') + '")'
+
+    out, last = [], 0
+    for q in _QUOTED.finditer(expr):  # leave text in quotes alone
+        out.append(_REF.sub(swap, expr[last:q.start()]))
+        out.append(q.group(0))
+        last = q.end()
+    out.append(_REF.sub(swap, expr[last:]))
+    return "".join(out)
+
+
+def _colour_rules(deco: Colours, grid: Mapping[str, int], sheet: str) -> list[dict[str, Any]]:
+    """The conditional formats of a decoration: a plain key is the text to match (whole,
+    or a part with ``contains``: ``TEXT_EQ`` / ``TEXT_CONTAINS``); a key starting with ``=``
+    is an expression the cell is compared with, as a custom formula relative to the
+    range's top-left cell (the workbook's rule, word for word)."""
+    first = f"{col_letter(grid['startColumnIndex'] + 1)}{grid['startRowIndex'] + 1}"
+    out = []
+    for key, colour in deco.colours.items():
+        fmt: dict[str, Any] = {"backgroundColor": _rgb(colour)}
+        r, g, b = (int(colour[i:i + 2], 16) for i in (0, 2, 4))
+        if 0.299 * r + 0.587 * g + 0.114 * b < 110:  # white text on a dark fill
+            fmt["textFormat"] = {"foregroundColor": WHITE}
+        if key.startswith("="):
+            expr = _same_sheet(key[1:], sheet)
+            test = (f"=AND(LEN({first})>0,ISNUMBER(SEARCH({expr},{first})))" if deco.contains
+                    else f'=AND({first}<>"",{first}={expr})')
+            condition: dict[str, Any] = {"type": "CUSTOM_FORMULA", "values": [{"userEnteredValue": test}]}
+        else:
+            condition = {"type": "TEXT_CONTAINS" if deco.contains else "TEXT_EQ", "values": [{"userEnteredValue": key}]}
+        out.append({"ranges": [dict(grid)], "booleanRule": {"condition": condition, "format": fmt}})
+    return out
+
+
+def init_requests_for(lay: Layout, existing: Mapping[str, int], *, captions: Sequence[str] = (),
+                      house_rules: Sequence[Any] = (), title: str = "") -> list[dict[str, Any]]:
+    """The batchUpdate requests that lay a blank tracker of ``lay`` into a spreadsheet whose
+    sheets are ``existing`` (title -> sheet id).
+
+    ``captions`` label the buttons (the system's steps, in order); ``house_rules`` are the
+    House Rules rows, each a sequence over the block's columns or a mapping by column key
+    (with ``"choices"``: the value cell's dropdown); ``title`` goes in the first sheet's A1.
+    A spreadsheet that already has a sheet of the layout is refused; a lone empty default
+    sheet (``Sheet1``) is removed."""
+    clash = [s for s in lay.sheets if any(s.casefold() == t.casefold() for t in existing)]
+    if clash:
+        raise BattleStateError(f"this spreadsheet already has tracker sheets ({', '.join(clash)}); "
+                               "use a new spreadsheet or delete them first")
+    ids = sheet_ids_for(lay, existing)
+    names = named_grids(lay, ids)
+    house_block = lay.blocks.get("HouseRules_Table")
+    house = _house_rows(house_block, house_rules) if house_block is not None else []
+    reqs: list[dict[str, Any]] = []
+
+    # -- sheets ------------------------------------------------------------------------
+    for index, s in enumerate(lay.sheets):
+        rows, cols = _sheet_size(lay, s)
+        reqs.append({"addSheet": {"properties": {
+            "sheetId": ids[s], "title": s, "index": index, "hidden": s in lay.hidden,
+            "gridProperties": {"rowCount": rows, "columnCount": cols, "frozenRowCount": _frozen_rows(lay, s)},
+        }}})
+
+    # -- cells: one updateCells per sheet over the box that holds its static cells --------
+    for sheet, cells in _static_cells(lay, captions, house, title, names).items():
+        if not cells:
+            continue
+        r1, r2 = min(r for r, _ in cells), max(r for r, _ in cells)
+        c1, c2 = min(c for _, c in cells), max(c for _, c in cells)
+        rows_data = [{"values": [cells.get((r, c), {}) for c in range(c1, c2 + 1)]} for r in range(r1, r2 + 1)]
+        reqs.append({"updateCells": {"rows": rows_data, "fields": "userEnteredValue,note",
+                                     "start": {"sheetId": ids[sheet], "rowIndex": r1 - 1, "columnIndex": c1 - 1}}})
+
+    # -- formats -------------------------------------------------------------------------
+    for b in lay.blocks.values():
+        if b.title and b.header_row > 1:
+            reqs.append({"repeatCell": {
+                "range": _grid(ids[b.sheet], b.header_row - 1, b.first_col, b.header_row - 1, b.first_col),
+                "cell": {"userEnteredFormat": {"textFormat": {"bold": True, "fontSize": 12}}},
+                "fields": "userEnteredFormat.textFormat(bold,fontSize)"}})
+        reqs.append({"repeatCell": {
+            "range": _grid(ids[b.sheet], b.header_row, b.first_col, b.header_row, b.last_col),
+            "cell": {"userEnteredFormat": {"backgroundColor": HEADER_RGB, "wrapStrategy": "WRAP",
+                                           "textFormat": {"bold": True, "foregroundColor": WHITE}}},
+            "fields": "userEnteredFormat(backgroundColor,textFormat,wrapStrategy)"}})
+        for col in b.columns:  # a header sits over its values: numbers centred, text left
+            fmt: dict[str, Any] = {"horizontalAlignment": "CENTER" if col.kind in NUMBER_KINDS else "LEFT"}
+            fields = "userEnteredFormat.horizontalAlignment"
+            reqs.append({"repeatCell": {"range": _column_grid(ids, b, col.key, header=True),
+                                        "cell": {"userEnteredFormat": fmt}, "fields": fields}})
+            if col.kind == "percent":
+                reqs.append({"repeatCell": {"range": _column_grid(ids, b, col.key),
+                                            "cell": {"userEnteredFormat": {"numberFormat": {"type": "PERCENT", "pattern": "0%"}}},
+                                            "fields": "userEnteredFormat.numberFormat"}})
+        if b.sheet in lay.hidden or b.rows is None:
+            continue
+        for col in b.columns:
+            reqs.append({"repeatCell": {"range": _column_grid(ids, b, col.key), "cell": {"userEnteredFormat": {
+                "backgroundColor": INPUT_RGB if col.is_input else COMPUTED_RGB}},
+                "fields": "userEnteredFormat.backgroundColor"}})
+    for c in lay.cells.values():
+        reqs.append({"repeatCell": {"range": _cell_grid(ids, c), "cell": {"userEnteredFormat": {
+            "backgroundColor": INPUT_RGB if c.is_input else COMPUTED_RGB}},
+            "fields": "userEnteredFormat.backgroundColor"}})
+    for a in lay.areas.values():
+        reqs.append({"repeatCell": {"range": _area_grid(ids, a), "cell": {"userEnteredFormat": {
+            "horizontalAlignment": "CENTER", "verticalAlignment": "MIDDLE", "wrapStrategy": "WRAP",
+            "textFormat": {"fontSize": 8}}},
+            "fields": "userEnteredFormat(horizontalAlignment,verticalAlignment,wrapStrategy,textFormat.fontSize)"}})
+
+    # -- column widths, hidden columns ----------------------------------------------------
+    widths: dict[tuple[str, int], int] = {}
+    hidden_cols: set[tuple[str, int]] = set()
+    for b in lay.blocks.values():
+        for j, col in enumerate(b.columns):
+            at = (b.sheet, b.first_col + j)
+            widths[at] = max(widths.get(at, 0), col.width)
+            if col.hidden:
+                hidden_cols.add(at)
+    for a in lay.areas.values():
+        for k in range(a.first_col, a.first_col + a.cols):
+            widths[(a.sheet, k)] = max(widths.get((a.sheet, k), 0), round(a.cell_width or 9))
+        if a.cell_height is not None:  # points -> pixels
+            reqs.append({"updateDimensionProperties": {
+                "range": {"sheetId": ids[a.sheet], "dimension": "ROWS", "startIndex": a.first_row - 1,
+                          "endIndex": a.first_row - 1 + a.rows},
+                "properties": {"pixelSize": round(a.cell_height * 4 / 3)}, "fields": "pixelSize"}})
+        reqs += _outline_requests(ids, a)
+    for (sheet, k), width in sorted(widths.items(), key=lambda item: (lay.sheets.index(item[0][0]), item[0][1])):
+        reqs.append({"updateDimensionProperties": {
+            "range": {"sheetId": ids[sheet], "dimension": "COLUMNS", "startIndex": k - 1, "endIndex": k},
+            "properties": {"pixelSize": width * PIXELS_PER_CHAR + 5}, "fields": "pixelSize"}})
+    for sheet, k in sorted(hidden_cols, key=lambda at: (lay.sheets.index(at[0]), at[1])):
+        reqs.append({"updateDimensionProperties": {
+            "range": {"sheetId": ids[sheet], "dimension": "COLUMNS", "startIndex": k - 1, "endIndex": k},
+            "properties": {"hiddenByUser": True}, "fields": "hiddenByUser"}})
+
+    # -- data validation ------------------------------------------------------------------
+    for b in lay.blocks.values():
+        if b.sheet in lay.hidden:
+            continue
+        for col in b.columns:
+            if _is_buttons(b) and col.key == "tick":
+                reqs.append({"setDataValidation": {"range": _column_grid(ids, b, "tick"),
+                                                   "rule": {"condition": {"type": "BOOLEAN"}, "showCustomUi": True}}})
+                continue
+            if b.name == "HouseRules_Table":
+                continue
+            rule = _column_rule(lay, names, col)
+            if rule is not None:
+                reqs.append({"setDataValidation": {"range": _column_grid(ids, b, col.key), "rule": rule}})
+    if house_block is not None and "value" in {c.key for c in house_block.columns}:
+        value_col = house_block.first_col + house_block.index("value")
+        for i, (_values, choices) in enumerate(house):
+            if choices:
+                row = house_block.first_row + i
+                reqs.append({"setDataValidation": {
+                    "range": _grid(ids[house_block.sheet], row, value_col, row, value_col),
+                    "rule": _one_of_list(["Yes", "No"] if set(choices) == {True, False} else list(choices))}})
+    for c in lay.cells.values():
+        if c.is_input:
+            rule = _codec_rule(c.codec, c.codec.kind, c.note)
+            if rule is not None:
+                reqs.append({"setDataValidation": {"range": _cell_grid(ids, c), "rule": rule}})
+
+    # -- named ranges -----------------------------------------------------------------------
+    for name, (_ref, grid) in names.items():
+        reqs.append({"addNamedRange": {"namedRange": {"name": name, "range": grid}}})
+
+    # -- colours: conditional formats, in the layout's order ---------------------------------
+    per_sheet: dict[str, int] = {}
+    for deco in lay.colours:
+        sheet, grid = _colour_target(lay, ids, deco.target)
+        for rule in _colour_rules(deco, grid, sheet):
+            index = per_sheet.get(sheet, 0)
+            per_sheet[sheet] = index + 1
+            reqs.append({"addConditionalFormatRule": {"index": index, "rule": rule}})
+
+    # -- protection: each protected sheet warns before an edit, its inputs excepted ---------
+    for sheet in lay.protected:
+        inputs = [_column_grid(ids, b, col.key) for b in lay.blocks.values() if b.sheet == sheet
+                  for col in b.columns if col.is_input]
+        inputs += [_cell_grid(ids, c) for c in lay.cells.values() if c.sheet == sheet and c.is_input]
+        protected: dict[str, Any] = {"range": {"sheetId": ids[sheet]}, "warningOnly": True,
+                                     "description": f"{sheet}: written by sheetsync (type only in the input cells)"}
+        if inputs:
+            protected["unprotectedRanges"] = inputs
+        reqs.append({"addProtectedRange": {"protectedRange": protected}})
+
+    if list(existing) in (["Sheet1"], ["Sheet 1"]):
+        reqs.append({"deleteSheet": {"sheetId": next(iter(existing.values()))}})
+    return reqs
