@@ -146,12 +146,11 @@ def test_apps_script_buttons_call_run_python_with_known_options() -> None:
     assert options is not None
     known = set(re.findall(r"(\w+)\s*=", options.group(1)))
     gs = (MACROS_DIR / "sheetsync.gs").read_text()
-    assert re.findall(r"^function (\w+)\(\) \{\n  sheetsyncCall_\(\"(\w+)\"\);", gs, re.M) == [
-        ("buildCohorts", "build"),
-        ("resolvePhase", "resolve"),
-        ("undoPhase", "undo"),
-        ("endBattle", "end"),
-    ]
+    from sheetsync.core.registry import find_system, system_ids
+
+    wanted = {(st.sub[0].lower() + st.sub[1:], st.action) for key in system_ids() for st in find_system(key).steps}
+    found = re.findall(r"^function (\w+)\(\) \{\n  sheetsyncCall_\(\"(\w+)\"\);", gs, re.M)
+    assert set(found) == wanted and len(found) == len(wanted)  # one function per step sub of every system
     used = set(re.findall(r"runPython\([^,]+, \{ (\w+):", gs))
     assert used and used <= known
 

@@ -2,9 +2,13 @@
 
 Each button in the workbook calls, for example,
 ``RunPython "import sheetsync.app.buttons as b; b.resolve()"``.  The entry point finds the
-calling workbook with ``xw.Book.caller()``, runs the use case through the xlwings backend,
-and shows the outcome in a message box: on failure the error with its cell.  It needs only
-open-source xlwings.  Imports stay lazy: every click starts a fresh Python.
+calling workbook with ``xw.Book.caller()``, finds the tracker's rule system from the mark
+it carries (``State!B1``, :func:`sheetsync.app.steps.run`), runs that system's step through
+the xlwings backend, and shows the outcome in a message box: on failure the error with its
+cell.  The entry points are the four actions (build, resolve, undo, end), whatever the
+system calls them ("Resolve Phase", "Resolve Turn"): the VBA sub of each step calls the
+entry point of its action.  It needs only open-source xlwings.  Imports stay lazy: every
+click starts a fresh Python.
 """
 
 from __future__ import annotations
@@ -15,39 +19,41 @@ __all__ = ["build", "end", "resolve", "run_button", "undo"]
 
 
 def run_button(action: str, book: Any = None) -> str:
-    """Run ``action`` on ``book`` (the calling workbook by default); returns the message shown."""
+    """Run ``action`` on ``book`` (the calling workbook by default) as the rule system its
+    mark names; returns the message shown."""
     import xlwings as xw
 
-    from sheetsync.app import usecases
+    from sheetsync.app import steps
     from sheetsync.backends.xlwings_backend import XlwingsBackend, alert
     from sheetsync.errors import SheetSyncError
 
     book = book if book is not None else xw.Book.caller()
     try:
-        report = usecases.run(action, XlwingsBackend(book))
+        report = steps.run(action, XlwingsBackend(book))
     except SheetSyncError as exc:
         message = str(exc)  # the problem in words, with its cell; no class name
         alert(book, "sheetsync", message)
         return message
-    alert(book, "sheetsync", report.message, mode="info")
-    return report.message
+    message = str(report.message)
+    alert(book, "sheetsync", message, mode="info")
+    return message
 
 
 def build() -> None:
-    """Build Cohorts button."""
+    """The build button (Build Cohorts, Build Units)."""
     run_button("build")
 
 
 def resolve() -> None:
-    """Resolve Phase button."""
+    """The resolve button (Resolve Phase, Resolve Turn)."""
     run_button("resolve")
 
 
 def undo() -> None:
-    """Undo Phase button."""
+    """The undo button (Undo Phase, Undo Turn)."""
     run_button("undo")
 
 
 def end() -> None:
-    """End Battle button."""
+    """The End Battle button."""
     run_button("end")

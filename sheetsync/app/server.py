@@ -3,8 +3,12 @@
 ``RunRemotePython``).
 
 Each route takes the JSON an xlwings remote client sends, opens it with
-``xw.Book(json=payload)``, runs the use case through the same :class:`XlwingsBackend` as the
-desktop buttons, and answers with the actions the client applies.  The book is closed
+``xw.Book(json=payload)``, runs the step through the same :class:`XlwingsBackend` as the
+desktop buttons, and answers with the actions the client applies.  The routes are the four
+actions (``/api/build``, ``/resolve``, ``/undo``, ``/end``) of every rule system: the step
+finds the tracker's system from the mark in its hidden State sheet (``State!B1``, which the
+clients send with the other sheets; :func:`sheetsync.app.steps.run`), so one endpoint serves
+a battalion tracker's Resolve Phase and a hex tracker's Resolve Turn.  The book is closed
 again after every request, so the server's memory stays flat however many clicks it serves.
 
 A failed step answers 200 with one ``alert`` action and nothing else, so the Tracker sees
@@ -37,8 +41,9 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from sheetsync.app import usecases
+from sheetsync.app import steps
 from sheetsync.app.files import whole_or_text
+from sheetsync.core.system import ACTIONS
 from sheetsync.errors import SheetSyncError
 
 __all__ = ["DEFAULT_MAX_BYTES", "FAILED", "alert_answer", "create_app", "require_remote_engine", "user_message"]
@@ -117,7 +122,7 @@ def _step(action: str, payload: dict[str, Any]) -> JSONResponse:
         return _error(422, user_message(exc))
     try:
         if action != "noop":
-            usecases.run(action, XlwingsBackend(book))
+            steps.run(action, XlwingsBackend(book))
         return JSONResponse(book.json())
     except SheetSyncError as exc:
         # The user's problem: shown in the sheet, and nothing is written.
@@ -222,7 +227,7 @@ def create_app(
         handler.__name__ = f"api_{action}"
         return handler
 
-    for action in (*usecases.ACTIONS, "noop"):
+    for action in (*ACTIONS, "noop"):
         app.post(f"/api/{action}", summary=f"{action} (xlwings remote payload in, actions out)")(route(action))
 
     @app.get("/health")

@@ -26,6 +26,13 @@ on open) and one ``VBA/<module>`` stream per module (the compressed source).
 The source of every module is stored in code page 1252 with CRLF line ends, headed by
 ``Attribute VB_Name``; class modules get the attributes Office gives them on import.
 
+Step modules
+------------
+The module the buttons run is made from a rule system's steps (:func:`step_module_source`):
+one ``Public Sub`` per step (``ResolvePhase``, ``ResolveTurn``), each running the step's
+action, after the head of ``macros/Sheetsync.bas`` (desktop) or ``SheetsyncRemote.bas``
+(remote).  :func:`buttons_for` gives the matching buttons, captioned as the steps are.
+
 Buttons
 -------
 Buttons are legacy form-control buttons in a VML drawing (``xl/drawings/vmlDrawingN.vml``)
@@ -47,25 +54,30 @@ import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 from xml.etree import ElementTree as ET
 from xml.sax.saxutils import escape
 
-from sheetsync.sheets.backend import col_index
+from sheetsync.sheets.backend import col_index, col_letter
 
 if TYPE_CHECKING:
     import openpyxl
 
 __all__ = [
+    "BUTTON_ANCHORS",
     "MACROS_DIR",
+    "STEP_MODULES",
     "Button",
     "VbaModule",
     "build_vba_project",
+    "buttons_for",
     "compress",
     "decompress",
     "make_xlsm",
     "read_module",
+    "step_module_source",
     "write_compound_file",
+    "write_step_module",
     "xlwings_vba_modules",
 ]
 
@@ -1057,3 +1069,86 @@ def make_xlsm(
         raise
     return out
 
+
+
+# ---------------------------------------------------------------------------------------
+# The step module and the buttons, from a rule system's steps
+# ---------------------------------------------------------------------------------------
+
+STEP_MODULES = {False: "Sheetsync.bas", True: "SheetsyncRemote.bas"}
+"""The step module's file, desktop (``False``) or remote (``True``).  The file in
+:data:`MACROS_DIR` is the template of every system's module: everything before its first
+``Public Sub`` is kept as it is (``RunStep`` / ``CallEndpoint`` and their helpers), and one
+``Public Sub`` per step is generated after it.  The file's own subs are the battalion
+system's, so the battalion module is the file, byte for byte."""
+
+BUTTON_ANCHORS = ("H2", "H5", "K2", "K5")
+"""Top-left cells of the buttons on the Battle sheet, one per step in step order (a fifth
+step would go on to ``N2``)."""
+
+_RESERVED_SUBS = {"RUNSTEP", "CALLENDPOINT", "SETTING", "RUNPYTHON", "RUNREMOTEPYTHON"}
+_VBA_KEYWORDS = {
+    "AND", "AS", "CALL", "CASE", "CONST", "DECLARE", "DIM", "DO", "EACH", "ELSE", "ELSEIF", "END",
+    "ENUM", "ERASE", "ERROR", "EVENT", "EXIT", "FOR", "FUNCTION", "GET", "GOSUB", "GOTO", "IF", "IN",
+    "IS", "LET", "LIKE", "LOOP", "ME", "MOD", "NEW", "NEXT", "NOT", "NOTHING", "ON", "OPTION",
+    "OR", "PRINT", "PRIVATE", "PROPERTY", "PUBLIC", "REDIM", "RESUME", "RETURN", "SELECT", "SET",
+    "STATIC", "STEP", "STOP", "SUB", "THEN", "TO", "TYPE", "UNTIL", "WEND", "WHILE", "WITH", "XOR",
+}
+
+
+def _checked_steps(system: Any) -> list[tuple[str, str, str]]:
+    """``(sub, action, caption)`` of each step; a :class:`ValueError` for a sub that is no
+    usable VBA name (``Step`` is a keyword, ``RunStep`` the module's own helper) or an action
+    the buttons' entry points (:mod:`sheetsync.app.buttons`) do not have."""
+    from sheetsync.core.system import ACTIONS
+
+    out: list[tuple[str, str, str]] = []
+    seen: set[str] = set()
+    for step in system.steps:
+        sub, action = str(step.sub), str(step.action)
+        if not _NAME.match(sub) or sub.upper() in _VBA_KEYWORDS | _RESERVED_SUBS:
+            raise ValueError(f"{system.id}: step {action!r} names the sub {sub!r}, which is not a usable VBA sub name")
+        if sub.upper() in seen:
+            raise ValueError(f"{system.id}: two steps name the sub {sub!r}")
+        if action not in ACTIONS:
+            raise ValueError(f"{system.id}: step {action!r} is none of {', '.join(ACTIONS)}")
+        seen.add(sub.upper())
+        out.append((sub, action, str(step.caption)))
+    return out
+
+
+def step_module_source(system: Any, *, remote: bool = False) -> str:
+    """The source of ``system``'s step module (``Sheetsync`` on the desktop, ``SheetsyncRemote``
+    with ``remote``): the template's head, then per step ``Public Sub <sub>()`` calling
+    ``RunStep "import sheetsync.app.buttons as b; b.<action>()"`` (desktop) or
+    ``CallEndpoint "<action>"`` (remote).  The entry point and the endpoint find the
+    tracker's system from its mark, so the sub only says which step."""
+    template = (MACROS_DIR / STEP_MODULES[remote]).read_text(encoding="utf-8").replace("\r\n", "\n")
+    at = template.find("\nPublic Sub ")
+    if at < 0:
+        raise ValueError(f"{STEP_MODULES[remote]} has no Public Sub to put the steps after")
+    head = template[: at + 1]
+    subs = []
+    for sub, action, _caption in _checked_steps(system):
+        call = f'CallEndpoint "{action}"' if remote else f'RunStep "import sheetsync.app.buttons as b; b.{action}()"'
+        subs.append(f"Public Sub {sub}()\n    {call}\nEnd Sub\n")
+    return head + "\n".join(subs)
+
+
+def write_step_module(system: Any, folder: str | os.PathLike[str], *, remote: bool = False) -> Path:
+    """Write ``system``'s step module into ``folder`` (as ``Sheetsync.bas`` or
+    ``SheetsyncRemote.bas``) for :func:`make_xlsm`; returns its path."""
+    path = Path(folder) / STEP_MODULES[remote]
+    path.write_text(step_module_source(system, remote=remote), encoding="utf-8")
+    return path
+
+
+def buttons_for(system: Any, sheet: str = "Battle") -> tuple[tuple[str, str, str, str], ...]:
+    """The buttons of ``system``'s macro-enabled tracker, ``(sheet, macro, caption,
+    top-left cell)`` per step, for :func:`make_xlsm`: each runs the step's sub and shows the
+    step's caption."""
+    out = []
+    for i, (sub, _action, caption) in enumerate(_checked_steps(system)):
+        anchor = BUTTON_ANCHORS[i] if i < len(BUTTON_ANCHORS) else f"{col_letter(8 + 3 * (i // 2))}{2 + 3 * (i % 2)}"
+        out.append((sheet, sub, caption, anchor))
+    return tuple(out)
