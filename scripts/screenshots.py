@@ -1,7 +1,8 @@
-"""Render the README's screenshots: the Battle and Orders sheets of the example battle after
-phase 1, as LibreOffice draws them.
+"""Render the README's screenshots as LibreOffice draws them: the Battle and Orders sheets
+of the example battle after phase 1, and the Map and Attacks sheets of the example hex
+battle after turn 1.
 
-    python scripts/screenshots.py            # writes docs/img/battle.png and docs/img/orders.png
+    python scripts/screenshots.py    # docs/img/battle.png, orders.png, hex-map.png, hex-attacks.png
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 from libreoffice import render_png  # noqa: E402
 
 from sheetsync.app.files import example_path  # noqa: E402
-from sheetsync.app.workbook_cli import new_workbook, run_workbook  # noqa: E402
+import yaml  # noqa: E402
+
+from sheetsync.app.workbook_cli import new_workbook, run_workbook, system_tracker_from  # noqa: E402
+from sheetsync.core.registry import find_system  # noqa: E402
 
 
 def main() -> None:
@@ -30,6 +34,13 @@ def main() -> None:
         crops = {"Battle": (0.03, 0.05, 0.94, 0.37), "Orders": (0.03, 0.05, 0.94, 0.12)}
         for sheet, crop in crops.items():
             png = render_png(wb, out / f"{sheet.lower()}.png", sheet, dpi=220, crop=crop)
+            print(png.relative_to(ROOT))
+        hexwar = find_system("hexwar")
+        hx = Path(tmp) / "hex.xlsx"
+        system_tracker_from(hx, hexwar, hexwar.load(yaml.safe_load(hexwar.example_data())))
+        run_workbook("resolve", hx)
+        for sheet, crop in {"Map": (0.03, 0.05, 0.94, 0.9), "Attacks": (0.03, 0.1, 0.94, 0.08)}.items():
+            png = render_png(hx, out / f"hex-{sheet.lower()}.png", sheet, dpi=220, crop=crop)
             print(png.relative_to(ROOT))
 
 

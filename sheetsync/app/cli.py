@@ -104,10 +104,66 @@ def _ensure_seed(battle: Any) -> Any:
     return battle
 
 
+def _other_workbook(file: Path, what: str, as_json: bool) -> bool:
+    """``pools``, ``aftermath``, ``status``, ``export`` and ``check`` on a tracker of a
+    system other than the battalion one (its State!B1 mark says which); nothing is
+    written.  Returns False for a battalion tracker, which the caller handles."""
+    from importlib import import_module
+
+    from sheetsync.app.steps import detect
+    from sheetsync.app.workbook_cli import excel_backend
+
+    backend = excel_backend(file)
+    with backend.locked():
+        tracker = detect(backend)
+        system = tracker.system
+        if system.id == "bbn":
+            return False
+        module = import_module(f"sheetsync.app.{system.id}_tracker")
+        cap = tracker.capacity or None
+        if what == "check":
+            turn, orders, refused, bad = module.check(backend, cap)
+        else:
+            data = module.export(backend, cap)
+    if what == "check":
+        from sheetsync.app import usecases
+        from sheetsync.app.check_view import print_check
+
+        report = usecases.CheckReport(turn, orders, [usecases.Refusal(*r) for r in refused], bad_cells=bad)
+        if as_json:
+            _print_json(report.to_json())
+        else:
+            print_check(console, report, str(file), word="turn")
+        if report.refusals:
+            raise typer.Exit(1)
+        return True
+    if what == "export":
+        _print_json(data)
+        return True
+    battle = system.load(data["battle"], str(file))
+    from sheetsync.app import render_hexwar
+
+    if what == "pools":
+        out = system.pools_json(battle)
+        _print_json(out) if as_json else render_hexwar.print_values(console, out)
+    elif what == "aftermath":
+        out = system.aftermath_json(battle)
+        _print_json(out) if as_json else render_hexwar.print_report(console, out)
+    else:
+        from sheetsync.rules.hexwar.turn import units_json
+
+        ended = " The battle has ended (End Battle wrote the report)." if data.get("ended") else ""
+        console.print(f"{file}: turn {battle.turn} to resolve.{ended}")
+        render_hexwar.print_units(console, units_json(battle))
+    return True
+
+
 @app.command(short_help="Every cohort's pools, with who gave what.")
 def pools(file: Path, as_json: JsonOpt = False) -> None:
     """Compute every cohort's pools from the members' sheets, with who gave what (a battle
     file, or a workbook's Cohorts and Characters sheets: nothing is written)."""
+    if _is_workbook(file) and _other_workbook(file, "pools", as_json):
+        return
     if _is_workbook(file):
         from sheetsync.app.workbook_cli import pools_from_workbook
 
@@ -226,6 +282,8 @@ def aftermath(file: Path, as_json: JsonOpt = False) -> None:
     from sheetsync.rules.bbn import aftermath as run_aftermath
     from sheetsync.rules.bbn import aftermath_json
 
+    if _is_workbook(file) and _other_workbook(file, "aftermath", as_json):
+        return
     if _is_workbook(file):
         from sheetsync.app.workbook_cli import aftermath_preview
         from sheetsync.rules.bbn.aftermath import AftermathEntry
@@ -470,6 +528,8 @@ def check(file: Path, as_json: JsonOpt = False) -> None:
     1: something would be (or the file could not be checked); 2: a usage error."""
     from sheetsync.app import usecases
 
+    if _is_workbook(file) and _other_workbook(file, "check", as_json):
+        return
     if _is_workbook(file):
         from sheetsync.app.workbook_cli import excel_backend
 
@@ -513,6 +573,8 @@ def export(workbook: Path, as_json: JsonOpt = True) -> None:
     from sheetsync.app.workbook_cli import excel_backend
 
     _workbook_only(workbook)
+    if _other_workbook(workbook, "export", True):
+        return
     backend = excel_backend(workbook)
     with backend.locked():
         _print_json(export_state(backend))
@@ -535,6 +597,8 @@ def status(file: Path) -> None:
         console.print(f"Turn {battle.turn} to resolve; {len(battle.orders.moves)} moves and "
                       f"{len(battle.orders.attacks)} attacks typed.")
         print_units(console, units_json(battle))
+        return
+    if _other_workbook(file, "status", False):
         return
     from sheetsync.app.usecases import export as export_state
     from sheetsync.app.workbook_cli import excel_backend
@@ -568,18 +632,22 @@ def _gsheet(spreadsheet: str, service_account: Path | None, oauth: bool) -> Any:
 
 
 @gsheet_app.command("init")
-def gsheet_init(spreadsheet: str, service_account: ServiceAccount = None, oauth: OAuth = False) -> None:
-    """Lay out a blank tracker in an existing spreadsheet (its key or URL)."""
+def gsheet_init(spreadsheet: str, service_account: ServiceAccount = None, oauth: OAuth = False,
+                system_name: SystemOpt = "bbn") -> None:
+    """Lay out a blank tracker of a rule system in an existing spreadsheet (its key or URL)."""
     from sheetsync.app.gsheet_cli import init_spreadsheet
+    from sheetsync.core.registry import find_system
 
+    system = find_system(system_name)
     backend = _gsheet(spreadsheet, service_account, oauth)
-    n = init_spreadsheet(backend)
-    console.print(f"Tracker laid out ({n} changes in one request, {backend.request_count} requests in all). "
-                  "Fill in Cohorts and Characters, then: sheetsync gsheet build " + spreadsheet)
+    n = init_spreadsheet(backend, system=system.id)
+    fill = "Cohorts and Characters" if system.id == "bbn" else "the Battle sheet's map and the Units sheet"
+    console.print(f"{system.title} tracker laid out ({n} changes in one request, {backend.request_count} requests "
+                  f"in all). Fill in {fill}, then: sheetsync gsheet build {spreadsheet}")
 
 
 def _gsheet_step(action: str, spreadsheet: str, service_account: Path | None, oauth: bool, as_json: bool) -> None:
-    from sheetsync.app.usecases import run
+    from sheetsync.app.steps import run
 
     backend = _gsheet(spreadsheet, service_account, oauth)
     report = run(action, backend)
@@ -587,10 +655,21 @@ def _gsheet_step(action: str, spreadsheet: str, service_account: Path | None, oa
         _print_json(report.to_json())
         return
     if report.result is not None:
-        from sheetsync.app.render import print_phase
-
-        print_phase(console, report.result)
+        _print_step_result(report)
     console.print(f"{report.message} ({backend.request_count} requests)")
+
+
+def _print_step_result(report: Any) -> None:
+    """A step's result as tables: a battalion phase, or a hex turn."""
+    data = report.to_json()
+    if data.get("system") == "hexwar":
+        from sheetsync.app.render_hexwar import print_turn
+
+        print_turn(console, data)
+        return
+    from sheetsync.app.render import print_phase
+
+    print_phase(console, report.result)
 
 
 @gsheet_app.command("build")
@@ -622,13 +701,16 @@ def upload(workbook: Path, spreadsheet: str, service_account: ServiceAccount = N
            init: Annotated[bool, typer.Option(help="Lay out the tracker first (a spreadsheet without one).")] = True) -> None:
     """Move a battle from a workbook into a Google Sheet (undo history included)."""
     from sheetsync.app.gsheet_cli import copy_tracker, init_spreadsheet
+    from sheetsync.app.steps import detect
     from sheetsync.app.workbook_cli import excel_backend
 
     _workbook_only(workbook)
     backend = _gsheet(spreadsheet, service_account, oauth)
+    source = excel_backend(workbook)
+    tracker = detect(source)
     if init and "State" not in backend.metadata():
-        init_spreadsheet(backend)
-    n = copy_tracker(excel_backend(workbook), backend)
+        init_spreadsheet(backend, system=tracker.system.id, capacity=tracker.capacity or None)
+    n = copy_tracker(source, backend, tracker.system.layout(tracker.capacity or None))
     console.print(f"Uploaded {n} cells from {workbook} ({backend.request_count} requests).")
 
 
@@ -636,15 +718,23 @@ def upload(workbook: Path, spreadsheet: str, service_account: ServiceAccount = N
 def download(spreadsheet: str, workbook: Path, service_account: ServiceAccount = None, oauth: OAuth = False) -> None:
     """Move a battle from a Google Sheet into a tracker workbook."""
     from sheetsync.app.gsheet_cli import copy_tracker
+    from sheetsync.app.steps import detect
     from sheetsync.app.workbook_cli import excel_backend, write_template
 
     _workbook_only(workbook)
     backend = _gsheet(spreadsheet, service_account, oauth)
+    tracker = detect(backend)
+    lay = tracker.system.layout(tracker.capacity or None)
     if not workbook.exists():
-        write_template(workbook, force=False)
+        if tracker.system.id == "bbn":
+            write_template(workbook, force=False)
+        else:
+            from sheetsync.app.workbook_cli import write_system_template
+
+            write_system_template(workbook, tracker.system, force=False, capacity=tracker.capacity or None)
     target = excel_backend(workbook)  # an existing workbook is updated in place, the old one kept as .bak
     with target.locked():
-        n = copy_tracker(backend, target)
+        n = copy_tracker(backend, target, lay)
     console.print(f"Downloaded {n} cells into {workbook} ({backend.request_count} requests).")
 
 

@@ -181,6 +181,10 @@ def tracker_ranges(lay: Layout) -> list[str]:
     """Every block and named cell that holds a battle (the hidden Lists excepted)."""
     ranges = [b.range() for b in lay.blocks.values() if b.sheet != "Lists"]
     ranges += [c.ref for c in lay.cells.values()]
+    ranges += [a.range() for a in getattr(lay, "areas", {}).values()]
+    from sheetsync.app.steps import MARK_RANGE
+
+    ranges += [MARK_RANGE, "State!C1:F"]  # the mark and capacity, and the appended undo records
     return ranges
 
 

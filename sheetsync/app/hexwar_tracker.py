@@ -45,7 +45,7 @@ from sheetsync.sheets.backend import (
     parse_range,
 )
 
-__all__ = ["ACTION_NAMES", "capacity_for", "export", "load_into", "run"]
+__all__ = ["ACTION_NAMES", "capacity_for", "check", "export", "load_into", "run"]
 
 MARK = "hexwar@1"
 ACTION_NAMES = {"build": "Build Units", "resolve": "Resolve Turn", "undo": "Undo Turn", "end": "End Battle",
@@ -703,6 +703,42 @@ def load_into(backend: SheetBackend, battle: Battle, capacity: Mapping[str, int]
     msg = (f"{name}: {len(battle.units)} units of {', '.join(battle.sides)}; "
            f"{views.status(battle)}")
     return _report("new", battle.turn, msg, updates)
+
+
+def check(backend: SheetBackend, capacity: Mapping[str, int] | None = None) -> tuple[int, int, list[tuple[str, str, str, str]], bool]:
+    """``sheetsync check`` on a hex tracker (H4, H6, H7): the pending moves and attacks
+    resolved on a copy with dice that do not matter, nothing written.  Returns the turn,
+    the number of orders, each refusal as (cell, unit, kind, why), and whether the
+    refusals are bad cells (the orders could not be read at all)."""
+    lay = layout(capacity)
+    rd = _read(backend, lay)
+    stored = _stored(rd)
+    problems: list[Problem] = []
+    where: dict[str, str] = {"units": f"Units!A{lay.block('Units_Table').first_row}"}
+    pending = _pending(rd, problems, where)
+    data = dict(rd.session.battle or {})
+    data["house_rules"] = _house_rules(rd, problems, where)
+    data["turn"] = _turn_data(rd, stored.turn, pending, where, problems)
+    try:
+        battle = _load(data, problems, where)
+    except InputError as err:
+        return stored.turn, len(pending.moves) + len(pending.attacks), [
+            (p.where, "", "cell", p.message) for p in err.problems], True
+
+    class _Middle:
+        def roll(self, sides: int) -> int:
+            return (sides + 1) // 2
+
+    result = resolve_turn(battle, _Middle())
+    out = []
+    for e in result.events:
+        if e.outcome != "refused":
+            continue
+        if isinstance(e, AttackEvent):
+            out.append((where.get(f"turn.attacks[{e.order}]", ""), e.defender, "attack", f"{e.reason} ({e.rule_ref})"))
+        else:
+            out.append((where.get(f"turn.moves[{e.order}]", ""), e.unit, "move", f"{e.reason} ({e.rule_ref})"))
+    return stored.turn, len(result.events), out, False
 
 
 def export(backend: SheetBackend, capacity: Mapping[str, int] | None = None) -> dict[str, Any]:

@@ -102,13 +102,20 @@ def print_values(console: Console, data: dict[str, Any]) -> None:
     units = data.get("units", [])
     t = _table(console, "Effective values (6.2.2, H10; reach H6)")
     _names(t, "Unit", (u["name"] for u in units))
-    for col in ("Side", "Counter", "Cas.", "A", "D", "M", "R", "Reach"):
-        t.add_column(col, justify="left" if col in ("Side", "Counter") else "right", no_wrap=True)
+    _names(t, "Side", (u["side"] for u in units))
+    narrow = console.width < WIDE  # the counter as typed, only when there is room: A D M R say it
+    if not narrow:
+        t.add_column("Counter", no_wrap=True)
+    for col in ("Cas.", "A", "D", "M"):
+        t.add_column(col, justify="right", no_wrap=True)
+    t.add_column("R", justify="right", no_wrap=True, min_width=5)
+    t.add_column("Reach", justify="right", no_wrap=True)
     for u in units:
         charge = str(u.get("charge") or "")
         rng = str(u["range"]) + {"reduced": f"({u.get('reduced_attack')})", "extended": "(--)"}.get(u["range_kind"], "")
-        t.add_row(u["name"], u["side"], u["counter"], f"{u['casualties']}%", f"{u['attack']}{charge}", str(u["defense"]),
-                  str(u["movement"]), rng, str(u["reach"]))
+        cells = [u["name"], u["side"], *([] if narrow else [u["counter"]]), f"{u['casualties']}%",
+                 f"{u['attack']}{charge}", str(u["defense"]), str(u["movement"]), rng, str(u["reach"])]
+        t.add_row(*cells)
     console.print(t)
 
 
