@@ -45,7 +45,9 @@ def test_issue8_item6_a_character_below_the_characters_block_is_refused_with_the
     put(backend, "Characters_Table", MAX_CHARACTERS, "name", "G4")
     got = _refused(backend, "build")
     assert got == [f"Characters!A{3 + MAX_CHARACTERS}: this tracker holds at most {MAX_CHARACTERS} characters "
-                   f"(rows 3-{2 + MAX_CHARACTERS}); nothing below them is read. Move this row into an empty row above"]
+                   f"(rows 3-{2 + MAX_CHARACTERS}); nothing below them is read. Move this row into an empty row above, "
+                   "or put the battle in a battle file: `sheetsync new OUT --from battle.yaml` makes a tracker sized "
+                   "to it (up to 600 characters)"]  # issue 9: the limit, and how to get a bigger tracker
 
 
 def test_issue8_item6_a_value_in_any_column_below_the_block_is_seen() -> None:
@@ -61,7 +63,8 @@ def test_issue8_item6_a_25th_cohort_is_refused_on_the_row_under_the_setup_block(
     assert addr == f"Cohorts!A{3 + MAX_COHORTS}"
     got = _refused(backend, "build")
     assert got == [f"{addr}: this tracker holds at most {MAX_COHORTS} cohorts (rows 3-{2 + MAX_COHORTS}); nothing "
-                   "below them is read. Move this row into an empty row above"]
+                   "below them is read. Move this row into an empty row above, or put the battle in a battle file: "
+                   "`sheetsync new OUT --from battle.yaml` makes a tracker sized to it (up to 120 cohorts)"]
 
 
 def test_issue8_item6_the_cohorts_pools_block_below_the_setup_is_not_taken_for_cohorts() -> None:
@@ -106,7 +109,8 @@ def test_issue8_item6_load_battle_into_refuses_a_battle_larger_than_the_tracker(
     before = snapshot(backend)
     with pytest.raises(InputError) as info:
         usecases.load_battle_into(backend, battle)
-    assert message in [str(p) for p in info.value.problems]
+    assert message + " (`sheetsync new OUT --from battle.yaml` makes a tracker sized to the battle, up to " in \
+        [str(p).rsplit(" ", 1)[0] + " " for p in info.value.problems]  # issue 9: and how to get a bigger one
     assert snapshot(backend) == before and backend.writes == 0
 
 
@@ -119,7 +123,8 @@ def test_issue8_item6_more_characters_than_the_characters_block_is_refused() -> 
     with pytest.raises(InputError) as info:
         usecases.load_battle_into(blank(), load_battle(data))
     assert [str(p) for p in info.value.problems] == [
-        f"cohorts: the battle has 144 characters; a tracker holds at most {MAX_CHARACTERS}"]
+        f"cohorts: the battle has 144 characters; a tracker holds at most {MAX_CHARACTERS} (`sheetsync new OUT "
+        "--from battle.yaml` makes a tracker sized to the battle, up to 600)"]
 
 
 def test_issue8_item6_new_from_a_200_cohort_file_is_refused_and_writes_nothing(tmp_path: Path) -> None:
@@ -128,7 +133,7 @@ def test_issue8_item6_new_from_a_200_cohort_file_is_refused_and_writes_nothing(t
     out = tmp_path / "big.xlsx"
     res = runner.invoke(app, ["new", str(out), "--from", str(src)])
     assert res.exit_code == 1
-    assert "the battle has 200 cohorts; a tracker holds at most 24" in str(res.exception) + res.output
+    assert "the battle has 200 cohorts; a tracker holds at most 120" in str(res.exception) + res.output  # issue 9
     assert not out.exists()
 
 

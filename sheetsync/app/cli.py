@@ -535,7 +535,7 @@ def check(file: Path, as_json: JsonOpt = False) -> None:
 
         backend = excel_backend(file)
         with backend.locked():
-            report = usecases.check(backend)
+            report = usecases.check(backend, usecases.tracker_layout(backend))
     else:
         system, battle = _load_any(file)
         if system.id == "bbn":
@@ -570,6 +570,7 @@ def end(workbook: Path, as_json: JsonOpt = False) -> None:
 def export(workbook: Path, as_json: JsonOpt = True) -> None:
     """Print a tracker's battle state and its last resolve's events as JSON."""
     from sheetsync.app.usecases import export as export_state
+    from sheetsync.app.usecases import tracker_layout
     from sheetsync.app.workbook_cli import excel_backend
 
     _workbook_only(workbook)
@@ -577,7 +578,7 @@ def export(workbook: Path, as_json: JsonOpt = True) -> None:
         return
     backend = excel_backend(workbook)
     with backend.locked():
-        _print_json(export_state(backend))
+        _print_json(export_state(backend, tracker_layout(backend)))
 
 
 @app.command(short_help="The battle at a glance.")
@@ -601,13 +602,14 @@ def status(file: Path) -> None:
     if _other_workbook(file, "status", False):
         return
     from sheetsync.app.usecases import export as export_state
+    from sheetsync.app.usecases import tracker_layout
     from sheetsync.app.workbook_cli import excel_backend
     from sheetsync.rules.bbn import load_battle
     from sheetsync.sheets.layout import layout
 
     backend = excel_backend(file)
     with backend.locked():
-        data = export_state(backend)
+        data = export_state(backend, tracker_layout(backend))
         (cell,) = backend.read_ranges([layout().cells["Battle_Status"].ref])
     shown = cell[0][0] if cell and cell[0] and isinstance(cell[0][0], str) else None
     print_status(console, load_battle(data["battle"], str(file)), status=shown)
@@ -727,7 +729,7 @@ def download(spreadsheet: str, workbook: Path, service_account: ServiceAccount =
     lay = tracker.system.layout(tracker.capacity or None)
     if not workbook.exists():
         if tracker.system.id == "bbn":
-            write_template(workbook, force=False)
+            write_template(workbook, force=False, capacity=tracker.capacity or None)
         else:
             from sheetsync.app.workbook_cli import write_system_template
 

@@ -128,7 +128,7 @@ def init_spreadsheet(backend: Any, lay: Layout | None = None, *, system: str | N
     if chosen.id == DEFAULT:
         from sheetsync.backends.gsheets_layout import init_requests
 
-        requests = init_requests(backend.metadata(), lay)
+        requests = init_requests(backend.metadata(), lay or (chosen.layout(capacity) if capacity else None))
     else:
         from sheetsync.backends.gsheets_draw import init_requests_for
 

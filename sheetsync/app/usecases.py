@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sheetsync.app import state_journal as sj
+from sheetsync.app.step_report import StepReport
 from sheetsync.dice import RandomRoller
 from sheetsync.errors import BattleStateError, SheetFormatError
-from sheetsync.rules.bbn import Battle, PhaseResult, aftermath, aftermath_json, resolve_phase
+from sheetsync.rules.bbn import Battle, aftermath, aftermath_json, resolve_phase
 from sheetsync.rules.bbn import undo as undo_phase
 from sheetsync.rules.bbn.phase import cohorts_json
 from sheetsync.sheets import writer
@@ -40,29 +41,17 @@ from sheetsync.sheets.reader import (
 )
 
 __all__ = ["ACTIONS", "CheckReport", "Refusal", "StepReport", "build_cohorts", "check", "check_battle", "end_battle",
-           "export", "load_battle_into", "resolve", "run", "undo"]
+           "export", "load_battle_into", "resolve", "run", "tracker_layout", "undo"]
 
 
-@dataclass
-class StepReport:
-    """What a step did, for the CLI, the buttons' message box and the watcher."""
+def tracker_layout(backend: SheetBackend) -> Layout:
+    """The layout of the tracker ``backend`` holds, at the capacity it records (``State!B2``,
+    issue 9), for callers outside :func:`sheetsync.app.steps.run` (which finds it itself).
+    A step called with no layout takes a blank tracker's and refuses a bigger tracker at
+    ``State!B2``; it never reads one at the wrong rows."""
+    from sheetsync.app.steps import detect
 
-    action: str
-    phase: int
-    message: str
-    result: PhaseResult | None = None
-    aftermath: dict[str, Any] | None = None
-    updates: list[RangeUpdate] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    """What the Tracker should fix though the step went ahead (Build: enemy pairs with no range, R24)."""
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"action": self.action, "phase": self.phase, "message": self.message}
-        if self.result is not None:
-            out.update(self.result.to_json())
-        if self.aftermath is not None:
-            out.update(self.aftermath)
-        return out
+    return layout(capacity=detect(backend).capacity)
 
 
 def _n(count: int, word: str) -> str:
@@ -102,7 +91,7 @@ def _journal(backend: SheetBackend, lay: Layout, sh: Sheets) -> _Journal:
     one write repairs what the lost step left behind and records the report, so the next
     attempt goes ahead.  The same step run twice at once (identical writes) was applied
     once: its doubled Log rows are marked, and the step goes ahead with a note."""
-    stored = sj.parse_state(sh.state)
+    stored = sj.parse_state(sh.state, sh.history)
     if stored.battle is None:
         return _Journal(stored)
     lost, twice = sj.lost_steps(stored, sh.log)
@@ -125,6 +114,7 @@ def _journal(backend: SheetBackend, lay: Layout, sh: Sheets) -> _Journal:
                             reported=[x.key for x in lost])
     updates = [
         write.update,
+        *write.extra,
         *sj.repair_updates(lay, stored, sh.orders, lost, sh.log),
         *marks,
         *writer.battle_updates(lay, battle, status=f"Two steps collided: run {_name(lost[0].action, lost[0].phase)} "
@@ -134,14 +124,6 @@ def _journal(backend: SheetBackend, lay: Layout, sh: Sheets) -> _Journal:
     ]
     backend.write_ranges(updates)
     raise BattleStateError(msg)
-
-
-def _stamps_after(stored: sj.Stored, phase: int, rows: Sequence[int], events: Sequence[Any]) -> dict[str, list[list[CellValue]]]:
-    """The State's record of Orders stamps with phase ``phase``'s added (what a repair puts
-    back if a simultaneous Undo cleared them)."""
-    out = {k: v for k, v in stored.stamps.items() if k.isdigit() and int(k) < phase}
-    out[str(phase)] = [[i, e.outcome, e.damage, writer.result_text(e)] for i, e in zip(rows, events, strict=True)]
-    return out
 
 
 def build_cohorts(backend: SheetBackend, lay: Layout | None = None, *, extra: Sequence[RangeUpdate] = ()) -> StepReport:
@@ -162,9 +144,10 @@ def build_cohorts(backend: SheetBackend, lay: Layout | None = None, *, extra: Se
         f"{c.name} (Health {battle.pools[c.name].pools['health']})" for c in battle.cohorts) + journal.note
     if warnings:
         msg += f". Warning: {_n(len(warnings), 'enemy pair')} with no range yet; set them on the Ranges sheet (R24)"
-    state = sj.state_update(lay, battle, None, prior=journal.stored, action="build", phase=0, stamps={})
+    state = sj.state_update(lay, battle, None, prior=journal.stored, action="build", phase=0, fresh=True)
     updates = [
         state.update,
+        *state.extra,
         *journal.marks,
         RangeUpdate(lay.cells["Battle_Seed"].ref, [[battle.seed]]),
         *writer.battle_updates(lay, battle, status="Built: type the orders of phase 1", last_action=msg),
@@ -199,10 +182,14 @@ def resolve(backend: SheetBackend, lay: Layout | None = None, *, extra: Sequence
     refused = sum(1 for e in result.events if e.outcome == "refused")
     msg = (f"Phase {result.phase} resolved: {_n(len(result.events), 'order')}, {_n(hits, 'hit')}, {refused} refused"
            + (f", {_n(len(flags), 'flag')} for the Storyteller" if flags else "") + journal.note)
+    # issue 9: the phase's undo record (its stamps, and how its snapshot turns back into the
+    # one before) goes in a new row of State!C:F; the blob keeps only the newest snapshot inline
+    stamps: list[list[CellValue]] = [[i, e.outcome, e.damage, writer.result_text(e)] for i, e in zip(rows, result.events, strict=True)]
     state = sj.state_update(lay, new, result.to_json(), prior=journal.stored, action="resolve", phase=result.phase,
-                            stamps=_stamps_after(journal.stored, result.phase, rows, result.events))
+                            stamps=stamps)
     updates = [
         state.update,
+        *state.extra,
         *journal.marks,
         *writer.order_stamp_updates(lay, rows, result.events),
         *writer.log_updates(lay, writer.phase_log_rows(result), step=state.token),
@@ -226,7 +213,12 @@ def undo(backend: SheetBackend, lay: Layout | None = None, *, extra: Sequence[Ra
     battle, _ = _need(journal)
     if not battle.history:
         raise BattleStateError("there is no resolved phase to undo")
+    # issue 9: the battle holds the last phase's snapshot inline; the one before it (what
+    # the next undo restores) is rebuilt from the newest undo record, and checked, first
+    older = sj.undo_snapshot(journal.stored)
     before = undo_phase(battle)
+    if older is not None:
+        before = before.model_copy(update={"history": (older,)})
     undone = before.phase
     block = lay.block("Orders_Table")
     j = block.index("phase")
@@ -235,10 +227,10 @@ def undo(backend: SheetBackend, lay: Layout | None = None, *, extra: Sequence[Ra
     rolled = [i for i in rows if src < len(sh.orders[i]) and sh.orders[i][src] == writer.ROLLED]
     msg = (f"Phase {undone} undone: {_n(len(rows), 'order')} {'is' if len(rows) == 1 else 'are'} pending again"
            + journal.note)
-    state = sj.state_update(lay, before, None, prior=journal.stored, action="undo", phase=undone,
-                            stamps={k: v for k, v in journal.stored.stamps.items() if k.isdigit() and int(k) < undone})
+    state = sj.state_update(lay, before, None, prior=journal.stored, action="undo", phase=undone, undone=True)
     updates = [
         state.update,
+        *state.extra,
         *journal.marks,
         *writer.order_unstamp_updates(lay, rows, rolled),
         writer.aftermath_updates(lay, []),
@@ -276,6 +268,7 @@ def end_battle(backend: SheetBackend, lay: Layout | None = None, *, extra: Seque
     state = sj.state_update(lay, battle, last, prior=journal.stored, action="end", phase=battle.phase - 1)
     updates = [
         state.update,
+        *state.extra,
         *journal.marks,
         writer.aftermath_updates(lay, entries),
         RangeUpdate(lay.cells["Battle_Status"].ref, [[f"Battle over after phase {battle.phase - 1}: see the Aftermath "
@@ -291,13 +284,17 @@ def end_battle(backend: SheetBackend, lay: Layout | None = None, *, extra: Seque
 
 def load_battle_into(backend: SheetBackend, battle: Battle, lay: Layout | None = None) -> StepReport:
     """Write a battle (from a battle file) into a blank tracker: its characters, cohorts,
-    ranges, house rules and pending orders as inputs, and its current state."""
-    lay = lay or layout()
+    ranges, house rules and pending orders as inputs, and its current state.  Without
+    ``lay``, the tracker's own capacity (``State!B2``, issue 9) says what it holds."""
+    if lay is None:
+        from sheetsync.app.steps import detect
+
+        lay = layout(capacity=detect(backend).capacity)
     check_fits(lay, battle)  # a battle larger than the tracker's blocks is refused before anything is written
     if battle.seed is None:
         battle = battle.model_copy(update={"seed": secrets.randbelow(10**9)})
-    state = sj.state_update(lay, battle, None, prior=sj.Stored(), action="new", phase=battle.phase - 1, stamps={})
-    updates = [*writer.input_updates(lay, battle), state.update,
+    state = sj.state_update(lay, battle, None, prior=sj.Stored(), action="new", phase=battle.phase - 1, fresh=True)
+    updates = [*writer.input_updates(lay, battle), state.update, *state.extra,
                RangeUpdate(lay.cells["Battle_Seed"].ref, [[battle.seed]]),
                *writer.battle_updates(lay, battle, status=f"Loaded: phase {battle.phase} to resolve",
                                       last_action="Loaded from a battle file"),
@@ -313,8 +310,9 @@ def export(backend: SheetBackend, lay: Layout | None = None) -> dict[str, Any]:
 
     lay = lay or layout()
     sh = _read(backend, lay)
-    stored = sj.parse_state(sh.state)
+    stored = sj.parse_state(sh.state, sh.history)
     battle, last = _need(_Journal(stored))
+    battle = battle.model_copy(update={"history": sj.full_history(stored)})  # the battle file undoes every phase
     if stored.last_problem:
         raise BattleStateError(f"State!A1: {stored.last_problem}, so there are no last events to export. Undo Phase "
                                "and resolve it again rewrites it; the battle itself is intact")
@@ -371,7 +369,7 @@ def check(backend: SheetBackend, lay: Layout | None = None) -> CheckReport:
     refusals too, since a resolve would then refuse the whole phase."""
     lay = lay or layout()
     sh = _read(backend, lay)
-    stored, _ = _need(_Journal(sj.parse_state(sh.state)))
+    stored, _ = _need(_Journal(sj.parse_state(sh.state, sh.history)))
     try:
         battle, rows = parse_turn(lay, sh, stored)
     except SheetFormatError as exc:

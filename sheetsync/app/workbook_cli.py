@@ -23,19 +23,14 @@ def excel_backend(path: Path, *, save_to: Path | None = None, workbook: Any = No
     """An :class:`ExcelBackend` that puts the Health chart back before each save (openpyxl
     drops charts it reads).  ``save_to`` writes the result there instead of over ``path``."""
     from sheetsync.backends.excel import ExcelBackend
-    from sheetsync.sheets.layout import layout
-    from sheetsync.sheets.template import add_chart
+    from sheetsync.sheets.template import restore_chart
 
     def restore(wb: Any) -> None:
         from sheetsync.core.registry import parse_mark
 
         if "State" in wb.sheetnames and parse_mark(wb["State"]["B1"].value).system != "bbn":
             return  # the Health chart is the battalion tracker's
-        ws = wb["Battle"]
-        block = layout().block("Battle_HealthByPhase")
-        header = [ws.cell(row=block.header_row, column=block.first_col + 1 + i).value for i in range(24)]
-        n = sum(1 for h in header if h and not str(h).startswith("Cohort "))
-        add_chart(wb, layout(), max(1, n))
+        restore_chart(wb)  # at the tracker's own rows, over every cohort it names (its capacity, issue 9)
 
     dest = save_to if save_to is not None else path
     serialize = _xlsm_bytes if dest.suffix.lower() == ".xlsm" else None
@@ -57,22 +52,36 @@ class DryRunBackend:
         self.updates.extend(updates)
 
 
-BUTTONS = (("Battle", "BuildCohorts", "Build Cohorts", "H2"), ("Battle", "ResolvePhase", "Resolve Phase", "H5"),
-           ("Battle", "UndoPhase", "Undo Phase", "K2"), ("Battle", "EndBattle", "End Battle", "K5"))
-"""The four buttons of a macro-enabled tracker: (sheet, macro, caption, top-left cell)."""
+def _system_of_workbook(wb: Any) -> Any:
+    """The rule system a tracker workbook says it is (its ``State!B1`` mark; no mark: the
+    battalion system)."""
+    from sheetsync.core.registry import MARK_CELL, find_system, parse_mark
+
+    sheet, cell = MARK_CELL
+    value = wb[sheet][cell].value if sheet in wb.sheetnames else None
+    return find_system(parse_mark(value).system)
 
 
-def _xlsm_bytes(wb: Any) -> bytes:
+def _xlsm_bytes(wb: Any, system: Any = None) -> bytes:
     """A macro-enabled workbook's bytes: openpyxl keeps the VBA project but drops the
-    buttons' drawing, so the macros and buttons are put back on every save."""
+    buttons' drawing, so the macros and buttons are put back on every save.  The step
+    module and the buttons are ``system``'s (by default the one the workbook's mark names):
+    one sub and one button per step (:func:`sheetsync.backends.vba.buttons_for`)."""
     import tempfile
 
-    from sheetsync.backends.vba import make_xlsm, xlwings_vba_modules
+    from sheetsync.backends.vba import (
+        buttons_for,
+        make_xlsm,
+        write_step_module,
+        xlwings_vba_modules,
+    )
 
+    system = system if system is not None else _system_of_workbook(wb)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "tracker.xlsm"
-        modules = [*xlwings_vba_modules(), _macros_dir() / "Sheetsync.bas", _macros_dir() / "SheetsyncGuard.bas"]
-        make_xlsm(wb, out, modules, BUTTONS)
+        step_module = write_step_module(system, tmp)
+        modules = [*xlwings_vba_modules(), step_module, _macros_dir() / "SheetsyncGuard.bas"]
+        make_xlsm(wb, out, modules, buttons_for(system))
         return out.read_bytes()
 
 
@@ -82,19 +91,21 @@ def _macros_dir() -> Path:
     return Path(MACROS_DIR)
 
 
-def _template_bytes(out: Path) -> bytes:
+def _template_bytes(out: Path, capacity: dict[str, int] | None = None) -> bytes:
     import io
 
+    from sheetsync.sheets.layout import layout
     from sheetsync.sheets.template import build_template
 
+    wb = build_template(layout(capacity=capacity) if capacity else None)
     if out.suffix.lower() == ".xlsm":
-        return _xlsm_bytes(build_template())
+        return _xlsm_bytes(wb)
     buf = io.BytesIO()
-    build_template().save(buf)
+    wb.save(buf)
     return buf.getvalue()
 
 
-def write_template(out: Path, *, force: bool = True) -> Path:
+def write_template(out: Path, *, force: bool = True, capacity: dict[str, int] | None = None) -> Path:
     """A blank tracker at ``out`` (.xlsx, or .xlsm with the buttons).  An existing file is
     refused unless ``force``, and when replaced it is kept as ``NAME.bak`` (issue: a blank
     template must never silently replace a battle in progress)."""
@@ -109,7 +120,7 @@ def write_template(out: Path, *, force: bool = True) -> Path:
     check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
     with file_lock(out):
         refuse_existing(out, force)
-        atomic_write_bytes(out, _template_bytes(out), backup=True)
+        atomic_write_bytes(out, _template_bytes(out, capacity), backup=True)
     return out
 
 
@@ -125,24 +136,33 @@ def new_workbook(out: Path, battle_file: Path, *, force: bool = True) -> usecase
 
 def tracker_from(out: Path, battle: Any, *, force: bool = True) -> usecases.StepReport:
     """A tracker at ``out`` holding ``battle`` (a loaded battle), written in one save; the
-    same refusal and ``.bak`` as :func:`new_workbook`."""
+    same refusal and ``.bak`` as :func:`new_workbook`.  The tracker is laid out with room
+    for the battle and more (issue 9, :func:`~sheetsync.sheets.layout.capacity_for`); a
+    battle past the most a tracker holds is refused, naming the limit, and nothing is written."""
     from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix, refuse_existing
+    from sheetsync.sheets.layout import capacity_for, layout
+    from sheetsync.sheets.reader import check_fits
     from sheetsync.sheets.template import build_template
 
     check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
     refuse_existing(out, force)
-    backend = excel_backend(out, workbook=build_template())
+    lay = layout(capacity=capacity_for(battle))
+    check_fits(lay, battle)  # before the template is built: a battle too big costs nothing
+    backend = excel_backend(out, workbook=build_template(lay))
     with backend.locked():
         refuse_existing(out, force)  # again, under the lock: nobody made it meanwhile
-        return usecases.load_battle_into(backend, battle)
+        return usecases.load_battle_into(backend, battle, lay)
 
 
 def run_workbook(action: str, path: Path, *, out: Path | None = None) -> usecases.StepReport:
     """Run one step on a workbook under its step lock; with ``out`` the result goes there and
     ``path`` is left untouched (``--out``)."""
+    from sheetsync.app import steps
+
     backend = _step_backend(path, out)
     with backend.locked():
-        return usecases.run(action, backend)
+        report: usecases.StepReport = steps.run(action, backend)
+    return report
 
 
 def _step_backend(path: Path, out: Path | None) -> Any:
@@ -166,10 +186,18 @@ def resolve_workbook(path: Path, *, as_json: bool, console: Console, out: Path |
 
         sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
         return
-    from sheetsync.app.render import print_phase
-
     assert report.result is not None
-    print_phase(console, report.result)
+    data = report.to_json()
+    if data.get("system") == "hexwar":
+        from sheetsync.app.render_hexwar import print_turn
+
+        print_turn(console, data)
+    else:
+        from sheetsync.app.render import print_phase
+
+        print_phase(console, report.result)
+    for line in report.warnings:
+        console.print(f"Warning: {line}", style="yellow", highlight=False)
     if out is not None:
         console.print(f"{out}: {report.message} ({path} is unchanged)")
     else:
@@ -188,13 +216,14 @@ def pools_from_workbook(path: Path) -> Any:
     """The battle a Build Cohorts would make from the tracker's Cohorts and Characters
     sheets (Cohort Sheet 1.1-1.7), read under the step lock; nothing is written."""
     from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix
+    from sheetsync.app.steps import detect
     from sheetsync.sheets.layout import layout
     from sheetsync.sheets.reader import Sheets, parse_battle_setup, read_plan
 
     check_suffix(path, WORKBOOK_SUFFIXES, "a tracker workbook")
-    lay = layout()
     backend = excel_backend(path)
     with backend.locked():
+        lay = layout(capacity=detect(backend).capacity)  # the tracker's own rows (issue 9)
         sheets = Sheets.from_grids(backend.read_ranges(read_plan(lay)))
     return parse_battle_setup(lay, sheets)
 
@@ -203,10 +232,13 @@ def aftermath_preview(path: Path) -> usecases.StepReport:
     """What End Battle would write (Battle Aftermath, R26-R30), computed from the stored
     battle with the same dice, and nothing written: ``sheetsync end`` is the step that
     writes it."""
+    from sheetsync.app import steps
+
     backend = _step_backend(path, None)
     dry = DryRunBackend(backend)
     with backend.locked():
-        return usecases.run("end", dry)
+        report: usecases.StepReport = steps.run("end", dry)
+    return report
 
 
 def demo_workbook(battle_file: Path, out: Path) -> Path:
@@ -237,7 +269,8 @@ def system_template(system: Any, capacity: dict[str, int] | None = None) -> Any:
     return draw_workbook(lay, captions=[st.caption for st in system.steps], house_rules=rows)
 
 
-def write_system_template(out: Path, system: Any, *, force: bool = True) -> Path:
+def write_system_template(out: Path, system: Any, *, force: bool = True,
+                          capacity: dict[str, int] | None = None) -> Path:
     """A blank tracker of ``system`` at ``out``: the same refusal and ``.bak`` as
     :func:`write_template`."""
     import io
@@ -251,7 +284,7 @@ def write_system_template(out: Path, system: Any, *, force: bool = True) -> Path
     )
 
     check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
-    wb = system_template(system)
+    wb = system_template(system, capacity)
     if out.suffix.lower() == ".xlsm":
         data = _xlsm_bytes(wb)
     else:

@@ -16,7 +16,7 @@ from typing import Any
 
 from sheetsync.backends.gsheets import cell_data
 from sheetsync.errors import BattleStateError
-from sheetsync.sheets.layout import LOG_ROWS, Block, Layout, layout
+from sheetsync.sheets.layout import Block, Layout, layout
 from sheetsync.sheets.template import (
     FROZEN,
     MERGED,
@@ -52,8 +52,9 @@ def _grid(sheet_id: int, r1: int, c1: int, r2: int, c2: int) -> dict[str, int]:
     return {"sheetId": sheet_id, "startRowIndex": r1 - 1, "endRowIndex": r2, "startColumnIndex": c1 - 1, "endColumnIndex": c2}
 
 
-def _block_grid(ids: dict[str, int], b: Block, *, col: str | None = None, header: bool = False) -> dict[str, int]:
-    last = b.last_row if b.last_row is not None else b.first_row + LOG_ROWS
+def _block_grid(ids: dict[str, int], b: Block, *, col: str | None = None, header: bool = False,
+                log_rows: int = 4000) -> dict[str, int]:
+    last = b.last_row if b.last_row is not None else b.first_row + log_rows
     c1 = b.first_col + (b.index(col) if col else 0)
     c2 = c1 if col else b.last_col
     return _grid(ids[b.sheet], b.header_row if header else b.first_row, c1, last, c2)
@@ -63,7 +64,7 @@ def _sheet_size(lay: Layout, sheet: str) -> tuple[int, int]:
     rows, cols = 100, 26
     for b in lay.blocks.values():
         if b.sheet == sheet:
-            rows = max(rows, (b.last_row or b.first_row + LOG_ROWS) + 5)
+            rows = max(rows, (b.last_row or b.first_row + lay.log_rows) + 5)
             cols = max(cols, b.last_col + 2)
     return rows, cols
 
@@ -115,7 +116,7 @@ def init_requests(existing: dict[str, int], lay: Layout | None = None) -> list[d
         for j, col in enumerate(b.columns):  # a header sits over its values: numbers centred, text left
             c = b.first_col + j
             reqs.append({"repeatCell": {
-                "range": _grid(ids[b.sheet], b.header_row, c, (b.last_row or b.first_row + LOG_ROWS), c),
+                "range": _grid(ids[b.sheet], b.header_row, c, (b.last_row or b.first_row + lay.log_rows), c),
                 "cell": {"userEnteredFormat": {"horizontalAlignment": align_of(col.kind).upper()}},
                 "fields": "userEnteredFormat.horizontalAlignment"}})
         if b.sheet in lay.hidden or b.rows is None:
@@ -172,7 +173,7 @@ def init_requests(existing: dict[str, int], lay: Layout | None = None) -> list[d
                             "italic": True, "bold": True, "foregroundColor": _rgb(ROLLED_FONT)}}}}}})
     log = lay.block("Log_Table")
     reqs.append({"addConditionalFormatRule": {"index": 0, "rule": {
-        "ranges": [_block_grid(ids, log)],
+        "ranges": [_block_grid(ids, log, log_rows=lay.log_rows)],
         "booleanRule": {"condition": {"type": "CUSTOM_FORMULA", "values": [{"userEnteredValue": "=" + log_undone_formula(lay)}]},
                         "format": {"textFormat": {"strikethrough": True, "foregroundColor": _rgb(UNDONE_FONT)}}}}}})
     summary = lay.block("Battle_Summary")
@@ -187,23 +188,27 @@ def init_requests(existing: dict[str, int], lay: Layout | None = None) -> list[d
         for col in b.columns:
             if not col.is_input:
                 reqs.append({"addProtectedRange": {"protectedRange": {
-                    "range": _block_grid(ids, b, col=col.key), "warningOnly": True,
+                    "range": _block_grid(ids, b, col=col.key, log_rows=lay.log_rows), "warningOnly": True,
                     "description": f"{b.name}.{col.key}: computed by sheetsync"}}})
     # named ranges: the same names as the workbook's defined names
     for name, ref in defined_names(lay).items():
         reqs.append({"addNamedRange": {"namedRange": {"name": name, "range": _ref_grid(ids, ref)}}})
-    # the chart of Health by phase, under the cohort lines (room for four)
+    # the chart of Health by phase, under the cohort lines (room for four); issue 9: it draws
+    # the first four cohort columns, and says so, since the table under it has every cohort
     hist = lay.block("Battle_HealthByPhase")
     anchor_row = int(chart_anchor(lay, 4)[1:])
+    shown = min(4, len(hist.columns) - 1)
+    title = (f"Health by phase: the first {shown} cohorts (every cohort's Health is in the table at "
+             f"A{hist.header_row})")
     reqs.append({"addChart": {"chart": {
-        "spec": {"title": "Health by phase", "basicChart": {
+        "spec": {"title": title, "basicChart": {
             "chartType": "LINE", "legendPosition": "RIGHT_LEGEND", "headerCount": 1,
             "axis": [{"position": "BOTTOM_AXIS", "title": "Phase"}, {"position": "LEFT_AXIS", "title": "Health"}],
             "domains": [{"domain": {"sourceRange": {"sources": [
                 _grid(ids["Battle"], hist.header_row, hist.first_col, hist.last_row or hist.first_row, hist.first_col)]}}}],
             "series": [{"series": {"sourceRange": {"sources": [
                 _grid(ids["Battle"], hist.header_row, hist.first_col + 1 + i, hist.last_row or hist.first_row, hist.first_col + 1 + i)]}},
-                "targetAxis": "LEFT_AXIS"} for i in range(4)],
+                "targetAxis": "LEFT_AXIS"} for i in range(shown)],
         }},
         "position": {"overlayPosition": {"anchorCell": {"sheetId": ids["Battle"], "rowIndex": anchor_row - 1, "columnIndex": 0},
                                          "widthPixels": 640, "heightPixels": 230}},

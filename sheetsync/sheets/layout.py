@@ -3,19 +3,30 @@
 The template builder (openpyxl), the Google Sheets initializer, the reader and the writer
 all take their sheet names, blocks, columns and defined names from here, so the same
 battle lands in the same cells on every backend.  ``docs/LAYOUT.md`` is generated from it.
+
+Issue 9, capacity: a blank tracker holds :data:`CAPACITY` (24 cohorts, 120 characters, 400
+orders, 200 ranges, 40 phases); a tracker made from a battle is laid out with room for it
+(:func:`capacity_for`), up to :data:`MAX_CAPACITY`.  The capacity is recorded in
+``State!B2`` beside the mark, and every step lays the tracker out with it, so a row is
+never read from, or written to, the wrong place; nothing past the blocks is dropped (the
+reader refuses it, naming the limit).
 """
 
 from __future__ import annotations
 
+import json
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from sheetsync.rules.bbn.catalog import Catalog, default_catalog
 from sheetsync.rules.bbn.models import Band, Benefit, HouseRules, Moment, PoolName, State, Task
 from sheetsync.sheets.backend import col_letter, quote_sheet
 
-__all__ = ["Block", "Column", "Layout", "LISTS", "MAX_COHORTS", "layout"]
+__all__ = ["CAPACITY", "LISTS", "MAX_CAPACITY", "MAX_COHORTS", "Block", "Column", "Layout", "capacity_for",
+           "capacity_json", "layout", "tracker_capacity"]
 
 MAX_COHORTS = 24
 MAX_CHARACTERS = 120
@@ -24,6 +35,25 @@ RANGE_ROWS = 200
 LOG_ROWS = 4000
 BREAKDOWN_ROWS = 900
 HISTORY_PHASES = 40
+"""A blank tracker's room (the names are kept for the tests and scripts that use them):
+:data:`CAPACITY` below.  A tracker made from a battle is laid out with more."""
+
+CAPACITY: dict[str, int] = {"cohorts": MAX_COHORTS, "characters": MAX_CHARACTERS, "orders": ORDER_ROWS,
+                            "ranges": RANGE_ROWS, "phases": HISTORY_PHASES}
+"""A blank tracker's capacity (``sheetsync template``): the rows of its Cohorts, Characters,
+Orders and Ranges blocks, and the resolved phases its Health-by-phase table holds."""
+
+MAX_CAPACITY: dict[str, int] = {"cohorts": 120, "characters": 600, "orders": 4000, "ranges": 8000,
+                                "phases": HISTORY_PHASES}
+"""The most a battalion tracker is made to hold: a battle beyond it is refused, naming the
+limit.  Phases stay at 40: the State journal checks a phase against that number."""
+
+HEADROOM = 1.5
+"""A tracker made from a battle gets half as many rows again as the battle fills, so cohorts,
+characters and ranges can still be added by hand."""
+
+# The "Who gave what" table keeps BREAKDOWN_ROWS rows for MAX_CHARACTERS characters (7.5 a
+# character; one gives 5 to 7 lines) as the characters grow; a longer one ends with a note.
 STATE_CHUNKS = 400
 STATE_CHUNK_CHARS = 30000
 
@@ -145,6 +175,11 @@ class Layout:
     ability_columns: tuple[str, ...] = ()
     merit_columns: tuple[str, ...] = ()
     discipline_columns: tuple[str, ...] = ()
+    capacity: dict[str, int] = field(default_factory=lambda: dict(CAPACITY))
+    """What the tracker holds (see :data:`CAPACITY`), recorded beside its mark in ``State!B2``."""
+    log_rows: int = LOG_ROWS
+    """How far down the Log is formatted (it is appended to, never cut: rows past this are
+    written all the same, only unformatted)."""
 
     def block(self, name: str) -> Block:
         return self.blocks[name]
@@ -164,8 +199,13 @@ def _unique(items: list[str]) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def _build(catalog: Catalog) -> Layout:
-    lay = Layout(catalog=catalog)
+def _build(catalog: Catalog, cap: dict[str, int]) -> Layout:
+    """The tracker's blocks, each as long as ``cap`` says; the blocks below a longer one
+    move down with it (the Pools under the Setup, the Roster under the Pools, the Health
+    table under the Battle summary)."""
+    cohorts, characters, phases = cap["cohorts"], cap["characters"], cap["phases"]
+    lay = Layout(catalog=catalog, capacity=dict(cap),
+                 log_rows=max(LOG_ROWS, 2 * (cap["orders"] + cohorts * phases)))
     lay.sheets = ["Battle", "Orders", "Cohorts", "Characters", "Ranges", "Log", "Aftermath", "House Rules", "Lists", "State"]
     lay.hidden = ["Lists", "State"]
 
@@ -194,11 +234,11 @@ def _build(catalog: Catalog) -> Layout:
         Column("stabilized", "Stabilized", kind="int", is_input=False, width=8),
         Column("dead", "Dead", kind="int", is_input=False, width=8),
         Column("members", "Members by state", is_input=False, width=36),
-    ), rows=MAX_COHORTS, title="Cohorts"))
-    lay.add(Block("Battle_HealthByPhase", "Battle", 9 + MAX_COHORTS + 4, (
+    ), rows=cohorts, title="Cohorts"))
+    lay.add(Block("Battle_HealthByPhase", "Battle", 9 + cohorts + 4, (
         Column("phase", "Phase", kind="int", is_input=False, width=8),
-        *(Column(f"c{i}", f"Cohort {i + 1}", kind="int", is_input=False) for i in range(MAX_COHORTS)),
-    ), rows=HISTORY_PHASES + 1, title="Health by phase"))
+        *(Column(f"c{i}", f"Cohort {i + 1}", kind="int", is_input=False) for i in range(cohorts)),
+    ), rows=phases + 1, title="Health by phase"))
 
     # -- Characters (input) ---------------------------------------------------------------
     abilities: list[str] = []
@@ -229,7 +269,7 @@ def _build(catalog: Catalog) -> Layout:
         Column("aegis", "Aegis Burned", kind="int", low=0, high=3, note="Aftermath (R27)"),
         Column("lasting_roll", "Aftermath Roll", kind="int", low=1, high=10, note="Typed lasting-effect d10 (R28)"),
     ]
-    lay.add(Block("Characters_Table", "Characters", 2, tuple(char_cols), rows=MAX_CHARACTERS, title="Characters"))
+    lay.add(Block("Characters_Table", "Characters", 2, tuple(char_cols), rows=characters, title="Characters"))
 
     # -- Cohorts ----------------------------------------------------------------------------
     pool_keys = [p.value for p in PoolName]
@@ -242,8 +282,8 @@ def _build(catalog: Catalog) -> Layout:
         Column("reporter", "Reporter", width=12),
         *(Column("set:" + p, f"Set {p.title()}", kind="int", low=0, high=999, width=9,
                  note="NPC cohorts: a pool set by hand (R1)") for p in pool_keys),
-    ), rows=MAX_COHORTS, title="Setup (type here)"))
-    pools_row = 2 + MAX_COHORTS + 3
+    ), rows=cohorts, title="Setup (type here)"))
+    pools_row = 2 + cohorts + 3
     lay.add(Block("Cohorts_Pools", "Cohorts", pools_row, (
         Column("name", "Cohort", is_input=False, width=20),
         Column("max_health", "Max Health", kind="int", is_input=False, width=9),
@@ -261,15 +301,15 @@ def _build(catalog: Catalog) -> Layout:
         Column("actions", "Actions", kind="int", is_input=False, width=9),
         Column("reroll_tokens", "Reroll Tokens", kind="int", is_input=False, width=9),
         Column("units_moved", "Units Moved", kind="int", is_input=False, width=9),
-    ), rows=MAX_COHORTS, title="Pools and standing (computed)"))
-    roster_row = pools_row + MAX_COHORTS + 3
+    ), rows=cohorts, title="Pools and standing (computed)"))
+    roster_row = pools_row + cohorts + 3
     lay.add(Block("Cohorts_Roster", "Cohorts", roster_row, (
         Column("cohort", "Cohort", is_input=False, width=20),
         Column("member", "Member", is_input=False, width=16),
         Column("role", "Role", is_input=False, width=10),
         Column("state", "State", is_input=False, width=12),
         Column("hero", "Hero Moment Used", kind="bool", is_input=False, width=10),
-    ), rows=MAX_CHARACTERS, title="Roster (computed)"))
+    ), rows=characters, title="Roster (computed)"))
     lay.add(Block("Cohorts_Breakdown", "Cohorts", roster_row, (
         Column("cohort", "Cohort", is_input=False, width=18),
         Column("pool", "Pool", is_input=False, width=10),
@@ -278,7 +318,7 @@ def _build(catalog: Catalog) -> Layout:
         Column("amount", "+", kind="int", is_input=False, width=6),
         Column("rule", "Rule", is_input=False, width=22),
         Column("detail", "Detail", is_input=False, width=40),
-    ), rows=BREAKDOWN_ROWS, first_col=8, title="Who gave what (computed)"))
+    ), rows=BREAKDOWN_ROWS * characters // MAX_CHARACTERS, first_col=8, title="Who gave what (computed)"))
 
     # -- Orders ------------------------------------------------------------------------------
     lay.add(Block("Orders_Table", "Orders", 3, (
@@ -304,14 +344,14 @@ def _build(catalog: Catalog) -> Layout:
         Column("result", "Result", is_input=False, width=60),
         Column("roll_source", "Roll source", is_input=False, width=8,
                note="Hidden: Rolled when sheetsync rolled the die in Roll; Undo clears those (R25)"),
-    ), rows=ORDER_ROWS, title="Orders"))
+    ), rows=cap["orders"], title="Orders"))
 
     # -- Ranges, Log, Aftermath, House Rules ------------------------------------------------
     lay.add(Block("Ranges_Table", "Ranges", 2, (
         Column("a", "Cohort", choices="=Cohort_Names", width=20),
         Column("b", "Cohort", choices="=Cohort_Names", width=20),
         Column("band", "Band", choices="Bands", width=12),
-    ), rows=RANGE_ROWS, title="Ranges"))
+    ), rows=cap["ranges"], title="Ranges"))
     lay.add(Block("Log_Table", "Log", 1, (
         Column("phase", "Phase", kind="int", is_input=False, width=7),
         Column("order", "Order", kind="int", is_input=False, width=7),
@@ -339,7 +379,7 @@ def _build(catalog: Catalog) -> Layout:
         Column("torpor", "Torpor", kind="bool", is_input=False, width=8),
         Column("lasting", "Lasting Effect", is_input=False, width=50),
         Column("temper_returned", "Temper Returned", kind="int", is_input=False, width=10),
-    ), rows=MAX_CHARACTERS, title="Aftermath"))
+    ), rows=characters, title="Aftermath"))
     lay.add(Block("HouseRules_Table", "House Rules", 2, (
         Column("key", "Key", is_input=False, width=22),
         Column("value", "Value", width=16),
@@ -350,14 +390,78 @@ def _build(catalog: Catalog) -> Layout:
     lay.add(Block("Lists_Table", "Lists", 1, tuple(Column(k, k, is_input=False) for k in LISTS), rows=20))
     lay.add(Block("State_Blob", "State", 1, (Column("json", "Battle state (JSON, in pieces)", is_input=False),),
                   rows=STATE_CHUNKS, note="The whole battle, undo history included: sheetsync reads and writes it."))
+    lay.add(Block("State_History", "State", 1, (  # issue 9: one undo record a resolved phase
+        Column("rev", "Rev", kind="int", is_input=False), Column("step", "Step", is_input=False),
+        Column("json", "Undo record (JSON)", is_input=False), Column("mark", "Undone", is_input=False),
+    ), rows=None, first_col=3, note="Undo records: one a resolved phase, each below the last; sheetsync marks the undone ones."))
     return lay
 
 
+def _whole(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def tracker_capacity(capacity: Mapping[str, Any] | None = None) -> dict[str, int]:
+    """``capacity`` with today's defaults for the keys it lacks; a value never shrinks a
+    block below a blank tracker's (:data:`CAPACITY`).  A value that is not a whole number,
+    or past :data:`MAX_CAPACITY`, is a :class:`SheetFormatError` naming ``State!B2``, where
+    a tracker records its capacity: a layout is never guessed."""
+    from sheetsync.errors import Problem, SheetFormatError
+
+    out = dict(CAPACITY)
+    bad = []
+    for key, value in (capacity or {}).items():
+        if key not in out:
+            continue  # another system's key, or one a newer sheetsync adds
+        n = _whole(value)
+        if n is None or n < 1 or n > MAX_CAPACITY[key]:
+            bad.append(f"{key} {value!r} (1 to {MAX_CAPACITY[key]})")
+            continue
+        out[key] = max(out[key], n)
+    if bad:
+        raise SheetFormatError([Problem("State!B2", "the tracker's capacity says " + ", ".join(bad) + "; it is "
+                                        "written by sheetsync: restore it or make a new tracker")])
+    return out
+
+
+def capacity_json(capacity: Mapping[str, int]) -> str:
+    """The capacity as ``State!B2`` holds it (as :func:`sheetsync.app.steps.mark_updates` writes it)."""
+    return json.dumps(dict(capacity), sort_keys=True, separators=(",", ":"))
+
+
+def capacity_for(battle: Any) -> dict[str, int]:
+    """The capacity of a tracker made from ``battle`` (``new --from``, ``load_battle_into``,
+    ``gsheet upload``): room for everything the battle holds and half as much again
+    (:data:`HEADROOM`), at least a blank tracker's, at most :data:`MAX_CAPACITY` (a battle
+    beyond that is refused by :func:`sheetsync.sheets.reader.check_fits`, naming the limit).
+
+    Orders accumulate over the battle (every resolved row keeps its stamp), so a big battle
+    gets 20 rows a cohort: two orders a cohort for ten phases."""
+    cohorts = len(battle.cohorts)
+    characters = sum(len(c.members) for c in battle.cohorts)
+    want = {
+        "cohorts": math.ceil(cohorts * HEADROOM),
+        "characters": math.ceil(characters * HEADROOM),
+        "ranges": max(math.ceil(len(battle.ranges) * HEADROOM), 5 * math.ceil(cohorts * HEADROOM)),
+        "orders": max(math.ceil(len(battle.orders) * HEADROOM), 20 * math.ceil(cohorts * HEADROOM)),
+        "phases": battle.phase - 1,
+    }
+    return {k: min(MAX_CAPACITY[k], max(CAPACITY[k], v)) for k, v in want.items()}
+
+
 @lru_cache(maxsize=8)
-def _cached(catalog_json: str) -> Layout:
-    return _build(Catalog.model_validate_json(catalog_json))
+def _cached(catalog_json: str, cap: tuple[tuple[str, int], ...]) -> Layout:
+    return _build(Catalog.model_validate_json(catalog_json), dict(cap))
 
 
-def layout(catalog: Catalog | None = None) -> Layout:
-    """The layout for ``catalog`` (the shipped one by default)."""
-    return _cached((catalog or default_catalog()).model_dump_json())
+def layout(catalog: Catalog | None = None, capacity: Mapping[str, Any] | None = None) -> Layout:
+    """The layout for ``catalog`` (the shipped one by default) with room for ``capacity``
+    (a blank tracker's, :data:`CAPACITY`, by default; see :func:`tracker_capacity`)."""
+    cap = tracker_capacity(capacity)
+    return _cached((catalog or default_catalog()).model_dump_json(), tuple(sorted(cap.items())))

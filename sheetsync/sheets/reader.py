@@ -12,27 +12,31 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from sheetsync.core.registry import MARK_CELL
 from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError, did_you_mean
 from sheetsync.rules.bbn import Battle, HouseRules, load_battle
 from sheetsync.rules.bbn.loader import battle_to_file
 from sheetsync.sheets.backend import CellValue, Formula, Grid, col_letter, quote_sheet
 from sheetsync.sheets.layout import (
-    HISTORY_PHASES,
-    MAX_CHARACTERS,
-    MAX_COHORTS,
-    ORDER_ROWS,
-    RANGE_ROWS,
+    MAX_CAPACITY,
     Block,
     Layout,
+    capacity_json,
+    tracker_capacity,
 )
 
 __all__ = ["Sheets", "check_fits", "missing_ranges", "parse_battle_setup", "parse_turn", "read_plan"]
 
-_OVERFLOW = {"characters": ("Characters_Table", MAX_CHARACTERS, "characters"),
-             "setup": ("Cohorts_Setup", MAX_COHORTS, "cohorts"),
-             "orders": ("Orders_Table", ORDER_ROWS, "orders"),
-             "ranges": ("Ranges_Table", RANGE_ROWS, "ranges")}
-"""The input blocks with a fixed number of rows: what a row below them would be (issue 8, item 6)."""
+_OVERFLOW = {"characters": ("Characters_Table", "characters", "characters"),
+             "setup": ("Cohorts_Setup", "cohorts", "cohorts"),
+             "orders": ("Orders_Table", "orders", "orders"),
+             "ranges": ("Ranges_Table", "ranges", "ranges")}
+"""The input blocks, the capacity key of their number of rows, and what a row below them
+would be (issue 8, item 6; issue 9: the rows are the tracker's capacity, ``State!B2``)."""
+
+MARK_RANGE = f"{MARK_CELL[0]}!B1:B2"
+"""The tracker's mark and capacity (:mod:`sheetsync.app.steps`), read with every step so
+the blocks are cut at the tracker's own rows and a step laid out otherwise is refused."""
 
 MAX_DIGITS = 15
 """A whole number in a cell has at most this many digits (a spreadsheet keeps 15 exactly)."""
@@ -60,6 +64,8 @@ def read_plan(lay: Layout) -> list[str]:
         lay.cells["Battle_Seed"].ref,
         _log_steps(lay.block("Log_Table")),
         lay.block("Aftermath_Table").header_range(),
+        MARK_RANGE,
+        lay.block("State_History").range(),  # issue 9: the undo records, State!C2:F
     ]
 
 
@@ -86,14 +92,23 @@ class Sheets:
     aftermath_head: Grid = field(default_factory=list)
     """The Aftermath header: read so that every sheet a step writes is in its read (on
     Google Sheets the read also brings the sheet ids the write needs: 2 requests a step)."""
+    mark: Grid = field(default_factory=list)
+    """``State!B1:B2``: the tracker's mark and capacity (empty on a tracker made before them:
+    a blank tracker's capacity)."""
+    history: Grid = field(default_factory=list)
+    """``State!C:F``: the undo records (see :mod:`sheetsync.app.state_journal`, issue 9)."""
 
     overflow: dict[str, Grid] = field(default_factory=dict, init=False)
-    """The rows read below each fixed-size input block (by attribute name): any value there
-    is refused, naming the block's limit (issue 8, item 6)."""
+    """The rows read below each input block (by attribute name): any value there is
+    refused, naming the block's limit (issue 8, item 6)."""
+    capacity: dict[str, int] = field(default_factory=dict, init=False)
+    """The capacity the tracker records (``State!B2``), defaults filled in (issue 9)."""
 
     def __post_init__(self) -> None:
-        for attr, (_name, rows, _what) in _OVERFLOW.items():
+        self.capacity = _recorded_capacity(self.mark)
+        for attr, (_name, key, _what) in _OVERFLOW.items():
             grid = getattr(self, attr)
+            rows = self.capacity[key]
             if len(grid) > rows:
                 self.overflow[attr] = grid[rows:]
                 setattr(self, attr, grid[:rows])
@@ -101,6 +116,38 @@ class Sheets:
     @classmethod
     def from_grids(cls, grids: list[Grid]) -> Sheets:
         return cls(*grids)
+
+
+def _recorded_capacity(mark: Grid) -> dict[str, int]:
+    """Issue 9: the capacity in ``State!B2`` (JSON, written by sheetsync), defaults for what
+    it lacks; a damaged one is refused naming the cell, never guessed."""
+    import json
+
+    value = mark[1][0] if len(mark) > 1 and mark[1] else None
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return tracker_capacity()
+    try:
+        data = json.loads(str(value))
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise SheetFormatError([Problem("State!B2", f"holds {_short(value)}, not the tracker's capacity (written by "
+                                        f"sheetsync, e.g. {capacity_json({'cohorts': 36})}): restore it or make a "
+                                        "new tracker")])
+    return tracker_capacity(data)
+
+
+def _same_capacity(lay: Layout, sh: Sheets) -> None:
+    """Issue 9: a step must lay the tracker out with the capacity the tracker records, or
+    every block below a longer one would be read from, and written to, the wrong rows."""
+    if {k: lay.capacity.get(k) for k in sh.capacity} != sh.capacity:
+        raise SheetFormatError([Problem("State!B2", f"this tracker holds {_holds(sh.capacity)}, but the step laid it "
+                                        f"out for {_holds(lay.capacity)}; nothing was written. Run the step through "
+                                        "sheetsync's commands or buttons, which read the tracker's capacity here")])
+
+
+def _holds(cap: dict[str, int]) -> str:
+    return ", ".join(f"{cap.get(k)} {k}" for k in ("cohorts", "characters", "orders", "ranges", "phases"))
 
 
 @dataclass
@@ -203,17 +250,25 @@ class _Reader:
         return None
 
     def overflow(self, sh: Sheets, attr: str) -> None:
-        """Issue 8, item 6: a value below a fixed-size block is refused, with the limit named
-        (until the layout grows, a row there would be silently ignored)."""
-        name, rows, what = _OVERFLOW[attr]
+        """Issue 8, item 6: a value below an input block is refused, with the limit named (a
+        row there would otherwise be silently ignored).  Issue 9: the block is as long as the
+        tracker's capacity; a tracker made from a battle file is sized to it, hence the hint
+        for the Cohorts and Characters sheets."""
+        _same_capacity(self.lay, sh)
+        name, key, what = _OVERFLOW[attr]
         block = self.lay.block(name)
+        rows = block.rows or 0
         for k, row in enumerate(sh.overflow.get(attr, [])):
             for j, v in enumerate(row):
                 if v not in (None, ""):
                     addr = f"{block.sheet}!{col_letter(block.first_col + j)}{block.first_row + rows + k}"
+                    more = ""
+                    if key in ("cohorts", "characters"):
+                        more = (f", or put the battle in a battle file: `sheetsync new OUT --from battle.yaml` makes a "
+                                f"tracker sized to it (up to {MAX_CAPACITY[key]} {what})")
                     self.problems.append(Problem(addr, f"this tracker holds at most {rows} {what} (rows "
                                                  f"{block.first_row}-{block.last_row}); nothing below them is read. "
-                                                 "Move this row into an empty row above"))
+                                                 f"Move this row into an empty row above{more}"))
                     return
 
 
@@ -556,18 +611,23 @@ def missing_ranges(lay: Layout, sh: Sheets, battle: Battle) -> list[str]:
 
 
 def check_fits(lay: Layout, battle: Battle, source: str = "") -> None:
-    """Issue 8, item 6: refuse a battle the tracker's fixed blocks cannot hold (until the
-    layout grows), naming each limit, before anything is written."""
-    blocks = lay.blocks
+    """Issue 8, item 6: refuse a battle the tracker's blocks cannot hold, naming each limit,
+    before anything is written.  Issue 9: the limits are the tracker's capacity; when it is
+    smaller than the most a tracker is made to hold, the message says how to get a bigger one."""
+    cap = lay.capacity
     counts = (
-        ("cohorts", len(battle.cohorts), blocks["Cohorts_Setup"].rows, "cohorts"),
-        ("cohorts", sum(len(c.members) for c in battle.cohorts), blocks["Characters_Table"].rows, "characters"),
-        ("ranges", len(battle.ranges), blocks["Ranges_Table"].rows, "ranges"),
-        ("orders", len(battle.orders), blocks["Orders_Table"].rows, "pending orders"),
-        ("phase", battle.phase - 1, HISTORY_PHASES, "resolved phases"),
+        ("cohorts", len(battle.cohorts), "cohorts", "cohorts"),
+        ("cohorts", sum(len(c.members) for c in battle.cohorts), "characters", "characters"),
+        ("ranges", len(battle.ranges), "ranges", "ranges"),
+        ("orders", len(battle.orders), "orders", "pending orders"),
+        ("phase", battle.phase - 1, "phases", "resolved phases"),
     )
-    problems = [Problem(where, f"the battle has {n} {what}; a tracker holds at most {limit}")
-                for where, n, limit, what in counts if limit is not None and n > limit]
+    problems = []
+    for where, n, key, what in counts:
+        if n > cap[key]:
+            hint = (f" (`sheetsync new OUT --from battle.yaml` makes a tracker sized to the battle, up to "
+                    f"{MAX_CAPACITY[key]})") if cap[key] < MAX_CAPACITY[key] and n <= MAX_CAPACITY[key] else ""
+            problems.append(Problem(where, f"the battle has {n} {what}; a tracker holds at most {cap[key]}{hint}"))
     if problems:
         raise InputError(problems, source or "the battle file")
 
@@ -576,9 +636,10 @@ def parse_turn(lay: Layout, sh: Sheets, battle: Battle) -> tuple[Battle, list[in
     """Resolve Phase input: the stored battle with this phase's House Rules, Ranges and
     pending Orders rows (those with no Phase stamp).  Returns the battle and the Orders
     row offsets of its orders, in order."""
-    if battle.phase > HISTORY_PHASES:
+    phases = lay.capacity["phases"]
+    if battle.phase > phases:
         raise BattleStateError(
-            f"this tracker holds {HISTORY_PHASES} phases (the rows of the Health by phase table), and phase "
+            f"this tracker holds {phases} phases (the rows of the Health by phase table), and phase "
             f"{battle.phase} would be past them. End Battle now, or carry on from a battle file: the 'battle' part "
             "of `sheetsync export`")
     r = _Reader(lay)

@@ -12,6 +12,7 @@ The "Tick to run" boxes, which only `sheetsync watch` on Google Sheets acts on, 
 
 from __future__ import annotations
 
+from copy import copy
 from typing import Any
 
 from openpyxl import Workbook
@@ -22,12 +23,15 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
+from sheetsync.errors import SheetFormatError
+from sheetsync.rules.bbn.system import SYSTEM
 from sheetsync.sheets.backend import Formula, col_letter, quote_sheet
-from sheetsync.sheets.layout import LISTS, LOG_ROWS, Block, Layout, layout
+from sheetsync.sheets.layout import LISTS, Block, Layout, capacity_json, layout
 from sheetsync.sheets.writer import house_rules_rows, odds_formula
 
-__all__ = ["FROZEN", "MERGED", "PROTECTED_SHEETS", "ROLLED_FONT", "STATE_COLOURS", "UNDONE_FONT", "add_chart", "align_of",
-           "build_template", "chart_anchor", "phases_played", "defined_names", "house_choices", "log_undone_formula", "rolled_formula", "static_cells"]
+__all__ = ["FROZEN", "MARK", "MERGED", "PROTECTED_SHEETS", "ROLLED_FONT", "STATE_COLOURS", "UNDONE_FONT", "add_chart",
+           "align_of", "build_template", "chart_anchor", "chart_cohorts", "defined_names", "house_choices",
+           "log_undone_formula", "phases_played", "restore_chart", "rolled_formula", "static_cells", "workbook_layout"]
 
 INPUT_FILL = PatternFill("solid", fgColor="FFF9E0")
 COMPUTED_FILL = PatternFill("solid", fgColor="EEEEEE")
@@ -45,6 +49,9 @@ UNDONE_FONT = "9C9C9C"
 MERGED = {"Battle": ("B4:D4", "B5:D5")}
 """Merged cells per sheet: the Battle status and last action get room to wrap."""
 NUMBER_KINDS = ("int", "number", "percent", "bool")
+MARK = f"{SYSTEM.id}@{SYSTEM.version}"
+"""``State!B1`` of a battalion tracker: the system and the version of its layout (as
+:func:`sheetsync.app.steps.mark_updates` writes it); ``State!B2`` holds its capacity."""
 
 
 def align_of(kind: str) -> str:
@@ -65,7 +72,7 @@ def log_undone_formula(lay: Layout, row: int | None = None) -> str:
     row whose phase was undone later: an "Undo Phase" row of the same phase sits below it."""
     b = lay.block("Log_Table")
     ph, task, r = b.letter("phase"), b.letter("task"), row or b.first_row
-    end = r + LOG_ROWS
+    end = r + lay.log_rows
     return (f'AND(${task}{r}<>"Undo Phase",${ph}{r}<>"",'
             f'COUNTIFS(${task}{r + 1}:${task}${end},"Undo Phase",${ph}{r + 1}:${ph}${end},${ph}{r})>0)')
 
@@ -75,7 +82,7 @@ def defined_names(lay: Layout) -> dict[str, str]:
     names: dict[str, str] = {}
     for b in lay.blocks.values():
         start = f"${col_letter(b.first_col)}${b.first_row}"
-        end_row = b.last_row if b.last_row is not None else b.first_row + 4000
+        end_row = b.last_row if b.last_row is not None else b.first_row + lay.log_rows
         names[b.name] = f"{quote_sheet(b.sheet)}!{start}:${col_letter(b.last_col)}${end_row}"
     for c in lay.cells.values():
         col = "".join(ch for ch in c.address if ch.isalpha())
@@ -110,14 +117,14 @@ def _write_block(ws: Worksheet, lay: Layout, block: Block, *, fill_rows: bool = 
     if not fill_rows or block.rows is None:
         return
     for j, col in enumerate(block.columns):
-        align = Alignment(horizontal=align_of(col.kind))
-        for i in range(block.rows):
-            c = ws.cell(row=block.first_row + i, column=block.first_col + j)
-            c.fill = INPUT_FILL if col.is_input else COMPUTED_FILL
-            c.protection = Protection(locked=not col.is_input)
-            c.alignment = align
-            if col.kind == "percent":
-                c.number_format = "0%"
+        first = ws.cell(row=block.first_row, column=block.first_col + j)
+        first.fill = INPUT_FILL if col.is_input else COMPUTED_FILL
+        first.protection = Protection(locked=not col.is_input)
+        first.alignment = Alignment(horizontal=align_of(col.kind))
+        if col.kind == "percent":
+            first.number_format = "0%"
+        for i in range(1, block.rows):  # the same style, copied: a 450-row block is built in moments (issue 9)
+            ws.cell(row=block.first_row + i, column=block.first_col + j)._style = copy(first._style)
         ref = f"{col_letter(block.first_col + j)}{block.first_row}:{col_letter(block.first_col + j)}{block.last_row}"
         if col.is_input and col.choices:
             dv = DataValidation(type="list", formula1=_validation_source(lay, col.choices), allow_blank=True,
@@ -187,6 +194,38 @@ def add_chart(wb: Workbook, lay: Layout, cohorts: int | None = None, phases: int
     ws.add_chart(chart, chart_anchor(lay, n))
 
 
+def chart_cohorts(ws: Worksheet, lay: Layout) -> int:
+    """How many cohorts the Battle summary lists (one line each, from the top): the chart
+    draws each of them (a cohort may well be called "Cohort 7", so the Health table's
+    placeholder headers can't tell)."""
+    block = lay.block("Battle_Summary")
+    col = block.first_col + block.index("cohort")
+    return sum(1 for i in range(block.rows or 0) if ws.cell(row=block.first_row + i, column=col).value not in (None, ""))
+
+
+def workbook_layout(wb: Workbook) -> Layout:
+    """The layout of a tracker workbook: laid out with the capacity it records in
+    ``State!B2`` (issue 9; a tracker without one holds a blank tracker's)."""
+    import json
+
+    value = wb["State"]["B2"].value if "State" in wb.sheetnames else None
+    try:
+        capacity = json.loads(value) if isinstance(value, str) and value.strip() else None
+    except ValueError:
+        capacity = None  # a damaged capacity is refused by the step that reads it
+    return layout(capacity=capacity if isinstance(capacity, dict) else None)
+
+
+def restore_chart(wb: Workbook) -> None:
+    """Put the Health chart back before a save (openpyxl drops charts it reads), over every
+    cohort the tracker's Health-by-phase table names, at the tracker's own rows."""
+    try:
+        lay = workbook_layout(wb)
+    except SheetFormatError:  # a damaged capacity: the step that reads it refuses it
+        return
+    add_chart(wb, lay, max(1, chart_cohorts(wb["Battle"], lay)))
+
+
 FROZEN: dict[str, tuple[int, int]] = {
     "Battle": (2, 0), "Characters": (2, 2), "Cohorts": (2, 1), "Orders": (3, 3), "Ranges": (2, 0), "Log": (1, 0),
     "Aftermath": (2, 0), "House Rules": (2, 0),
@@ -228,6 +267,8 @@ def static_cells(lay: Layout) -> list[tuple[str, int, int, Any]]:
         for i, v in enumerate(values):
             out.append(("Lists", 2 + i, 1 + j, v))
     out.append(("State", 1, 1, "Battle state (JSON, in pieces). sheetsync reads and writes it; do not edit."))
+    out.append(("State", 1, 2, MARK))  # issue 9: what the tracker is, and what it holds
+    out.append(("State", 2, 2, capacity_json(lay.capacity)))
     return out
 
 
@@ -300,7 +341,7 @@ def build_template(lay: Layout | None = None, *, cohorts_in_chart: int = 4) -> W
     wb["Orders"].column_dimensions[orders.letter("roll_source")].hidden = True
     log = lay.block("Log_Table")
     wb["Log"].conditional_formatting.add(
-        f"{col_letter(log.first_col)}{log.first_row}:{col_letter(log.last_col)}{log.first_row + LOG_ROWS}",
+        f"{col_letter(log.first_col)}{log.first_row}:{col_letter(log.last_col)}{log.first_row + lay.log_rows}",
         FormulaRule(formula=[log_undone_formula(lay)], font=Font(color=UNDONE_FONT, strike=True)))
     ph = orders.letter("phase")
     wb["Orders"].conditional_formatting.add(

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from sheetsync.errors import BattleStateError
 from sheetsync.rules.bbn import AftermathEntry, Battle, Event, HouseRules, PhaseResult, State
 from sheetsync.rules.bbn.pools import actions_available
 from sheetsync.sheets.backend import CellValue, Formula, RangeUpdate, quote_sheet
 from sheetsync.sheets.layout import (
     LISTS,
-    MAX_COHORTS,
     Block,
     Layout,
 )
@@ -35,7 +35,16 @@ __all__ = [
 
 
 def _pad(rows: list[list[CellValue]], block: Block, count: int | None = None) -> list[list[CellValue]]:
+    """``rows`` padded with blank rows to the block's length.  Issue 9: rows past the block
+    are never cut off silently: the use cases refuse a battle larger than the tracker
+    (:func:`sheetsync.sheets.reader.check_fits`), so this is a step laid out for a smaller
+    tracker than the battle it holds, and it is refused before anything is written."""
     n = count if count is not None else (block.rows or len(rows))
+    if len(rows) > n:
+        raise BattleStateError(f"the {block.sheet} sheet's {block.title or block.name} table holds {n} rows and "
+                               f"this step has {len(rows)} to write; nothing was written. The tracker is smaller "
+                               "than its battle: carry on from a battle file (the 'battle' part of `sheetsync "
+                               "export`) with `sheetsync new OUT --from battle.yaml`")
     width = len(block.columns)
     out = [list(r) + [None] * (width - len(r)) for r in rows[:n]]
     out += [[None] * width for _ in range(n - len(out))]
@@ -88,6 +97,12 @@ def battle_updates(lay: Layout, battle: Battle, *, status: str, last_action: str
                 breakdown.append([spec.name, pool, c.member or "cohort", c.trait, c.amount, c.rule_ref, c.detail])
         for n in battle.pools[spec.name].not_counted:
             breakdown.append([spec.name, "not counted", n.member, n.trait, 0, "R12", n.reason])
+    shown = lay.block("Cohorts_Breakdown").rows or len(breakdown)
+    if len(breakdown) > shown:  # issue 9: said, not cut off; every line is in `sheetsync pools`
+        rest = len(breakdown) - shown + 1
+        breakdown[shown - 1:] = [[None, None, None, None, None, None,
+                                  f"... and {rest} more lines this table has no room for: `sheetsync pools FILE` "
+                                  "lists every one"]]
     cells = lay.cells
     phase, last = cells["Battle_Phase"], cells["Battle_LastAction"]
     return [  # Phase, Status and Last action sit one under the other: one block
@@ -105,15 +120,25 @@ def health_row_update(lay: Layout, battle: Battle, phase: int, *, clear: bool = 
     row: list[CellValue] = [None] * len(block.columns)
     if not clear:
         row[0] = phase
-        for i, spec in enumerate(battle.cohorts[:MAX_COHORTS]):
+        for i, spec in enumerate(battle.cohorts[:_health_columns(block, battle)]):
             row[1 + i] = battle.state[spec.name].health
     return RangeUpdate(block.row_range(phase), [row])
 
 
+def _health_columns(block: Block, battle: Battle) -> int:
+    """The Health-by-phase table has a column for each cohort the tracker holds (issue 9)."""
+    columns = len(block.columns) - 1
+    if len(battle.cohorts) > columns:
+        raise BattleStateError(f"the Health by phase table has {columns} cohort columns and the battle has "
+                               f"{len(battle.cohorts)} cohorts; nothing was written")
+    return columns
+
+
 def health_header_update(lay: Layout, battle: Battle) -> RangeUpdate:
     block = lay.block("Battle_HealthByPhase")
-    names: list[CellValue] = [c.name for c in battle.cohorts[:MAX_COHORTS]]
-    names += [f"Cohort {i + 1}" for i in range(len(names), MAX_COHORTS)]
+    columns = _health_columns(block, battle)
+    names: list[CellValue] = [c.name for c in battle.cohorts]
+    names += [f"Cohort {i + 1}" for i in range(len(names), columns)]
     return RangeUpdate(block.header_range(), [["Phase", *names]])
 
 

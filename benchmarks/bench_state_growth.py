@@ -1,0 +1,199 @@
+"""State size, write size and resolve time of a battalion tracker over 50 phases (issue 9).
+
+    python benchmarks/bench_state_growth.py [--cohorts 12] [--phases 1,10,50] [--repeat 5]
+                                            [--backend memory,excel]
+
+A tracker of ``--cohorts`` cohorts (two orders a cohort, typed anew each phase, each on an
+enemy that changes from phase to phase) is resolved phase after phase, on a MemoryBackend
+and on an openpyxl workbook (each step loads and saves the file, as the CLI does).  At each
+phase of ``--phases`` it prints:
+
+* the State's size: characters in the blob (``State!A``) and in the undo records
+  (``State!C:F``), and the growth a phase since phase 1;
+* the size of the resolve's write: characters of every value in its ``write_ranges`` call,
+  and its ratio to phase 1's;
+* the resolve time, median of ``--repeat`` runs (each run resolves the phase, then Undo puts
+  it back; the last run stands), and its ratio to phase 1's; and, of that, the time the
+  State's own code takes (reading the blob and records, building the write).  The rest is
+  the backend, and the Orders and Log sheets, which grow with the battle whatever the State.
+
+Targets (issue 9): the State grows by at most 3 KB a phase, the write at phase 50 is at
+most 1.2x phase 1's, the resolve at phase 50 takes at most 1.1x phase 1's time.  The script
+prints the figures and asserts nothing.
+
+A tracker holds 40 phases (the rows of its Health-by-phase table).  To reach phase 50 the
+script raises that ceiling in this process only; the State code itself has no such limit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # run from a clone without installing it too
+
+from battles import make_battle  # noqa: E402
+
+from sheetsync.app import state_journal, usecases  # noqa: E402
+from sheetsync.app.steps import mark_updates  # noqa: E402
+from sheetsync.core.registry import find_system  # noqa: E402
+from sheetsync.rules.bbn import load_battle  # noqa: E402
+from sheetsync.sheets import layout as layout_module  # noqa: E402
+from sheetsync.sheets.backend import Grid, MemoryBackend, RangeUpdate  # noqa: E402
+
+
+class Counting:
+    """A backend wrapper that counts the characters of every value of the last write."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.written = 0
+
+    def read_ranges(self, ranges: Sequence[str]) -> list[Grid]:
+        grids: list[Grid] = self.inner.read_ranges(ranges)
+        return grids
+
+    def write_ranges(self, updates: Sequence[RangeUpdate]) -> None:
+        self.written = sum(len(str(v)) for u in updates for row in u.values for v in row if v is not None)
+        self.inner.write_ranges(updates)
+
+
+def _room_for(phases: int) -> None:
+    """Let a tracker hold ``phases`` phases in this process (a tracker holds 40)."""
+    layout_module.MAX_CAPACITY["phases"] = max(layout_module.MAX_CAPACITY["phases"], phases)
+    setattr(state_journal, "HISTORY_PHASES", max(layout_module.HISTORY_PHASES, phases))  # noqa: B010
+
+
+STATE_TIME = [0.0]
+"""Seconds spent reading and writing the State (parse_state, state_update, undo_snapshot)."""
+
+
+def _time_state() -> None:
+    """Count the time the State's own code takes, apart from the backend, Orders and Log."""
+    for name in ("parse_state", "state_update", "undo_snapshot"):
+        fn = getattr(state_journal, name)
+
+        def timed(*args: Any, _fn: Any = fn, **kwargs: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return _fn(*args, **kwargs)
+            finally:
+                STATE_TIME[0] += time.perf_counter() - t
+
+        setattr(state_journal, name, timed)
+
+
+def _type_orders(backend: Any, lay: Any, phase: int, cohorts: int) -> None:
+    block = lay.block("Orders_Table")
+    grid = backend.read_ranges([block.range()])[0]
+    j = block.index("cohort")
+    start = 1 + max((i for i, row in enumerate(grid) if row[j] is not None), default=-1)
+    rows = [[f"Cohort {i}", "Melee Attack", f"Cohort {(i + 1 + 2 * ((phase + k) % 3)) % cohorts}"]
+            for k in range(2) for i in range(cohorts)]
+    r0 = block.first_row + start
+    backend.write_ranges([RangeUpdate(f"Orders!{block.letter('cohort')}{r0}:{block.letter('target')}"
+                                      f"{r0 + len(rows) - 1}", rows)])
+
+
+def _state_size(backend: Any, lay: Any) -> tuple[int, int]:
+    blob, records = backend.read_ranges([lay.block("State_Blob").range(), lay.block("State_History").range()])
+    return (sum(len(str(v)) for row in blob for v in row if v is not None),
+            sum(len(str(v)) for row in records for v in row if v is not None))
+
+
+class _Step:
+    """Runs one step on a backend: a MemoryBackend as it is, a workbook loaded and saved."""
+
+    def __init__(self, kind: str, lay: Any, battle: Any, tmp: Path) -> None:
+        self.kind, self.lay = kind, lay
+        if kind == "memory":
+            self.backend: Any = MemoryBackend({name: {} for name in lay.sheets})
+            usecases.load_battle_into(self.backend, battle, lay)
+            self.backend.write_ranges(mark_updates(find_system("bbn"), lay.capacity))
+        else:
+            from sheetsync.app.workbook_cli import excel_backend
+            from sheetsync.sheets.template import build_template
+
+            self.path = tmp / "growth.xlsx"
+            self.backend = excel_backend(self.path, workbook=build_template(lay))
+            with self.backend.locked():
+                usecases.load_battle_into(self.backend, battle, lay)
+        self.counting = Counting(self.backend)
+
+    def run(self, action: str) -> float:
+        STATE_TIME[0] = 0.0
+        t = time.perf_counter()
+        if self.kind == "memory":
+            usecases.run(action, self.counting, self.lay)
+        else:
+            with self.backend.locked():
+                usecases.run(action, self.counting, self.lay)
+        return time.perf_counter() - t
+
+    def call(self, fn: Any, *args: Any) -> Any:
+        if self.kind == "memory":
+            return fn(self.backend, *args)
+        with self.backend.locked():
+            return fn(self.backend, *args)
+
+
+def bench(kind: str, cohorts: int, marks: list[int], repeat: int, tmp: Path) -> list[dict[str, float]]:
+    last = max(marks)
+    lay = layout_module.layout(capacity={"phases": last, "orders": 2 * cohorts * (last + 1)})
+    step = _Step(kind, lay, load_battle(make_battle(cohorts)), tmp)
+    out = []
+    for phase in range(1, last + 1):
+        if phase > 1:
+            step.call(_type_orders, lay, phase, cohorts)
+        if phase not in marks:
+            step.run("resolve")
+            continue
+        times, state_times = [], []
+        for n in range(repeat):
+            times.append(step.run("resolve"))
+            state_times.append(STATE_TIME[0])
+            written = step.counting.written
+            if n < repeat - 1:
+                step.run("undo")
+        blob, records = step.call(_state_size, lay)
+        out.append({"phase": phase, "blob": blob, "records": records, "write": written,
+                    "ms": statistics.median(times) * 1000, "state_ms": statistics.median(state_times) * 1000})
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cohorts", type=int, default=12)
+    ap.add_argument("--phases", default="1,10,50", help="the phases to measure, comma-separated")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--backend", default="memory,excel", help="memory, excel or both")
+    args = ap.parse_args()
+    marks = sorted({int(p) for p in args.phases.split(",")})
+    _room_for(max(marks))
+    _time_state()
+    print(f"{args.cohorts} cohorts, 2 orders a cohort a phase; resolve time: median of {args.repeat}")
+    head = (f"{'backend':<8} {'phase':>5} {'State A':>9} {'State C:F':>10} {'total':>9} {'growth/phase':>13} "
+            f"{'write':>8} {'x ph1':>6} {'resolve ms':>11} {'x ph1':>6} {'State ms':>9} {'x ph1':>6}")
+    print(head)
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind in [k.strip() for k in args.backend.split(",") if k.strip()]:
+            rows = bench(kind, args.cohorts, marks, args.repeat, Path(tmp))
+            first = rows[0]
+            base = first["blob"] + first["records"]
+            for r in rows:
+                total = r["blob"] + r["records"]
+                growth = (total - base) / (r["phase"] - first["phase"]) if r["phase"] > first["phase"] else 0.0
+                print(f"{kind:<8} {r['phase']:>5} {r['blob']:>9,} {r['records']:>10,} {total:>9,} {growth:>13,.0f} "
+                      f"{r['write']:>8,} {r['write'] / first['write']:>6.2f} {r['ms']:>11.1f} "
+                      f"{r['ms'] / first['ms']:>6.2f} {r['state_ms']:>9.1f} {r['state_ms'] / first['state_ms']:>6.2f}")
+
+
+if __name__ == "__main__":
+    main()
