@@ -175,3 +175,15 @@ def test_an_unknown_system_is_one_clear_line() -> None:
     out = _cli("demo", "--system", "hexwr")
     assert out.returncode == 1 and out.stderr.startswith("error: ") and "did you mean 'hexwar'" in out.stderr
     assert "Traceback" not in out.stderr + out.stdout
+
+
+def test_a_hex_step_imports_no_battalion_code() -> None:
+    """A click on a hex tracker loads the hex system only (the registry's lazy import)."""
+    loaded = _modules_after(
+        "import yaml; from sheetsync.app import steps, hexwar_tracker as ht; "
+        "from sheetsync.core.registry import find_system; from sheetsync.sheets.backend import MemoryBackend; "
+        "s = find_system('hexwar'); lay = s.layout(); b = MemoryBackend({n: {} for n in lay.sheets}); "
+        "b.write_ranges(steps.mark_updates(s, lay.capacity)); "
+        "ht.load_into(b, s.load(yaml.safe_load(s.example_data())), lay.capacity); steps.run('resolve', b)")
+    assert "sheetsync.rules.hexwar.turn" in loaded
+    assert not any(m.startswith("sheetsync.rules.bbn") for m in loaded), sorted(m for m in loaded if "bbn" in m)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sheetsync.app import session as ss
-from sheetsync.app.usecases import StepReport
+from sheetsync.app.step_report import StepReport
 from sheetsync.core.layout import Column
 from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError
 from sheetsync.rules.hexwar import views
