@@ -42,10 +42,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # run from a clone without inst
 from battles import make_battle  # noqa: E402
 
 from sheetsync.app import state_journal, usecases  # noqa: E402
+from sheetsync.app.bbn import layout as layout_module  # noqa: E402
 from sheetsync.app.steps import mark_updates  # noqa: E402
 from sheetsync.core.registry import find_system  # noqa: E402
 from sheetsync.rules.bbn import load_battle  # noqa: E402
-from sheetsync.sheets import layout as layout_module  # noqa: E402
 from sheetsync.sheets.backend import Grid, MemoryBackend, RangeUpdate  # noqa: E402
 
 
@@ -118,8 +118,8 @@ class _Step:
             usecases.load_battle_into(self.backend, battle, lay)
             self.backend.write_ranges(mark_updates(find_system("bbn"), lay.capacity))
         else:
+            from sheetsync.app.bbn.template import build_template
             from sheetsync.app.workbook_cli import excel_backend
-            from sheetsync.sheets.template import build_template
 
             self.path = tmp / "growth.xlsx"
             self.backend = excel_backend(self.path, workbook=build_template(lay))

@@ -33,8 +33,8 @@ _EXPORTS = {
     "undo": "sheetsync.rules.bbn",
     "aftermath": "sheetsync.rules.bbn",
     "compute_pools": "sheetsync.rules.bbn",
-    "layout": "sheetsync.sheets.layout",
-    "build_template": "sheetsync.sheets.template",
+    "layout": "sheetsync.app.bbn.layout",
+    "build_template": "sheetsync.app.bbn.template",
     "run": "sheetsync.app.usecases",
 }
 

@@ -23,6 +23,7 @@ import pytest
 import xlwings as xw
 
 from sheetsync.app import buttons, usecases
+from sheetsync.app.bbn.layout import layout
 from sheetsync.app.files import example_path
 from sheetsync.app.workbook_cli import excel_backend, new_workbook, write_template
 from sheetsync.backends.xlwings_remote import (
@@ -31,7 +32,6 @@ from sheetsync.backends.xlwings_remote import (
     payload_from_openpyxl,
     remote_book,
 )
-from sheetsync.sheets.layout import layout
 
 LAY = layout()
 

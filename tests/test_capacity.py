@@ -22,16 +22,8 @@ from battles import make_battle
 from fake_sheets_api import FakeSheetsServer, fake_client
 
 from sheetsync.app import steps, usecases
-from sheetsync.app.gsheet_cli import copy_tracker, init_spreadsheet
-from sheetsync.app.workbook_cli import run_workbook, tracker_from
-from sheetsync.backends.gsheets import GSheetsBackend
-from sheetsync.backends.xlwings_backend import XlwingsBackend
-from sheetsync.backends.xlwings_remote import apply_actions, payload_from_openpyxl, remote_book
-from sheetsync.errors import BattleStateError, InputError, SheetFormatError
-from sheetsync.rules.bbn import Battle, load_battle
-from sheetsync.sheets import writer
-from sheetsync.sheets.backend import MemoryBackend, SheetBackend
-from sheetsync.sheets.layout import (
+from sheetsync.app.bbn import writer
+from sheetsync.app.bbn.layout import (
     CAPACITY,
     MAX_CAPACITY,
     Layout,
@@ -39,7 +31,15 @@ from sheetsync.sheets.layout import (
     capacity_json,
     layout,
 )
-from sheetsync.sheets.template import MARK, static_cells
+from sheetsync.app.bbn.template import MARK, static_cells
+from sheetsync.app.gsheet_cli import copy_tracker, init_spreadsheet
+from sheetsync.app.workbook_cli import run_workbook, tracker_from
+from sheetsync.backends.gsheets import GSheetsBackend
+from sheetsync.backends.xlwings_backend import XlwingsBackend
+from sheetsync.backends.xlwings_remote import apply_actions, payload_from_openpyxl, remote_book
+from sheetsync.errors import BattleStateError, InputError, SheetFormatError
+from sheetsync.rules.bbn import Battle, load_battle
+from sheetsync.sheets.backend import MemoryBackend, SheetBackend
 
 COHORTS, CHARACTERS = 60, 300
 

@@ -11,12 +11,12 @@ import pytest
 from fake_sheets_api import FakeSheetsServer, service_account_info
 from typer.testing import CliRunner
 
+from sheetsync.app.bbn.layout import layout
 from sheetsync.app.cli import app
 from sheetsync.app.files import example_path
 from sheetsync.app.state_journal import parse_state
 from sheetsync.app.workbook_cli import excel_backend, new_workbook
 from sheetsync.errors import BackendError, BattleStateError
-from sheetsync.sheets.layout import layout
 
 runner = CliRunner()
 

@@ -1,5 +1,5 @@
 """Backend parity over every registered rule system (issue 9): the same tracker taken
-through resolve, undo, resolve and end on the openpyxl workbook, an xlwings remote payload,
+through build, resolve, undo, resolve and end on the openpyxl workbook, an xlwings remote payload,
 a Google Sheet (real gspread against the fake Sheets API) and a MemoryBackend leaves the
 same cells on each, and each step says the same thing.  The hex wargame runs at 100 units
 too (the battalion system's 60 cohorts are in ``test_capacity.py``)."""
@@ -26,7 +26,7 @@ from sheetsync.backends.xlwings_remote import apply_actions, payload_from_openpy
 from sheetsync.core.registry import find_system, system_ids
 from sheetsync.sheets.backend import MemoryBackend
 
-STEPS = ("resolve", "undo", "resolve", "end")
+STEPS = ("build", "resolve", "undo", "resolve", "end")
 CASES = [(key, "example") for key in system_ids()] + [("hexwar", "100 units")]
 
 

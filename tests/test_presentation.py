@@ -15,14 +15,14 @@ import openpyxl
 import pytest
 
 from sheetsync.app import usecases
+from sheetsync.app.bbn.layout import layout
+from sheetsync.app.bbn.template import align_of, build_template, house_choices
+from sheetsync.app.bbn.writer import house_rules_rows, odds_formula
 from sheetsync.app.files import example_path
 from sheetsync.app.workbook_cli import excel_backend, new_workbook, run_workbook
 from sheetsync.backends.gsheets_layout import init_requests
 from sheetsync.errors import BattleStateError
 from sheetsync.sheets.backend import MemoryBackend
-from sheetsync.sheets.layout import layout
-from sheetsync.sheets.template import align_of, build_template, house_choices
-from sheetsync.sheets.writer import house_rules_rows, odds_formula
 
 LAY = layout()
 ORDERS = LAY.block("Orders_Table")

@@ -22,12 +22,12 @@ from fake_sheets_api import FakeSheetsServer, fake_client
 
 from sheetsync.app import state_journal as sj
 from sheetsync.app import usecases
+from sheetsync.app.bbn.layout import STATE_CHUNKS, layout
 from sheetsync.app.gsheet_cli import init_spreadsheet
 from sheetsync.backends.gsheets import GSheetsBackend
 from sheetsync.errors import BattleStateError
 from sheetsync.rules.bbn import load_battle
 from sheetsync.sheets.backend import Grid, MemoryBackend, RangeUpdate
-from sheetsync.sheets.layout import STATE_CHUNKS, layout
 
 LAY = layout()
 ORDERS = LAY.block("Orders_Table")

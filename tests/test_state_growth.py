@@ -15,11 +15,11 @@ from battles import make_battle
 
 from sheetsync.app import state_journal as sj
 from sheetsync.app import usecases
+from sheetsync.app.bbn.layout import STATE_CHUNKS, Layout, layout
 from sheetsync.app.steps import mark_updates
 from sheetsync.core.registry import find_system
 from sheetsync.rules.bbn import Battle, load_battle
 from sheetsync.sheets.backend import Grid, MemoryBackend, RangeUpdate
-from sheetsync.sheets.layout import STATE_CHUNKS, Layout, layout
 
 COHORTS = 12
 LAY = layout(capacity={"orders": 600})

@@ -15,6 +15,7 @@ import openpyxl
 import pytest
 from libreoffice import error_cells, inspect_macros, recalc_and_convert, require_libreoffice
 
+from sheetsync.app.bbn.layout import layout
 from sheetsync.app.files import example_path, read_data_file
 from sheetsync.app.workbook_cli import (
     excel_backend,
@@ -25,7 +26,6 @@ from sheetsync.app.workbook_cli import (
 )
 from sheetsync.backends.excel import ExcelBackend
 from sheetsync.rules.bbn import hit_chance, load_battle
-from sheetsync.sheets.layout import layout
 
 LAY = layout()
 pytestmark = pytest.mark.filterwarnings("ignore:.*extension is not supported:UserWarning")
@@ -157,7 +157,7 @@ def test_log_rows_of_an_undone_phase_are_struck_through_in_libreoffice(tmp_path:
     the Undo row and the second phase 1 rows stand."""
     from libreoffice import cell_values
 
-    from sheetsync.sheets.template import log_undone_formula
+    from sheetsync.app.bbn.template import log_undone_formula
 
     wb = tmp_path / "log.xlsx"
     new_workbook(wb, example_path())

@@ -16,11 +16,11 @@ import openpyxl
 import pytest
 
 from sheetsync.app import usecases
+from sheetsync.app.bbn.layout import layout
 from sheetsync.app.files import example_path, lock_path
 from sheetsync.app.workbook_cli import excel_backend, new_workbook, run_workbook
 from sheetsync.backends.excel import lock_files
 from sheetsync.errors import BackendError
-from sheetsync.sheets.layout import layout
 
 LAY = layout()
 PHASE_2 = [

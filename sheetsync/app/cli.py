@@ -601,11 +601,11 @@ def status(file: Path) -> None:
         return
     if _other_workbook(file, "status", False):
         return
+    from sheetsync.app.bbn.layout import layout
     from sheetsync.app.usecases import export as export_state
     from sheetsync.app.usecases import tracker_layout
     from sheetsync.app.workbook_cli import excel_backend
     from sheetsync.rules.bbn import load_battle
-    from sheetsync.sheets.layout import layout
 
     backend = excel_backend(file)
     with backend.locked():

@@ -9,9 +9,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from sheetsync.app.bbn.layout import Layout, layout
 from sheetsync.errors import BackendError
 from sheetsync.sheets.backend import RangeUpdate, SheetBackend
-from sheetsync.sheets.layout import Layout, layout
 
 __all__ = ["copy_tracker", "gsheet_backend", "gspread_client", "house_rule_rows_of", "init_spreadsheet",
            "service_account_key", "spreadsheet_key", "tracker_ranges"]

@@ -45,12 +45,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sheetsync.app.bbn import writer
+from sheetsync.app.bbn.layout import HISTORY_PHASES, STATE_CHUNK_CHARS, STATE_CHUNKS, Layout
 from sheetsync.errors import BattleStateError
 from sheetsync.rules.bbn import Battle
 from sheetsync.rules.bbn.models import Order
-from sheetsync.sheets import writer
 from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate, quote_sheet
-from sheetsync.sheets.layout import HISTORY_PHASES, STATE_CHUNK_CHARS, STATE_CHUNKS, Layout
 
 __all__ = ["HISTORY_BLOCK", "JOURNAL", "Lost", "Record", "StateWrite", "Stored", "apply_patch", "full_history",
            "health_table_update", "lost_steps", "mark_rows", "parse_state", "repair_updates", "reverse_diff",

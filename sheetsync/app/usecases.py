@@ -22,16 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sheetsync.app import state_journal as sj
-from sheetsync.app.step_report import StepReport
-from sheetsync.dice import RandomRoller
-from sheetsync.errors import BattleStateError, SheetFormatError
-from sheetsync.rules.bbn import Battle, aftermath, aftermath_json, resolve_phase
-from sheetsync.rules.bbn import undo as undo_phase
-from sheetsync.rules.bbn.phase import cohorts_json
-from sheetsync.sheets import writer
-from sheetsync.sheets.backend import CellValue, RangeUpdate, SheetBackend
-from sheetsync.sheets.layout import Layout, layout
-from sheetsync.sheets.reader import (
+from sheetsync.app.bbn import writer
+from sheetsync.app.bbn.layout import Layout, layout
+from sheetsync.app.bbn.reader import (
     Sheets,
     check_fits,
     missing_ranges,
@@ -39,6 +32,13 @@ from sheetsync.sheets.reader import (
     parse_turn,
     read_plan,
 )
+from sheetsync.app.step_report import StepReport
+from sheetsync.dice import RandomRoller
+from sheetsync.errors import BattleStateError, SheetFormatError
+from sheetsync.rules.bbn import Battle, aftermath, aftermath_json, resolve_phase
+from sheetsync.rules.bbn import undo as undo_phase
+from sheetsync.rules.bbn.phase import cohorts_json
+from sheetsync.sheets.backend import CellValue, RangeUpdate, SheetBackend
 
 __all__ = ["ACTIONS", "CheckReport", "Refusal", "StepReport", "build_cohorts", "check", "check_battle", "end_battle",
            "export", "load_battle_into", "resolve", "run", "tracker_layout", "undo"]

@@ -71,7 +71,7 @@ class _Served:
 
 
 def _default_layout() -> Any:
-    from sheetsync.sheets.layout import layout
+    from sheetsync.app.bbn.layout import layout
 
     return layout()
 

@@ -22,8 +22,8 @@ __all__ = ["DryRunBackend", "aftermath_preview", "demo_system_workbook", "demo_w
 def excel_backend(path: Path, *, save_to: Path | None = None, workbook: Any = None) -> Any:
     """An :class:`ExcelBackend` that puts the Health chart back before each save (openpyxl
     drops charts it reads).  ``save_to`` writes the result there instead of over ``path``."""
+    from sheetsync.app.bbn.template import restore_chart
     from sheetsync.backends.excel import ExcelBackend
-    from sheetsync.sheets.template import restore_chart
 
     def restore(wb: Any) -> None:
         from sheetsync.core.registry import parse_mark
@@ -94,8 +94,8 @@ def _macros_dir() -> Path:
 def _template_bytes(out: Path, capacity: dict[str, int] | None = None) -> bytes:
     import io
 
-    from sheetsync.sheets.layout import layout
-    from sheetsync.sheets.template import build_template
+    from sheetsync.app.bbn.layout import layout
+    from sheetsync.app.bbn.template import build_template
 
     wb = build_template(layout(capacity=capacity) if capacity else None)
     if out.suffix.lower() == ".xlsm":
@@ -137,12 +137,12 @@ def new_workbook(out: Path, battle_file: Path, *, force: bool = True) -> usecase
 def tracker_from(out: Path, battle: Any, *, force: bool = True) -> usecases.StepReport:
     """A tracker at ``out`` holding ``battle`` (a loaded battle), written in one save; the
     same refusal and ``.bak`` as :func:`new_workbook`.  The tracker is laid out with room
-    for the battle and more (issue 9, :func:`~sheetsync.sheets.layout.capacity_for`); a
+    for the battle and more (issue 9, :func:`~sheetsync.app.bbn.layout.capacity_for`); a
     battle past the most a tracker holds is refused, naming the limit, and nothing is written."""
+    from sheetsync.app.bbn.layout import capacity_for, layout
+    from sheetsync.app.bbn.reader import check_fits
+    from sheetsync.app.bbn.template import build_template
     from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix, refuse_existing
-    from sheetsync.sheets.layout import capacity_for, layout
-    from sheetsync.sheets.reader import check_fits
-    from sheetsync.sheets.template import build_template
 
     check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
     refuse_existing(out, force)
@@ -215,10 +215,10 @@ def undo_workbook(path: Path, *, console: Console, out: Path | None = None) -> N
 def pools_from_workbook(path: Path) -> Any:
     """The battle a Build Cohorts would make from the tracker's Cohorts and Characters
     sheets (Cohort Sheet 1.1-1.7), read under the step lock; nothing is written."""
+    from sheetsync.app.bbn.layout import layout
+    from sheetsync.app.bbn.reader import Sheets, parse_battle_setup, read_plan
     from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix
     from sheetsync.app.steps import detect
-    from sheetsync.sheets.layout import layout
-    from sheetsync.sheets.reader import Sheets, parse_battle_setup, read_plan
 
     check_suffix(path, WORKBOOK_SUFFIXES, "a tracker workbook")
     backend = excel_backend(path)

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sheetsync.backends.gsheets import cell_data
-from sheetsync.errors import BattleStateError
-from sheetsync.sheets.layout import Block, Layout, layout
-from sheetsync.sheets.template import (
+from sheetsync.app.bbn.layout import Block, Layout, layout
+from sheetsync.app.bbn.template import (
     FROZEN,
     MERGED,
     OUTCOME_COLOURS,
@@ -34,6 +32,8 @@ from sheetsync.sheets.template import (
     rolled_formula,
     static_cells,
 )
+from sheetsync.backends.gsheets import cell_data
+from sheetsync.errors import BattleStateError
 
 __all__ = ["SHEET_ID_BASE", "init_requests"]
 
@@ -232,7 +232,7 @@ def _validation(lay: Layout, col: Any) -> dict[str, Any] | None:
             ref = defined_names(lay)[col.choices[1:]]
             return {"condition": {"type": "ONE_OF_RANGE", "values": [{"userEnteredValue": "=" + ref}]},
                     "strict": False, "showCustomUi": True}
-        from sheetsync.sheets.layout import LISTS
+        from sheetsync.app.bbn.layout import LISTS
 
         return {"condition": {"type": "ONE_OF_LIST", "values": [{"userEnteredValue": v} for v in LISTS[col.choices]]},
                 "strict": col.choices not in ("YesNo",), "showCustomUi": True}

@@ -42,7 +42,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from sheetsync.core.layout import Area, Block, Cell, Colours, Int, Layout, col_letter, quote_sheet
 from sheetsync.core.registry import MARK_CELL
-from sheetsync.sheets.template import COMPUTED_FILL, HEADER_FILL, HEADER_FONT, INPUT_FILL, align_of
+from sheetsync.sheets.style import COMPUTED_FILL, HEADER_FILL, HEADER_FONT, INPUT_FILL, align_of
 
 __all__ = ["BUTTONS_BLOCK", "HOUSE_RULES_BLOCK", "OPEN_ROWS", "capacity_text", "column_ref", "defined_names",
            "draw_workbook", "mark_text"]

@@ -71,12 +71,12 @@ class BbnSystem:
 
     def layout(self, capacity: Mapping[str, int] | None = None) -> Any:
         """The tracker's layout with room for ``capacity`` (issue 9; a blank tracker's by default)."""
-        return import_module("sheetsync.sheets.layout").layout(capacity=capacity)
+        return import_module("sheetsync.app.bbn.layout").layout(capacity=capacity)
 
     def run_step(self, action: str, backend: Any, *, extra: Any = (), capacity: Mapping[str, int] | None = None) -> Any:
         """Run ``action`` laid out with the tracker's ``capacity`` (its ``State!B2``, issue 9),
         so every block is read and written at the tracker's own rows."""
-        lay = import_module("sheetsync.sheets.layout").layout(capacity=capacity)
+        lay = import_module("sheetsync.app.bbn.layout").layout(capacity=capacity)
         return import_module("sheetsync.app.usecases").run(action, backend, lay, extra=extra)
 
 

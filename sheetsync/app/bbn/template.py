@@ -18,27 +18,31 @@ from typing import Any
 from openpyxl import Workbook
 from openpyxl.chart import LineChart, Reference
 from openpyxl.formatting.rule import CellIsRule, DataBarRule, FormulaRule
-from openpyxl.styles import Alignment, Border, Font, PatternFill, Protection, Side
+from openpyxl.styles import Alignment, Font, PatternFill, Protection
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
+from sheetsync.app.bbn.layout import LISTS, Block, Layout, capacity_json, layout
+from sheetsync.app.bbn.writer import house_rules_rows, odds_formula
 from sheetsync.errors import SheetFormatError
 from sheetsync.rules.bbn.system import SYSTEM
 from sheetsync.sheets.backend import Formula, col_letter, quote_sheet
-from sheetsync.sheets.layout import LISTS, Block, Layout, capacity_json, layout
-from sheetsync.sheets.writer import house_rules_rows, odds_formula
+from sheetsync.sheets.style import (  # noqa: F401  (align_of and the fills are part of this module's surface)
+    COMPUTED_FILL,
+    HEADER_FILL,
+    HEADER_FONT,
+    INPUT_FILL,
+    NUMBER_KINDS,
+    THIN,
+    TITLE_FONT,
+    align_of,
+)
 
 __all__ = ["FROZEN", "MARK", "MERGED", "PROTECTED_SHEETS", "ROLLED_FONT", "STATE_COLOURS", "UNDONE_FONT", "add_chart",
            "align_of", "build_template", "chart_anchor", "chart_cohorts", "defined_names", "house_choices",
            "log_undone_formula", "phases_played", "restore_chart", "rolled_formula", "static_cells", "workbook_layout"]
 
-INPUT_FILL = PatternFill("solid", fgColor="FFF9E0")
-COMPUTED_FILL = PatternFill("solid", fgColor="EEEEEE")
-HEADER_FILL = PatternFill("solid", fgColor="2F3E4E")
-HEADER_FONT = Font(bold=True, color="FFFFFF")
-TITLE_FONT = Font(bold=True, size=14)
-THIN = Border(bottom=Side(style="thin", color="BBBBBB"))
 STATE_COLOURS = {"Active": "C6EFCE", "Scared": "FFEB9C", "Knocked Out": "FFC7CE", "Stabilized": "BDD7EE", "Dead": "808080"}
 OUTCOME_COLOURS = {"hit": "C6EFCE", "miss": "FFEB9C", "refused": "FFC7CE", "done": "DDEBF7"}
 ROLLED_FONT = "1F5FAF"
@@ -48,16 +52,11 @@ UNDONE_FONT = "9C9C9C"
 """Log rows of an undone phase: grey, struck through."""
 MERGED = {"Battle": ("B4:D4", "B5:D5")}
 """Merged cells per sheet: the Battle status and last action get room to wrap."""
-NUMBER_KINDS = ("int", "number", "percent", "bool")
 MARK = f"{SYSTEM.id}@{SYSTEM.version}"
 """``State!B1`` of a battalion tracker: the system and the version of its layout (as
 :func:`sheetsync.app.steps.mark_updates` writes it); ``State!B2`` holds its capacity."""
 
 
-def align_of(kind: str) -> str:
-    """A column's horizontal alignment, for its header and its values alike: numbers and
-    Yes/No centred, text left, so a header sits over its own numbers."""
-    return "center" if kind in NUMBER_KINDS else "left"
 
 
 def rolled_formula(lay: Layout) -> str:

@@ -12,18 +12,18 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sheetsync.core.registry import MARK_CELL
-from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError, did_you_mean
-from sheetsync.rules.bbn import Battle, HouseRules, load_battle
-from sheetsync.rules.bbn.loader import battle_to_file
-from sheetsync.sheets.backend import CellValue, Formula, Grid, col_letter, quote_sheet
-from sheetsync.sheets.layout import (
+from sheetsync.app.bbn.layout import (
     MAX_CAPACITY,
     Block,
     Layout,
     capacity_json,
     tracker_capacity,
 )
+from sheetsync.core.registry import MARK_CELL
+from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError, did_you_mean
+from sheetsync.rules.bbn import Battle, HouseRules, load_battle
+from sheetsync.rules.bbn.loader import battle_to_file
+from sheetsync.sheets.backend import CellValue, Formula, Grid, col_letter, quote_sheet
 
 __all__ = ["Sheets", "check_fits", "missing_ranges", "parse_battle_setup", "parse_turn", "read_plan"]
 

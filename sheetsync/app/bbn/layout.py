@@ -439,7 +439,7 @@ def capacity_for(battle: Any) -> dict[str, int]:
     """The capacity of a tracker made from ``battle`` (``new --from``, ``load_battle_into``,
     ``gsheet upload``): room for everything the battle holds and half as much again
     (:data:`HEADROOM`), at least a blank tracker's, at most :data:`MAX_CAPACITY` (a battle
-    beyond that is refused by :func:`sheetsync.sheets.reader.check_fits`, naming the limit).
+    beyond that is refused by :func:`sheetsync.app.bbn.reader.check_fits`, naming the limit).
 
     Orders accumulate over the battle (every resolved row keeps its stamp), so a big battle
     gets 20 rows a cohort: two orders a cohort for ten phases."""

@@ -1,10 +1,10 @@
 """``docs/LAYOUT.md``: every defined name of the tracker and what it holds, generated from
-the layout map (``python -m sheetsync.sheets.layout_doc > docs/LAYOUT.md``)."""
+the layout map (``python -m sheetsync.app.bbn.layout_doc > docs/LAYOUT.md``)."""
 
 from __future__ import annotations
 
-from sheetsync.sheets.layout import LISTS, Layout, layout
-from sheetsync.sheets.template import defined_names
+from sheetsync.app.bbn.layout import LISTS, Layout, layout
+from sheetsync.app.bbn.template import defined_names
 
 __all__ = ["layout_markdown"]
 
@@ -15,7 +15,7 @@ def layout_markdown(lay: Layout | None = None) -> str:
     out = [
         "# Tracker layout",
         "",
-        "Generated from `sheetsync/sheets/layout.py` by `python -m sheetsync.sheets.layout_doc`; a test keeps it in step.",
+        "Generated from `sheetsync/app/bbn/layout.py` by `python -m sheetsync.app.bbn.layout_doc`; a test keeps it in step.",
         "Every block below is a defined name in the workbook (and a named range in Google Sheets), so a script can",
         "find it without knowing rows and columns. *Input* cells are pale yellow and unlocked; computed cells are",
         "grey and locked (sheets are protected with no password, so typing into one warns).",

@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sheetsync.errors import BattleStateError
-from sheetsync.rules.bbn import AftermathEntry, Battle, Event, HouseRules, PhaseResult, State
-from sheetsync.rules.bbn.pools import actions_available
-from sheetsync.sheets.backend import CellValue, Formula, RangeUpdate, quote_sheet
-from sheetsync.sheets.layout import (
+from sheetsync.app.bbn.layout import (
     LISTS,
     Block,
     Layout,
 )
+from sheetsync.errors import BattleStateError
+from sheetsync.rules.bbn import AftermathEntry, Battle, Event, HouseRules, PhaseResult, State
+from sheetsync.rules.bbn.pools import actions_available
+from sheetsync.sheets.backend import CellValue, Formula, RangeUpdate, quote_sheet
 
 __all__ = [
     "aftermath_updates",
@@ -37,7 +37,7 @@ __all__ = [
 def _pad(rows: list[list[CellValue]], block: Block, count: int | None = None) -> list[list[CellValue]]:
     """``rows`` padded with blank rows to the block's length.  Issue 9: rows past the block
     are never cut off silently: the use cases refuse a battle larger than the tracker
-    (:func:`sheetsync.sheets.reader.check_fits`), so this is a step laid out for a smaller
+    (:func:`sheetsync.app.bbn.reader.check_fits`), so this is a step laid out for a smaller
     tracker than the battle it holds, and it is refused before anything is written."""
     n = count if count is not None else (block.rows or len(rows))
     if len(rows) > n:
