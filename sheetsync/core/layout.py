@@ -303,6 +303,14 @@ class Block:
         """``Sheet!C7``: the cell of column ``key`` in data row ``offset`` (0-based)."""
         return f"{self.sheet}!{self.letter(key)}{self.first_row + offset}"
 
+    def column_ref(self, key: str, absolute: bool = True, open_rows: int = 4000) -> str:
+        """A whole data column of the block, for formulas and validations (an open-ended
+        block's first ``open_rows`` rows)."""
+        d = "$" if absolute else ""
+        last = self.last_row or (self.first_row + open_rows)
+        letter = self.letter(key)
+        return f"{quote_sheet(self.sheet)}!{d}{letter}{d}{self.first_row}:{d}{letter}{d}{last}"
+
     def row_values(self, values: Mapping[str, Any]) -> list[Any]:
         """One data row from ``{column key: value}``, each encoded by its column's codec;
         a key the block has not is an error (rows are keyed, never positional)."""

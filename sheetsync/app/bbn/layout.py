@@ -18,12 +18,12 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
-from typing import Any, Literal
+from functools import lru_cache
+from typing import Any
 
+from sheetsync.core.layout import Block, Cell, Column
 from sheetsync.rules.bbn.catalog import Catalog, default_catalog
 from sheetsync.rules.bbn.models import Band, Benefit, HouseRules, Moment, PoolName, State, Task
-from sheetsync.sheets.backend import col_letter, quote_sheet
 
 __all__ = ["CAPACITY", "LISTS", "MAX_CAPACITY", "MAX_COHORTS", "Block", "Column", "Layout", "capacity_for",
            "capacity_json", "layout", "tracker_capacity"]
@@ -57,8 +57,6 @@ characters and ranges can still be added by hand."""
 STATE_CHUNKS = 400
 STATE_CHUNK_CHARS = 30000
 
-Kind = Literal["text", "int", "bool", "choice", "number", "percent"]
-
 LISTS: dict[str, list[str]] = {
     "Tasks": [t.value for t in Task],
     "Moments": [m.value for m in Moment],
@@ -69,98 +67,6 @@ LISTS: dict[str, list[str]] = {
     "FreeTasks": ["Heal", "Rescue"],
     "YesNo": ["Yes", "No"],
 }
-
-
-@dataclass(frozen=True)
-class Column:
-    key: str
-    header: str
-    kind: Kind = "text"
-    is_input: bool = True
-    choices: str | None = None
-    """A list name in :data:`LISTS`, or a defined name of a block column ("=Cohort_Names")."""
-    width: int = 12
-    low: int | None = None
-    high: int | None = None
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Block:
-    """A table: a header row, then ``rows`` data rows (``None``: open-ended, like the Log)."""
-
-    name: str
-    sheet: str
-    header_row: int
-    columns: tuple[Column, ...]
-    rows: int | None
-    first_col: int = 1
-    title: str = ""
-    note: str = ""
-
-    @property
-    def first_row(self) -> int:
-        return self.header_row + 1
-
-    @property
-    def last_row(self) -> int | None:
-        return None if self.rows is None else self.first_row + self.rows - 1
-
-    @property
-    def last_col(self) -> int:
-        return self.first_col + len(self.columns) - 1
-
-    @cached_property
-    def _index(self) -> dict[str, int]:
-        return {c.key: i for i, c in enumerate(self.columns)}
-
-    def index(self, key: str) -> int:
-        try:
-            return self._index[key]
-        except KeyError:
-            raise KeyError(f"{self.name} has no column {key!r}") from None
-
-    def letter(self, key: str) -> str:
-        return col_letter(self.first_col + self.index(key))
-
-    def range(self, *, rows: int | None = None) -> str:
-        """The data range in A1 notation (open-ended when the block has no row limit)."""
-        end = self.last_row if rows is None else self.first_row + rows - 1
-        return (f"{quote_sheet(self.sheet)}!{col_letter(self.first_col)}{self.first_row}:"
-                f"{col_letter(self.last_col)}{end if end is not None else ''}")
-
-    def header_range(self) -> str:
-        return f"{quote_sheet(self.sheet)}!{col_letter(self.first_col)}{self.header_row}:{col_letter(self.last_col)}{self.header_row}"
-
-    def row_range(self, offset: int, count: int = 1) -> str:
-        """The range of ``count`` data rows starting ``offset`` rows below the first."""
-        r = self.first_row + offset
-        return f"{quote_sheet(self.sheet)}!{col_letter(self.first_col)}{r}:{col_letter(self.last_col)}{r + count - 1}"
-
-    def cell(self, offset: int, key: str) -> str:
-        """``Sheet!C7``: the cell of column ``key`` in data row ``offset`` (0-based)."""
-        return f"{self.sheet}!{self.letter(key)}{self.first_row + offset}"
-
-    def column_ref(self, key: str, absolute: bool = True) -> str:
-        """A whole data column of the block, for formulas and validations."""
-        d = "$" if absolute else ""
-        last = self.last_row or (self.first_row + LOG_ROWS)
-        letter = self.letter(key)
-        return f"{quote_sheet(self.sheet)}!{d}{letter}{d}{self.first_row}:{d}{letter}{d}{last}"
-
-
-@dataclass(frozen=True)
-class Cell:
-    name: str
-    sheet: str
-    address: str
-    label: str
-    is_input: bool = False
-    note: str = ""
-
-    @property
-    def ref(self) -> str:
-        return f"{quote_sheet(self.sheet)}!{self.address}"
 
 
 @dataclass
