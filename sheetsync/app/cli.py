@@ -145,10 +145,16 @@ def _other_workbook(file: Path, what: str, as_json: bool) -> bool:
 
     if what == "pools":
         out = system.pools_json(battle)
-        _print_json(out) if as_json else render_hexwar.print_values(console, out)
+        if as_json:
+            _print_json(out)
+        else:
+            render_hexwar.print_values(console, out)
     elif what == "aftermath":
         out = system.aftermath_json(battle)
-        _print_json(out) if as_json else render_hexwar.print_report(console, out)
+        if as_json:
+            _print_json(out)
+        else:
+            render_hexwar.print_report(console, out)
     else:
         from sheetsync.rules.hexwar.turn import units_json
 
@@ -530,6 +536,7 @@ def check(file: Path, as_json: JsonOpt = False) -> None:
 
     if _is_workbook(file) and _other_workbook(file, "check", as_json):
         return
+    word = "phase"
     if _is_workbook(file):
         from sheetsync.app.workbook_cli import excel_backend
 
@@ -549,7 +556,7 @@ def check(file: Path, as_json: JsonOpt = False) -> None:
     else:
         from sheetsync.app.check_view import print_check
 
-        print_check(console, report, str(file), word=locals().get("word", "phase"))
+        print_check(console, report, str(file), word=word)
     if report.refusals:
         raise typer.Exit(1)
 

@@ -724,21 +724,10 @@ def check(backend: SheetBackend, capacity: Mapping[str, int] | None = None) -> t
     except InputError as err:
         return stored.turn, len(pending.moves) + len(pending.attacks), [
             (p.where, "", "cell", p.message) for p in err.problems], True
+    from sheetsync.rules.hexwar.system import SYSTEM
 
-    class _Middle:
-        def roll(self, sides: int) -> int:
-            return (sides + 1) // 2
-
-    result = resolve_turn(battle, _Middle())
-    out = []
-    for e in result.events:
-        if e.outcome != "refused":
-            continue
-        if isinstance(e, AttackEvent):
-            out.append((where.get(f"turn.attacks[{e.order}]", ""), e.defender, "attack", f"{e.reason} ({e.rule_ref})"))
-        else:
-            out.append((where.get(f"turn.moves[{e.order}]", ""), e.unit, "move", f"{e.reason} ({e.rule_ref})"))
-    return stored.turn, len(result.events), out, False
+    orders, refused = SYSTEM.check_file(battle)
+    return stored.turn, orders, [(where.get(path, path), who, kind, why) for path, who, kind, why in refused], False
 
 
 def export(backend: SheetBackend, capacity: Mapping[str, int] | None = None) -> dict[str, Any]:

@@ -61,13 +61,9 @@ class HexwarSystem:
         """H4, H6, H7 dry run: the typed turn resolved on a copy with no dice that matter
         (the engine is pure); returns the number of orders and, for each refused one, its
         path (``turn.moves[2]``), unit, kind and reason."""
-        from sheetsync.rules.hexwar.turn import resolve_turn
+        from sheetsync.rules.hexwar.turn import NoDice, resolve_turn
 
-        class _Middle:
-            def roll(self, sides: int) -> int:
-                return (sides + 1) // 2
-
-        result = resolve_turn(battle, _Middle())
+        result = resolve_turn(battle, NoDice())
         out = []
         for e in result.events:
             if e.outcome != "refused":

@@ -36,6 +36,7 @@ __all__ = [
     "Contribution",
     "InitiativeRoll",
     "MoveEvent",
+    "NoDice",
     "TurnResult",
     "attack_value",
     "chance",
@@ -446,7 +447,7 @@ def _moves_and_plans(battle: Battle, initiative: str | None) -> tuple[
 def preview_attacks(battle: Battle) -> tuple[AttackEvent, ...]:
     """H11: each typed engagement's S, D, chance and expected casualties before anyone
     rolls (the moves applied first), or why it would be refused.  Nothing is rolled."""
-    initiative, _ = _initiative(battle, _NoDice())
+    initiative, _ = _initiative(battle, NoDice())
     _, _, _, plans = _moves_and_plans(battle, initiative)
     out = []
     for p in plans:
@@ -461,8 +462,9 @@ def preview_attacks(battle: Battle) -> tuple[AttackEvent, ...]:
     return tuple(out)
 
 
-class _NoDice:
-    """A roller for previews: a contest's rolls are not made (the middle value stands in)."""
+class NoDice:
+    """A roller for previews and dry runs (H11, ``check``): no die is really rolled, the
+    middle value stands in, so what a turn would refuse is known without spending dice."""
 
     def roll(self, sides: int) -> int:
         return (sides + 1) // 2
