@@ -17,7 +17,15 @@ batch already refers to the sheets it adds.  What it draws, all from the layout:
   (``BOOLEAN``) for the watcher's tick column;
 * named ranges for every block, named cell, list and ``lay.names`` entry;
 * conditional formats for ``lay.colours`` (``TEXT_EQ`` / ``TEXT_CONTAINS``);
+* the rules (``booleanRule``: ``TEXT_EQ``, ``NUMBER_LESS_THAN_EQ``, ``CUSTOM_FORMULA``) and
+  data bars (a ``gradientRule``: Google has no data bars) of the layout, after the colours,
+  each sheet's in the layout's order (the first wins);
+* fixed cells (and their fonts), checkboxes (``BOOLEAN``, unticked), one-cell dropdowns,
+  merges (``mergeCells``), row heights (points to pixels), frozen rows and columns per sheet,
+  and line charts (``addChart``, ``basicChart`` ``LINE``, drawn once over every row);
 * warning-only protection of every protected sheet, its input cells left unprotected.
+
+Print setup is the workbook's only: the Sheets API has no request for it.
 """
 
 from __future__ import annotations
@@ -28,34 +36,45 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sheetsync.backends.gsheets import cell_data
-from sheetsync.backends.gsheets_layout import (
-    COMPUTED_RGB,
-    HEADER_RGB,
-    INPUT_RGB,
-    SHEET_ID_BASE,
-    _grid,
-    _rgb,
-)
 from sheetsync.core.layout import (
     Area,
     Block,
     Cell,
+    Chart,
     Choice,
     Colours,
     Column,
+    DataBar,
     Int,
     Layout,
+    Rule,
     col_letter,
 )
 from sheetsync.errors import BattleStateError
 from sheetsync.sheets.backend import Formula, parse_range
 from sheetsync.sheets.draw import OPEN_ROWS, defined_names
 
-__all__ = ["init_requests_for", "mark_value", "named_grids", "sheet_ids_for"]
+__all__ = ["COMPUTED_RGB", "HEADER_RGB", "INPUT_RGB", "SHEET_ID_BASE", "init_requests_for", "mark_value", "named_grids",
+           "sheet_ids_for"]
+
+SHEET_ID_BASE = 7100
+INPUT_RGB = {"red": 1.0, "green": 0.976, "blue": 0.878}
+COMPUTED_RGB = {"red": 0.933, "green": 0.933, "blue": 0.933}
+HEADER_RGB = {"red": 0.184, "green": 0.243, "blue": 0.306}
 
 NUMBER_KINDS = ("int", "number", "percent", "bool")
 WHITE = {"red": 1.0, "green": 1.0, "blue": 1.0}
 PIXELS_PER_CHAR = 7
+
+
+def _rgb(hexcolour: str) -> dict[str, float]:
+    return {k: int(hexcolour[i:i + 2], 16) / 255 for k, i in (("red", 0), ("green", 2), ("blue", 4))}
+
+
+def _grid(sheet_id: int, r1: int, c1: int, r2: int, c2: int) -> dict[str, int]:
+    """1-based inclusive rows/cols -> a GridRange (0-based, end exclusive)."""
+    return {"sheetId": sheet_id, "startRowIndex": r1 - 1, "endRowIndex": r2, "startColumnIndex": c1 - 1,
+            "endColumnIndex": c2}
 
 
 def mark_value(lay: Layout) -> tuple[str, str | None]:
@@ -70,18 +89,25 @@ def _row_col(address: str) -> tuple[int, int]:
     return rng.row1, rng.col1
 
 
-def _last_row(b: Block) -> int:
+def _last_row(b: Block, open_rows: int = OPEN_ROWS) -> int:
     """An open-ended block (the Log) is decorated and named as far as the workbook's."""
-    return b.last_row if b.last_row is not None else b.first_row + OPEN_ROWS
+    return b.last_row if b.last_row is not None else b.first_row + open_rows
 
 
-def _column_grid(ids: Mapping[str, int], b: Block, key: str, *, header: bool = False) -> dict[str, int]:
+def _column_grid(ids: Mapping[str, int], b: Block, key: str, *, header: bool = False,
+                 open_rows: int = OPEN_ROWS) -> dict[str, int]:
     c = b.first_col + b.index(key)
-    return _grid(ids[b.sheet], b.header_row if header else b.first_row, c, _last_row(b), c)
+    return _grid(ids[b.sheet], b.header_row if header else b.first_row, c, _last_row(b, open_rows), c)
 
 
-def _block_grid(ids: Mapping[str, int], b: Block, *, header: bool = False) -> dict[str, int]:
-    return _grid(ids[b.sheet], b.header_row if header else b.first_row, b.first_col, _last_row(b), b.last_col)
+def _block_grid(ids: Mapping[str, int], b: Block, *, header: bool = False, open_rows: int = OPEN_ROWS) -> dict[str, int]:
+    return _grid(ids[b.sheet], b.header_row if header else b.first_row, b.first_col, _last_row(b, open_rows),
+                 b.last_col)
+
+
+def _box_grid(ids: Mapping[str, int], lay: Layout, target: str) -> tuple[str, dict[str, int]]:
+    sheet, r1, c1, r2, c2 = lay.box(target)
+    return sheet, _grid(ids[sheet], r1, c1, r2, c2)
 
 
 def _cell_grid(ids: Mapping[str, int], c: Cell) -> dict[str, int]:
@@ -99,7 +125,7 @@ def _sheet_size(lay: Layout, sheet: str) -> tuple[int, int]:
     rows, cols = 50, 26
     for b in lay.blocks.values():
         if b.sheet == sheet:
-            rows = max(rows, _last_row(b) + 5)
+            rows = max(rows, _last_row(b, lay.open_rows) + 5)
             cols = max(cols, b.last_col + 2)
     for c in lay.cells.values():
         if c.sheet == sheet:
@@ -119,6 +145,16 @@ def _frozen_rows(lay: Layout, sheet: str) -> int:
     if len(blocks) == 1 and not others and sheet not in lay.hidden:
         return blocks[0].header_row
     return 0
+
+
+def _grid_properties(lay: Layout, sheet: str, rows: int, cols: int) -> dict[str, int]:
+    """A sheet's size and frozen panes: the layout's (rows, columns), else under its only table."""
+    props = {"rowCount": rows, "columnCount": cols}
+    if sheet in lay.frozen:
+        props["frozenRowCount"], props["frozenColumnCount"] = lay.frozen[sheet]
+    else:
+        props["frozenRowCount"] = _frozen_rows(lay, sheet)
+    return props
 
 
 def sheet_ids_for(lay: Layout, existing: Mapping[str, int]) -> dict[str, int]:
@@ -171,16 +207,18 @@ def _codec_rule(codec: Any, kind: str, note: str) -> dict[str, Any] | None:
 def _column_rule(lay: Layout, names: Mapping[str, tuple[str, dict[str, int]]], col: Column) -> dict[str, Any] | None:
     """The dropdown or bound of an input column, from its ``choices``, then its codec.  A
     dropdown of names (``=Unit_Names``) only warns: the system checks the name (a unit
-    typed before it is listed)."""
+    typed before it is listed); a list's refuses anything else, or only warns when the
+    layout's dropdowns do (``lay.dropdowns.list_errors``, as the workbook's)."""
     if not col.is_input:
         return None
     if col.choices:
         name = col.choices[1:] if col.choices.startswith("=") else f"List_{col.choices}"
+        strict = not col.choices.startswith("=") and lay.dropdowns.list_errors == "stop"  # "warning": Google marks it
         if name in names:
             return {"condition": {"type": "ONE_OF_RANGE", "values": [{"userEnteredValue": "=" + names[name][0]}]},
-                    "strict": not col.choices.startswith("="), "showCustomUi": True}
+                    "strict": strict, "showCustomUi": True}
         if col.choices in lay.lists:
-            return _one_of_list(lay.lists[col.choices])
+            return _one_of_list(lay.lists[col.choices], strict=strict)
     return _codec_rule(col.codec, col.kind, col.note)
 
 
@@ -260,8 +298,15 @@ def _static_cells(lay: Layout, captions: Sequence[str], house: list[tuple[list[A
         if b.rows is None:
             continue
         col = b.first_col + b.index(key)
-        for row in range(b.first_row, _last_row(b) + 1):
+        for row in range(b.first_row, _last_row(b, lay.open_rows) + 1):
             put(b.sheet, row, col, _formula(make(lay, row)))
+    for st in lay.static:
+        row, col = _row_col(st.address)
+        put(st.sheet, row, col, _formula(str(st.value)) if st.formula else st.value)
+    for target in lay.checkboxes:
+        sheet, r1, c1, r2, _c2 = lay.box(target)
+        for row in range(r1, r2 + 1):
+            put(sheet, row, c1, False)
     if "State" in cells:
         mark, cap = mark_value(lay)
         put("State", 1, 2, mark)
@@ -293,7 +338,7 @@ def _colour_target(lay: Layout, ids: Mapping[str, int], target: str) -> tuple[st
         return lay.areas[target].sheet, _area_grid(ids, lay.areas[target])
     name, _, key = target.partition(".")
     b = lay.block(name)
-    return b.sheet, (_column_grid(ids, b, key) if key else _block_grid(ids, b))
+    return b.sheet, (_column_grid(ids, b, key, open_rows=lay.open_rows) if key else _block_grid(ids, b, open_rows=lay.open_rows))
 
 
 _REF = re.compile(r"(?:'(?:[^']|'')+'|[A-Za-z_][A-Za-z0-9_]*)!\$?[A-Za-z]{1,3}\$?\d+(?::\$?[A-Za-z]{1,3}\$?\d+)?")
@@ -343,6 +388,75 @@ def _colour_rules(deco: Colours, grid: Mapping[str, int], sheet: str) -> list[di
     return out
 
 
+def _text_format(rule: Rule) -> dict[str, Any]:
+    fmt: dict[str, Any] = {}
+    if rule.fill:
+        fmt["backgroundColor"] = _rgb(rule.fill)
+    text: dict[str, Any] = {}
+    if rule.bold:
+        text["bold"] = True
+    if rule.italic:
+        text["italic"] = True
+    if rule.strike:
+        text["strikethrough"] = True
+    if rule.colour:
+        text["foregroundColor"] = _rgb(rule.colour)
+    if text:
+        fmt["textFormat"] = text
+    return fmt
+
+
+def _rule(ids: Mapping[str, int], lay: Layout, rule: Rule) -> tuple[str, dict[str, Any]]:
+    """A :class:`Rule` as a ``booleanRule``: ``TEXT_EQ`` for a text the cell equals,
+    ``NUMBER_LESS_THAN_EQ`` for at most a number, else a ``CUSTOM_FORMULA`` relative to the
+    range's top-left cell (the workbook's formula, another sheet read through INDIRECT)."""
+    sheet, grid = _box_grid(ids, lay, rule.target)
+    if rule.kind == "equals":
+        condition: dict[str, Any] = {"type": "TEXT_EQ", "values": [{"userEnteredValue": rule.when}]}
+    elif rule.kind == "at_most":
+        condition = {"type": "NUMBER_LESS_THAN_EQ", "values": [{"userEnteredValue": rule.when}]}
+    else:
+        condition = {"type": "CUSTOM_FORMULA", "values": [{"userEnteredValue": "=" + _same_sheet(rule.when, sheet)}]}
+    return sheet, {"ranges": [grid], "booleanRule": {"condition": condition, "format": _text_format(rule)}}
+
+
+def _bar_rule(ids: Mapping[str, int], lay: Layout, bar: DataBar) -> tuple[str, dict[str, Any]]:
+    """A data bar as Google shows one: a colour scale from ``low`` to the column's largest."""
+    sheet, grid = _box_grid(ids, lay, bar.target)
+    return sheet, {"ranges": [grid], "gradientRule": {
+        "minpoint": {"type": "NUMBER", "value": str(bar.low), "color": _rgb(bar.low_colour)},
+        "maxpoint": {"type": "MAX", "color": _rgb(bar.high_colour)}}}
+
+
+def _chart_request(ids: Mapping[str, int], lay: Layout, spec: Chart) -> dict[str, Any]:
+    """An ``addChart`` of a line chart (``basicChart`` ``LINE``): the block's first column
+    as the domain, its next columns as the series (headers as their names), drawn once over
+    every row of the block, at the layout's anchor (cm -> pixels at 96 per inch)."""
+    hist = lay.block(spec.block)
+    sheet_id = ids[hist.sheet]
+    shown = max(1, min(spec.series(lay), len(hist.columns) - 1))
+    row, col = _row_col(spec.anchor(lay, shown))
+    last = hist.last_row or hist.first_row
+    axis = []
+    if spec.x_title:
+        axis.append({"position": "BOTTOM_AXIS", "title": spec.x_title})
+    if spec.y_title:
+        axis.append({"position": "LEFT_AXIS", "title": spec.y_title})
+    return {"addChart": {"chart": {
+        "spec": {"title": spec.fixed_title(lay, shown) if spec.fixed_title else spec.title, "basicChart": {
+            "chartType": "LINE", "legendPosition": "RIGHT_LEGEND", "headerCount": 1, "axis": axis,
+            "domains": [{"domain": {"sourceRange": {"sources": [
+                _grid(sheet_id, hist.header_row, hist.first_col, last, hist.first_col)]}}}],
+            "series": [{"series": {"sourceRange": {"sources": [
+                _grid(sheet_id, hist.header_row, hist.first_col + 1 + i, last, hist.first_col + 1 + i)]}},
+                "targetAxis": "LEFT_AXIS"} for i in range(shown)],
+        }},
+        "position": {"overlayPosition": {"anchorCell": {"sheetId": sheet_id, "rowIndex": row - 1, "columnIndex": col - 1},
+                                         "widthPixels": round(spec.width / 2.54 * 96),
+                                         "heightPixels": round(spec.height / 2.54 * 96)}},
+    }}}
+
+
 def init_requests_for(lay: Layout, existing: Mapping[str, int], *, captions: Sequence[str] = (),
                       house_rules: Sequence[Any] = (), title: str = "") -> list[dict[str, Any]]:
     """The batchUpdate requests that lay a blank tracker of ``lay`` into a spreadsheet whose
@@ -368,7 +482,7 @@ def init_requests_for(lay: Layout, existing: Mapping[str, int], *, captions: Seq
         rows, cols = _sheet_size(lay, s)
         reqs.append({"addSheet": {"properties": {
             "sheetId": ids[s], "title": s, "index": index, "hidden": s in lay.hidden,
-            "gridProperties": {"rowCount": rows, "columnCount": cols, "frozenRowCount": _frozen_rows(lay, s)},
+            "gridProperties": _grid_properties(lay, s, rows, cols),
         }}})
 
     # -- cells: one updateCells per sheet over the box that holds its static cells --------
@@ -396,16 +510,16 @@ def init_requests_for(lay: Layout, existing: Mapping[str, int], *, captions: Seq
         for col in b.columns:  # a header sits over its values: numbers centred, text left
             fmt: dict[str, Any] = {"horizontalAlignment": "CENTER" if col.kind in NUMBER_KINDS else "LEFT"}
             fields = "userEnteredFormat.horizontalAlignment"
-            reqs.append({"repeatCell": {"range": _column_grid(ids, b, col.key, header=True),
+            reqs.append({"repeatCell": {"range": _column_grid(ids, b, col.key, header=True, open_rows=lay.open_rows),
                                         "cell": {"userEnteredFormat": fmt}, "fields": fields}})
             if col.kind == "percent":
-                reqs.append({"repeatCell": {"range": _column_grid(ids, b, col.key),
+                reqs.append({"repeatCell": {"range": _column_grid(ids, b, col.key, open_rows=lay.open_rows),
                                             "cell": {"userEnteredFormat": {"numberFormat": {"type": "PERCENT", "pattern": "0%"}}},
                                             "fields": "userEnteredFormat.numberFormat"}})
         if b.sheet in lay.hidden or b.rows is None:
             continue
         for col in b.columns:
-            reqs.append({"repeatCell": {"range": _column_grid(ids, b, col.key), "cell": {"userEnteredFormat": {
+            reqs.append({"repeatCell": {"range": _column_grid(ids, b, col.key, open_rows=lay.open_rows), "cell": {"userEnteredFormat": {
                 "backgroundColor": INPUT_RGB if col.is_input else COMPUTED_RGB}},
                 "fields": "userEnteredFormat.backgroundColor"}})
     for c in lay.cells.values():
@@ -450,15 +564,17 @@ def init_requests_for(lay: Layout, existing: Mapping[str, int], *, captions: Seq
         if b.sheet in lay.hidden:
             continue
         for col in b.columns:
+            if f"{b.name}.{col.key}" in lay.checkboxes:
+                continue  # drawn below, with the layout's checkboxes
             if _is_buttons(b) and col.key == "tick":
-                reqs.append({"setDataValidation": {"range": _column_grid(ids, b, "tick"),
+                reqs.append({"setDataValidation": {"range": _column_grid(ids, b, "tick", open_rows=lay.open_rows),
                                                    "rule": {"condition": {"type": "BOOLEAN"}, "showCustomUi": True}}})
                 continue
             if b.name == "HouseRules_Table":
                 continue
             rule = _column_rule(lay, names, col)
             if rule is not None:
-                reqs.append({"setDataValidation": {"range": _column_grid(ids, b, col.key), "rule": rule}})
+                reqs.append({"setDataValidation": {"range": _column_grid(ids, b, col.key, open_rows=lay.open_rows), "rule": rule}})
     if house_block is not None and "value" in {c.key for c in house_block.columns}:
         value_col = house_block.first_col + house_block.index("value")
         for i, (_values, choices) in enumerate(house):
@@ -467,6 +583,14 @@ def init_requests_for(lay: Layout, existing: Mapping[str, int], *, captions: Seq
                 reqs.append({"setDataValidation": {
                     "range": _grid(ids[house_block.sheet], row, value_col, row, value_col),
                     "rule": _one_of_list(["Yes", "No"] if set(choices) == {True, False} else list(choices))}})
+    for target in lay.checkboxes:
+        _sheet, grid = _box_grid(ids, lay, target)
+        reqs.append({"setDataValidation": {"range": grid,
+                                           "rule": {"condition": {"type": "BOOLEAN"}, "showCustomUi": True}}})
+    for at in lay.choices_at:
+        row, col = _row_col(at.address)
+        reqs.append({"setDataValidation": {"range": _grid(ids[at.sheet], row, col, row, col),
+                                           "rule": _one_of_list(at.options)}})
     for c in lay.cells.values():
         if c.is_input:
             rule = _codec_rule(c.codec, c.codec.kind, c.note)
@@ -485,10 +609,37 @@ def init_requests_for(lay: Layout, existing: Mapping[str, int], *, captions: Seq
             index = per_sheet.get(sheet, 0)
             per_sheet[sheet] = index + 1
             reqs.append({"addConditionalFormatRule": {"index": index, "rule": rule}})
+    drawn = [_bar_rule(ids, lay, bar) for bar in lay.bars] + [_rule(ids, lay, rule) for rule in lay.rules]
+    for sheet, rule in drawn:  # after the colours, in the layout's order: the first wins
+        index = per_sheet.get(sheet, 0)
+        per_sheet[sheet] = index + 1
+        reqs.append({"addConditionalFormatRule": {"index": index, "rule": rule}})
+
+    # -- fixed cells' fonts, merges, row heights, charts ------------------------------------
+    for st in lay.static:
+        if st.bold or st.size:
+            row, col = _row_col(st.address)
+            text: dict[str, Any] = {"bold": st.bold}
+            if st.size:
+                text["fontSize"] = round(st.size)
+            reqs.append({"repeatCell": {"range": _grid(ids[st.sheet], row, col, row, col),
+                                        "cell": {"userEnteredFormat": {"textFormat": text}},
+                                        "fields": "userEnteredFormat.textFormat(" + ",".join(text) + ")"}})
+    for merged in lay.merges:
+        grid = _ref_grid(ids, merged)
+        reqs.append({"mergeCells": {"range": grid, "mergeType": "MERGE_ALL"}})
+        reqs.append({"repeatCell": {"range": grid, "cell": {"userEnteredFormat": {
+            "wrapStrategy": "WRAP", "verticalAlignment": "TOP"}},
+            "fields": "userEnteredFormat(wrapStrategy,verticalAlignment)"}})
+    for (sheet, row), points in lay.row_heights.items():  # points -> pixels
+        reqs.append({"updateDimensionProperties": {
+            "range": {"sheetId": ids[sheet], "dimension": "ROWS", "startIndex": row - 1, "endIndex": row},
+            "properties": {"pixelSize": round(points * 4 / 3)}, "fields": "pixelSize"}})
+    reqs += [_chart_request(ids, lay, spec) for spec in lay.charts]
 
     # -- protection: each protected sheet warns before an edit, its inputs excepted ---------
     for sheet in lay.protected:
-        inputs = [_column_grid(ids, b, col.key) for b in lay.blocks.values() if b.sheet == sheet
+        inputs = [_column_grid(ids, b, col.key, open_rows=lay.open_rows) for b in lay.blocks.values() if b.sheet == sheet
                   for col in b.columns if col.is_input]
         inputs += [_cell_grid(ids, c) for c in lay.cells.values() if c.sheet == sheet and c.is_input]
         protected: dict[str, Any] = {"range": {"sheetId": ids[sheet]}, "warningOnly": True,

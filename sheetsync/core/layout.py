@@ -18,8 +18,9 @@ from typing import Any, Literal, Protocol
 
 __all__ = [
     "BOOL", "INT", "NUMBER", "PERCENT", "TEXT",
-    "Area", "Block", "Cell", "Choice", "Codec", "CodecError", "Colours", "Column", "Int", "Layout", "Names",
-    "Number", "Percent", "Text", "YesNo", "col_letter", "columns_of", "quote_sheet",
+    "Area", "Block", "Cell", "Chart", "CellChoices", "Choice", "Codec", "CodecError", "Colours", "Column", "DataBar",
+    "Dropdowns", "Int", "Layout", "Names", "Number", "Percent", "PrintSetup", "Rule", "Static", "Text", "YesNo",
+    "col_letter", "columns_of", "quote_sheet",
 ]
 
 Kind = Literal["text", "int", "bool", "choice", "number", "percent"]
@@ -377,6 +378,121 @@ class Colours:
     contains: bool = False
 
 
+@dataclass(frozen=True)
+class Rule:
+    """A conditional format: the cells of ``target`` take a fill and a font while a test holds.
+
+    ``target`` is a block column (``"Orders_Table.roll"``), a span of a block's columns
+    (``"Orders_Table.phase:picks"``) or a whole block (``"Log_Table"``), data rows only (an
+    open-ended block as far as :attr:`Layout.open_rows`).  ``kind`` says what ``when`` is:
+    ``"formula"``, a formula (without ``=``) relative to the target's top-left cell;
+    ``"equals"``, the text the cell holds, whole; ``"at_most"``, a number the cell's value
+    is at most.  Colours are hex ``RRGGBB``; ``None`` leaves the cell's own.  The rules of a
+    sheet are drawn in the layout's order, the first winning where two apply."""
+
+    target: str
+    when: str
+    kind: Literal["formula", "equals", "at_most"] = "formula"
+    fill: str | None = None
+    colour: str | None = None
+    bold: bool = False
+    italic: bool = False
+    strike: bool = False
+
+
+@dataclass(frozen=True)
+class DataBar:
+    """A bar in each cell of ``target`` (a block column) as long as its value, from ``low``
+    to the column's largest.  A Google Sheet has no data bars: it shows the same scale as a
+    colour from ``low_colour`` (at ``low``) to ``high_colour`` (at the largest)."""
+
+    target: str
+    colour: str = "5B9BD5"
+    low: int = 0
+    low_colour: str = "F8696B"
+    high_colour: str = "63BE7B"
+
+
+def _four(_lay: Layout) -> int:
+    return 4
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A line chart of a block (``block``): its first column is the axis (categories), the
+    next ``series`` columns are the lines, each titled by its header.
+
+    ``series`` and ``anchor`` (the cell of the chart's top-left corner) are computed from the
+    layout, as :attr:`Layout.formulas` are: ``anchor(layout, series)``.  A workbook's chart
+    is drawn again before every save (openpyxl drops the charts it reads) over the category
+    rows filled so far; a Google Sheet's is drawn once over every row, titled
+    ``fixed_title`` (when given) since it does not grow with the battle.  Size in cm."""
+
+    block: str
+    title: str
+    anchor: Callable[[Layout, int], str]
+    x_title: str = ""
+    y_title: str = ""
+    series: Callable[[Layout], int] = _four
+    fixed_title: Callable[[Layout, int], str] | None = None
+    width: float = 17.0
+    height: float = 6.0
+
+
+@dataclass(frozen=True)
+class PrintSetup:
+    """How one sheet prints: orientation, fitted ``pages_wide`` pages across (and
+    ``pages_tall`` down, 0 for as many as it needs), rows/columns repeated on every page
+    (``"2:2"``, ``"A:B"``), the printed area, page order and margins (inches: left, right,
+    top, bottom).  Drawn in the workbook only: a Google Sheet is printed from its own dialog."""
+
+    landscape: bool = True
+    pages_wide: int = 1
+    pages_tall: int = 0
+    title_rows: str | None = None
+    title_cols: str | None = None
+    area: str | None = None
+    over_then_down: bool = False
+    margins: tuple[float, float, float, float] | None = None
+    grid_lines: bool | None = None
+
+
+@dataclass(frozen=True)
+class Static:
+    """A fixed cell of a blank tracker (``Battle!B3`` = 1): text, a number, a flag, or a
+    formula (text starting with ``=``, with ``formula=True``), optionally bold and sized."""
+
+    sheet: str
+    address: str
+    value: str | int | float | bool
+    formula: bool = False
+    bold: bool = False
+    size: float | None = None
+
+
+@dataclass(frozen=True)
+class CellChoices:
+    """A dropdown on one cell (a House Rules value): ``options``, refusing anything else,
+    with ``error`` as the refusal's text."""
+
+    sheet: str
+    address: str
+    options: tuple[str, ...]
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class Dropdowns:
+    """How the workbook's dropdowns meet a value off their list: ``list_errors`` for a list
+    of :attr:`Layout.lists` (``"stop"`` refuses, ``"warning"`` asks), ``name_errors`` for a
+    list of names (``=Unit_Names``; ``"off"`` accepts anything, since the system checks the
+    name), and ``prompts``: whether a column's note pops up when its cell is selected."""
+
+    list_errors: Literal["stop", "warning"] = "stop"
+    name_errors: Literal["warning", "off"] = "warning"
+    prompts: bool = True
+
+
 @dataclass
 class Layout:
     """Every sheet, block, named cell, area, list and decoration of a tracker."""
@@ -397,6 +513,25 @@ class Layout:
     """Live formulas per ``"Block.key"``: given the layout and a sheet row, the formula text."""
     names: dict[str, str] = field(default_factory=dict)
     """Defined names of block columns, for dropdowns and scripts (``{"Unit_Names": "Units_Table.name"}``)."""
+    rules: list[Rule] = field(default_factory=list)
+    """Conditional formats beyond :attr:`colours`, in the order they apply (the first wins)."""
+    bars: list[DataBar] = field(default_factory=list)
+    charts: list[Chart] = field(default_factory=list)
+    merges: list[str] = field(default_factory=list)
+    """Merged ranges (``"Battle!B4:D4"``): the text of the first cell wraps, top-aligned."""
+    row_heights: dict[tuple[str, int], float] = field(default_factory=dict)
+    """Row heights in points by (sheet, row)."""
+    frozen: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Frozen (rows, columns) per sheet; a sheet not named here freezes under its only table."""
+    printing: dict[str, PrintSetup] = field(default_factory=dict)
+    """Print setup per sheet; a sheet not named here prints landscape, one page wide."""
+    static: list[Static] = field(default_factory=list)
+    checkboxes: list[str] = field(default_factory=list)
+    """Block columns (``"Battle_Buttons.tick"``) whose data rows are checkboxes, unticked."""
+    choices_at: list[CellChoices] = field(default_factory=list)
+    dropdowns: Dropdowns = field(default_factory=Dropdowns)
+    open_rows: int = 4000
+    """How far down an open-ended block (the Log) is decorated and named."""
 
     def block(self, name: str) -> Block:
         return self.blocks[name]
@@ -409,6 +544,27 @@ class Layout:
 
     def add_area(self, area: Area) -> None:
         self.areas[area.name] = area
+
+    def end_row(self, block: Block) -> int:
+        """A block's last decorated row: its last data row, or an open-ended block's
+        :attr:`open_rows`-th."""
+        return block.last_row if block.last_row is not None else block.first_row + self.open_rows
+
+    def box(self, target: str) -> tuple[str, int, int, int, int]:
+        """The cells of a decoration's target (``"Block.key"``, ``"Block.key:key2"``, ``"Block"``
+        or an area's name), data rows only: (sheet, first row, first column, last row, last column)."""
+        if target in self.areas:
+            a = self.areas[target]
+            return a.sheet, a.first_row, a.first_col, a.first_row + a.rows - 1, a.first_col + a.cols - 1
+        name, _, keys = target.partition(".")
+        b = self.block(name)
+        if keys:
+            first, _, last = keys.partition(":")
+            c1 = b.first_col + b.index(first)
+            c2 = b.first_col + b.index(last or first)
+        else:
+            c1, c2 = b.first_col, b.last_col
+        return b.sheet, b.first_row, c1, self.end_row(b), c2
 
 
 def col_letter(index: int) -> str:

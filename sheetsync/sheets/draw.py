@@ -21,6 +21,13 @@
   key is the text to match (whole, or a part with ``contains``), or, starting with ``=``,
   an expression the cell is compared with (``=Battle!$A$15``: a cell that holds a side's
   name; with ``contains``, the expression's text is looked for in the cell);
+- the other decorations of the layout, all data (issue 9): conditional-format rules
+  (``lay.rules``, in order: the first wins) and data bars, line charts (drawn again by
+  :func:`draw_charts` before every save: openpyxl drops the charts it reads), merges, row
+  heights, frozen panes per sheet (``lay.frozen``, else under a sheet's only table), print
+  setup per sheet (``lay.printing``, else landscape one page wide), fixed cells,
+  checkboxes (a cell holding FALSE), one-cell dropdowns, and how lenient the dropdowns are
+  (``lay.dropdowns``);
 - the buttons block's actions (``Battle_Buttons``) from ``captions``, the House Rules rows
   from ``house_rules`` (never guessed), and the tracker's mark ``State!B1`` =
   ``system@version`` with its capacity in ``State!B2`` (see :mod:`sheetsync.app.steps`).
@@ -34,18 +41,32 @@ from copy import copy
 from typing import Any
 
 from openpyxl import Workbook
-from openpyxl.formatting.rule import CellIsRule, FormulaRule
+from openpyxl.chart import LineChart, Reference
+from openpyxl.formatting.rule import CellIsRule, DataBarRule, FormulaRule
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Protection, Side
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
-from sheetsync.core.layout import Area, Block, Cell, Colours, Int, Layout, col_letter, quote_sheet
+from sheetsync.core.layout import (
+    Area,
+    Block,
+    Cell,
+    Chart,
+    Colours,
+    DataBar,
+    Int,
+    Layout,
+    PrintSetup,
+    Rule,
+    col_letter,
+    quote_sheet,
+)
 from sheetsync.core.registry import MARK_CELL
 from sheetsync.sheets.style import COMPUTED_FILL, HEADER_FILL, HEADER_FONT, INPUT_FILL, align_of
 
 __all__ = ["BUTTONS_BLOCK", "HOUSE_RULES_BLOCK", "OPEN_ROWS", "capacity_text", "column_ref", "defined_names",
-           "draw_workbook", "mark_text"]
+           "draw_charts", "draw_workbook", "mark_text"]
 
 BUTTONS_BLOCK = "Battle_Buttons"
 """The block whose action column holds the steps' captions."""
@@ -93,7 +114,7 @@ def column_ref(lay: Layout, target: str) -> str:
     name, _, key = target.partition(".")
     block = lay.block(name)
     letter = block.letter(key)
-    return f"{quote_sheet(block.sheet)}!${letter}${block.first_row}:${letter}${_last_row(block)}"
+    return f"{quote_sheet(block.sheet)}!${letter}${block.first_row}:${letter}${lay.end_row(block)}"
 
 
 def _abs(address: str) -> str:
@@ -123,7 +144,7 @@ def defined_names(lay: Layout) -> dict[str, str]:
     names: dict[str, str] = {}
     for b in lay.blocks.values():
         names[b.name] = (f"{quote_sheet(b.sheet)}!${col_letter(b.first_col)}${b.first_row}:"
-                         f"${col_letter(b.last_col)}${_last_row(b)}")
+                         f"${col_letter(b.last_col)}${lay.end_row(b)}")
     for c in lay.cells.values():
         names[c.name] = f"{quote_sheet(c.sheet)}!{_abs(c.address)}"
     for a in lay.areas.values():
@@ -140,15 +161,18 @@ def defined_names(lay: Layout) -> dict[str, str]:
 def _validation(lay: Layout, header: str, note: str, choices: str | None, codec: Any) -> DataValidation | None:
     """A dropdown for ``choices`` (a list of ``lay.lists`` or a ``=Defined_Name``), or a
     whole-number check for an :class:`Int` codec with both bounds."""
+    style = lay.dropdowns
     if choices:
         by_name = choices.startswith("=")
         source = choices if by_name else f"=List_{choices}"
         # a name list checked by the system warns only (a unit typed before it is listed)
-        dv = DataValidation(type="list", formula1=source, allow_blank=True, showErrorMessage=True,
-                            errorStyle="warning" if by_name else "stop")
+        dv = DataValidation(type="list", formula1=source, allow_blank=True,
+                            showErrorMessage=not (by_name and style.name_errors == "off"),
+                            errorStyle="warning" if by_name else style.list_errors)
         dv.error = f"Pick a {header} from the list"
         dv.prompt = note or f"Pick a {header}"
-        dv.showInputMessage = True
+        if style.prompts:
+            dv.showInputMessage = True
         return dv
     if isinstance(codec, Int) and codec.low is not None and codec.high is not None:
         dv = DataValidation(type="whole", operator="between", formula1=str(codec.low), formula2=str(codec.high),
@@ -156,7 +180,8 @@ def _validation(lay: Layout, header: str, note: str, choices: str | None, codec:
         dv.error = f"{header} is a whole number from {codec.low} to {codec.high}"
         if note:
             dv.prompt = note
-            dv.showInputMessage = True
+            if style.prompts:
+                dv.showInputMessage = True
         return dv
     return None
 
@@ -268,7 +293,7 @@ def _colour_target(lay: Layout, target: str) -> tuple[str, str, str]:
     name, _, key = target.partition(".")
     block = lay.block(name)
     letter = block.letter(key)
-    return block.sheet, f"{letter}{block.first_row}:{letter}{_last_row(block)}", f"{letter}{block.first_row}"
+    return block.sheet, f"{letter}{block.first_row}:{letter}{lay.end_row(block)}", f"{letter}{block.first_row}"
 
 
 def _text(value: str) -> str:
@@ -293,10 +318,135 @@ def _draw_colours(wb: Workbook, lay: Layout, deco: Colours) -> None:
                                                           font=font))
 
 
+def _range_of(lay: Layout, target: str) -> tuple[str, str, str]:
+    """The sheet, the A1 range and its top-left cell of a rule's or a bar's target."""
+    sheet, r1, c1, r2, c2 = lay.box(target)
+    first = f"{col_letter(c1)}{r1}"
+    return sheet, f"{first}:{col_letter(c2)}{r2}", first
+
+
+def _font(rule: Rule) -> Font | None:
+    """A rule's font, naming only what it sets (a conditional format keeps the rest)."""
+    given: dict[str, Any] = {k: True for k in ("bold", "italic", "strike") if getattr(rule, k)}
+    if rule.colour:
+        given["color"] = rule.colour
+    return Font(**given) if given else None
+
+
+def _draw_rule(wb: Workbook, lay: Layout, rule: Rule) -> None:
+    sheet, ref, _first = _range_of(lay, rule.target)
+    fill = _fill(rule.fill) if rule.fill else None
+    if rule.kind == "equals":
+        drawn: Any = CellIsRule(operator="equal", formula=[_text(rule.when)], fill=fill, font=_font(rule))
+    elif rule.kind == "at_most":
+        drawn = CellIsRule(operator="lessThanOrEqual", formula=[rule.when], fill=fill, font=_font(rule))
+    else:
+        drawn = FormulaRule(formula=[rule.when], fill=fill, font=_font(rule))
+    wb[sheet].conditional_formatting.add(ref, drawn)
+
+
+def _draw_bar(wb: Workbook, lay: Layout, bar: DataBar) -> None:
+    sheet, ref, _first = _range_of(lay, bar.target)
+    wb[sheet].conditional_formatting.add(ref, DataBarRule(start_type="num", start_value=bar.low, end_type="max",
+                                                          color=bar.colour))
+
+
+def _draw_decorations(wb: Workbook, lay: Layout) -> None:
+    """The layout's fixed cells, checkboxes, cell dropdowns, data bars and rules (in their
+    order: the first wins), merges and row heights."""
+    for st in lay.static:
+        c = wb[st.sheet][st.address]
+        c.value = st.value
+        if st.bold or st.size:
+            c.font = Font(bold=st.bold or None, size=st.size)
+    for target in lay.checkboxes:  # a workbook has no checkbox: the cell holds FALSE, ticked is TRUE
+        sheet, r1, c1, r2, _c2 = lay.box(target)
+        for row in range(r1, r2 + 1):
+            wb[sheet].cell(row=row, column=c1, value=False)
+    for at in lay.choices_at:
+        dv = DataValidation(type="list", formula1='"' + ",".join(at.options) + '"', allow_blank=True,
+                            showErrorMessage=True)
+        dv.error = at.error or f"Pick one of {', '.join(at.options)}"
+        dv.add(at.address)
+        wb[at.sheet].add_data_validation(dv)
+    for bar in lay.bars:
+        _draw_bar(wb, lay, bar)
+    for rule in lay.rules:
+        _draw_rule(wb, lay, rule)
+    for merged in lay.merges:
+        sheet, _, rng = merged.rpartition("!")
+        ws = wb[sheet.strip("'").replace("''", "'")]
+        ws.merge_cells(rng)
+        ws[rng.split(":")[0]].alignment = Alignment(wrap_text=True, vertical="top")
+    for (sheet, row), points in lay.row_heights.items():
+        wb[sheet].row_dimensions[row].height = points
+
+
+def _print_setup(ws: Worksheet, setup: PrintSetup) -> None:
+    ws.page_setup.orientation = "landscape" if setup.landscape else "portrait"
+    ws.sheet_properties.pageSetUpPr.fitToPage = True
+    ws.page_setup.fitToWidth = setup.pages_wide
+    ws.page_setup.fitToHeight = setup.pages_tall
+    if setup.grid_lines is not None:
+        ws.print_options.gridLines = setup.grid_lines
+    if setup.margins is not None:
+        ws.page_margins.left, ws.page_margins.right, ws.page_margins.top, ws.page_margins.bottom = setup.margins
+    if setup.title_rows:
+        ws.print_title_rows = setup.title_rows
+    if setup.title_cols:
+        ws.print_title_cols = setup.title_cols
+    if setup.over_then_down:
+        ws.page_setup.pageOrder = "overThenDown"
+    if setup.area:
+        ws.print_area = setup.area
+
+
+def _filled_rows(ws: Worksheet, block: Block) -> int:
+    """How many category rows of a chart's block are filled, from the top (at least one)."""
+    last = block.last_row or block.first_row
+    filled = [r for r in range(block.first_row, last + 1)
+              if ws.cell(row=r, column=block.first_col).value not in (None, "")]
+    return max(filled) - block.first_row + 1 if filled else 1
+
+
+def draw_charts(wb: Workbook, lay: Layout, series: int | None = None, rows: int | None = None) -> None:
+    """Each chart of the layout, drawn anew (a sheet's charts are replaced): ``series``
+    lines (by default the chart's own count), over the first ``rows`` category rows (by
+    default the rows filled so far).  openpyxl drops the charts it reads, so a workbook
+    backend calls this again before every save: the axis grows with each step."""
+    for sheet in {lay.block(spec.block).sheet for spec in lay.charts}:
+        wb[sheet]._charts = []
+    for spec in lay.charts:
+        _draw_chart(wb, lay, spec, series, rows)
+
+
+def _draw_chart(wb: Workbook, lay: Layout, spec: Chart, series: int | None, rows: int | None) -> None:
+    block = lay.block(spec.block)
+    ws = wb[block.sheet]
+    n = max(1, series if series is not None else spec.series(lay))
+    shown = rows if rows is not None else _filled_rows(ws, block)
+    last = block.first_row + max(0, min(shown, block.rows or 1) - 1)
+    chart = LineChart()
+    chart.title = spec.title
+    chart.y_axis.title = spec.y_title or None
+    chart.x_axis.title = spec.x_title or None
+    chart.height, chart.width = spec.height, spec.width
+    data = Reference(ws, min_col=block.first_col + 1, max_col=block.first_col + n, min_row=block.header_row,
+                     max_row=last)
+    cats = Reference(ws, min_col=block.first_col, min_row=block.first_row, max_row=last)
+    chart.add_data(data, titles_from_data=True)
+    chart.set_categories(cats)
+    ws.add_chart(chart, spec.anchor(lay, n))
+
+
 def _freeze(wb: Workbook, lay: Layout) -> None:
     """Freeze the panes under the header of a sheet's only table (and its first column
     when the table is wide)."""
     for sheet in lay.sheets:
+        if sheet in lay.frozen:
+            rows, cols = lay.frozen[sheet]
+            wb[sheet].freeze_panes = f"{col_letter(cols + 1)}{rows + 1}"
+            continue
         blocks = [b for b in lay.blocks.values() if b.sheet == sheet]
         others = [c for c in lay.cells.values() if c.sheet == sheet] + [a for a in lay.areas.values() if a.sheet == sheet]
         if len(blocks) != 1 or others or sheet in lay.hidden:
@@ -365,6 +515,7 @@ def draw_workbook(lay: Layout, *, captions: Sequence[str] = (),
         _house_rules(wb, lay, house_rules)
     for deco in lay.colours:
         _draw_colours(wb, lay, deco)
+    _draw_decorations(wb, lay)
     state = wb[MARK_CELL[0]]
     state[MARK_CELL[1]] = mark_text(lay)
     state["B2"] = capacity_text(lay)
@@ -376,11 +527,8 @@ def draw_workbook(lay: Layout, *, captions: Sequence[str] = (),
         ws.protection.formatColumns = False
         ws.protection.formatRows = False
     _freeze(wb, lay)
-    for sheet in lay.sheets:
-        ws = wb[sheet]
-        ws.page_setup.orientation = "landscape"
-        ws.sheet_properties.pageSetUpPr.fitToPage = True
-        ws.page_setup.fitToWidth = 1
-        ws.page_setup.fitToHeight = 0
+    for sheet, setup in (lay.printing.items() if lay.printing else ((s, PrintSetup()) for s in lay.sheets)):
+        _print_setup(wb[sheet], setup)
+    draw_charts(wb, lay)
     wb.active = 0
     return wb
