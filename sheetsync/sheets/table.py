@@ -62,19 +62,28 @@ def _want(col: Column) -> str:
 def decode(col: Column, value: CellValue, where: str, problems: list[Problem]) -> Any:
     """One cell through its column's codec: ``None`` for a blank cell, and for a bad one
     (its problem added).  A formula is refused in an input column and read as ``None`` in
-    a computed one (a live formula that a step overwrites)."""
+    a computed one (a live formula that a step overwrites).
+
+    A codec may word the formula refusal itself (a ``formula_message(text)`` method), and
+    a :class:`CodecError` may carry several ``messages`` (one cell, several bad parts) and
+    the ``partial`` value that could still be read (returned instead of ``None``)."""
     if isinstance(value, Formula):
         if col.is_input:
-            problems.append(Problem(where, f"{col.header}: a formula ({value.text}) is not allowed here; "
-                                           f"type {_want(col)}"))
+            refuse = getattr(col.codec, "formula_message", None)
+            problems.append(Problem(where, refuse(value.text) if refuse is not None else
+                                    f"{col.header}: a formula ({value.text}) is not allowed here; type {_want(col)}"))
         return None
     if is_blank(value):
         return None
     try:
         return col.codec.decode(value)
     except CodecError as err:
-        problems.append(Problem(where, _message(col, err)))
-        return None
+        messages = getattr(err, "messages", None)
+        if messages:
+            problems.extend(Problem(where, m) for m in messages)
+        else:
+            problems.append(Problem(where, _message(col, err)))
+        return getattr(err, "partial", None)
 
 
 def read_block(block: Block, grid: Grid, problems: list[Problem], *, keys: Sequence[str] | None = None,

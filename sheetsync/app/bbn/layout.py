@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from sheetsync.app.bbn import codecs as bc
 from sheetsync.core.layout import Block, Cell, Column
+from sheetsync.core.layout import Layout as CoreLayout
 from sheetsync.rules.bbn.catalog import Catalog, default_catalog
 from sheetsync.rules.bbn.models import Band, Benefit, HouseRules, Moment, PoolName, State, Task
 
@@ -70,10 +72,11 @@ LISTS: dict[str, list[str]] = {
 
 
 @dataclass
-class Layout:
-    """Every sheet, block and named cell of the tracker."""
+class Layout(CoreLayout):
+    """Every sheet, block and named cell of the tracker, and its decorations as data (a
+    :class:`sheetsync.core.layout.Layout`, drawn by the generic template and initializer)."""
 
-    catalog: Catalog
+    catalog: Catalog = field(kw_only=True)
     sheets: list[str] = field(default_factory=list)
     hidden: list[str] = field(default_factory=list)
     blocks: dict[str, Block] = field(default_factory=dict)
@@ -158,36 +161,50 @@ def _build(catalog: Catalog, cap: dict[str, int]) -> Layout:
     lay.merit_columns = _unique(merits)
     lay.discipline_columns = _unique(disciplines)
     char_cols: list[Column] = [
-        Column("cohort", "Cohort", choices="=Cohort_Names", width=18),
-        Column("name", "Character", width=18),
-        Column("temper", "Temper", kind="int", low=0, high=50, note="Blood/Rage committed (R8 caps at 30, or 50 in-clan)"),
-        Column("willpower_spent", "Willpower Spent", kind="int", low=0, high=20),
-        Column("ranged_attack", "Ranged Attack", kind="bool", choices="YesNo"),
-        Column("blood_magic_in_clan", "Blood Magic In-Clan", kind="bool", choices="YesNo"),
-        Column("movement_discipline", "Movement Pick", width=14, note="Optional: the movement Discipline used (R10)"),
-        Column("health_levels", "Health Levels", kind="int", low=1, high=20, note="Default 7 (R27)"),
-        *(Column("ability:" + a, a, kind="int", low=0, high=10, width=9) for a in lay.ability_columns),
-        *(Column("merit:" + m, m, kind="bool", choices="YesNo", width=9) for m in lay.merit_columns),
-        *(Column("discipline:" + d, d, kind="int", low=0, high=10, width=9) for d in lay.discipline_columns),
-        Column("offensive_paths", "Offensive Paths", width=24, note="e.g. Lure of Flames 3; Hands of Destruction 2 (R6)"),
-        Column("combinations", "Combination Disciplines", width=30, note="e.g. Armor of Caine's Fury: Fortitude + Potence (R5)"),
-        Column("other_traits", "Other Traits", width=24, note="Kept, listed as not counted (R12): Name 3; Merit"),
-        Column("aegis", "Aegis Burned", kind="int", low=0, high=3, note="Aftermath (R27)"),
-        Column("lasting_roll", "Aftermath Roll", kind="int", low=1, high=10, note="Typed lasting-effect d10 (R28)"),
+        Column("cohort", "Cohort", choices="=Cohort_Names", width=18, codec_=bc.Text("cohort")),
+        Column("name", "Character", width=18, codec_=bc.Text("character")),
+        Column("temper", "Temper", kind="int", low=0, high=50, note="Blood/Rage committed (R8 caps at 30, or 50 in-clan)",
+               codec_=bc.Whole(0, 50, label="temper")),
+        Column("willpower_spent", "Willpower Spent", kind="int", low=0, high=20,
+               codec_=bc.Whole(0, 20, label="willpower spent")),
+        Column("ranged_attack", "Ranged Attack", kind="bool", choices="YesNo", codec_=bc.YesNo("ranged attack")),
+        Column("blood_magic_in_clan", "Blood Magic In-Clan", kind="bool", choices="YesNo",
+               codec_=bc.YesNo("blood magic in-clan")),
+        Column("movement_discipline", "Movement Pick", width=14, note="Optional: the movement Discipline used (R10)",
+               codec_=bc.Text("movement pick")),
+        Column("health_levels", "Health Levels", kind="int", low=1, high=20, note="Default 7 (R27)",
+               codec_=bc.Whole(1, 20, label="health levels")),
+        *(Column("ability:" + a, a, kind="int", low=0, high=10, width=9, codec_=bc.Whole(0, 10, label=a.lower()))
+          for a in lay.ability_columns),
+        *(Column("merit:" + m, m, kind="bool", choices="YesNo", width=9, codec_=bc.YesNo(m.lower()))
+          for m in lay.merit_columns),
+        *(Column("discipline:" + d, d, kind="int", low=0, high=10, width=9, codec_=bc.Whole(0, 10, label=d.lower()))
+          for d in lay.discipline_columns),
+        Column("offensive_paths", "Offensive Paths", width=24, note="e.g. Lure of Flames 3; Hands of Destruction 2 (R6)",
+               codec_=bc.Paths("offensive paths")),
+        Column("combinations", "Combination Disciplines", width=30, note="e.g. Armor of Caine's Fury: Fortitude + Potence (R5)",
+               codec_=bc.Combinations("combination disciplines")),
+        Column("other_traits", "Other Traits", width=24, note="Kept, listed as not counted (R12): Name 3; Merit",
+               codec_=bc.OtherTraits("other traits")),
+        Column("aegis", "Aegis Burned", kind="int", low=0, high=3, note="Aftermath (R27)",
+               codec_=bc.Whole(0, 3, label="aegis burned")),
+        Column("lasting_roll", "Aftermath Roll", kind="int", low=1, high=10, note="Typed lasting-effect d10 (R28)",
+               codec_=bc.Whole(1, 10, label="aftermath roll")),
     ]
     lay.add(Block("Characters_Table", "Characters", 2, tuple(char_cols), rows=characters, title="Characters"))
 
     # -- Cohorts ----------------------------------------------------------------------------
     pool_keys = [p.value for p in PoolName]
     lay.add(Block("Cohorts_Setup", "Cohorts", 2, (
-        Column("name", "Cohort", width=20),
-        Column("side", "Side", width=12, note="Cohorts on different sides are enemies"),
-        Column("support", "Support", kind="bool", choices="YesNo", width=9),
-        Column("sergeant", "Sergeant", choices="=Character_Names", width=14),
-        Column("tracker", "Tracker", width=12),
-        Column("reporter", "Reporter", width=12),
+        Column("name", "Cohort", width=20, codec_=bc.Text("cohort")),
+        Column("side", "Side", width=12, note="Cohorts on different sides are enemies", codec_=bc.Text("side")),
+        Column("support", "Support", kind="bool", choices="YesNo", width=9, codec_=bc.YesNo("support")),
+        Column("sergeant", "Sergeant", choices="=Character_Names", width=14, codec_=bc.Text("sergeant")),
+        Column("tracker", "Tracker", width=12, codec_=bc.Text("tracker")),
+        Column("reporter", "Reporter", width=12, codec_=bc.Text("reporter")),
         *(Column("set:" + p, f"Set {p.title()}", kind="int", low=0, high=999, width=9,
-                 note="NPC cohorts: a pool set by hand (R1)") for p in pool_keys),
+                 note="NPC cohorts: a pool set by hand (R1)", codec_=bc.Whole(0, 999, label=f"set {p}"))
+          for p in pool_keys),
     ), rows=cohorts, title="Setup (type here)"))
     pools_row = 2 + cohorts + 3
     lay.add(Block("Cohorts_Pools", "Cohorts", pools_row, (
@@ -229,21 +246,24 @@ def _build(catalog: Catalog, cap: dict[str, int]) -> Layout:
     # -- Orders ------------------------------------------------------------------------------
     lay.add(Block("Orders_Table", "Orders", 3, (
         Column("phase", "Phase", kind="int", is_input=False, width=7, note="Stamped when resolved; blank = pending"),
-        Column("cohort", "Cohort", choices="=Cohort_Names", width=18),
-        Column("task", "Task", choices="Tasks", width=16),
-        Column("target", "Target", choices="=Cohort_Names", width=18),
-        Column("member", "Member", choices="=Character_Names", width=14),
-        Column("moment", "Moment", choices="Moments", width=15),
-        Column("pool", "Pool", choices="Pools", width=10),
-        Column("benefit", "Benefit", choices="Benefits", width=14),
-        Column("ally", "Ally", choices="=Cohort_Names", width=14, note="Member to save or rescue, or the friendly cohort"),
-        Column("free_task", "Free Task", choices="FreeTasks", width=10),
-        Column("temper", "Temper", kind="int", low=1, high=10, width=8),
-        Column("text", "Text", width=24, note="Tactical Task or Custom Hero Moment"),
-        Column("roll", "Roll", kind="int", low=1, high=10, width=6, note="Blank: sheetsync rolls (R25)"),
+        Column("cohort", "Cohort", choices="=Cohort_Names", width=18, codec_=bc.Text("cohort")),
+        Column("task", "Task", choices="Tasks", width=16, codec_=bc.Text("task")),
+        Column("target", "Target", choices="=Cohort_Names", width=18, codec_=bc.Text("target")),
+        Column("member", "Member", choices="=Character_Names", width=14, codec_=bc.Text("member")),
+        Column("moment", "Moment", choices="Moments", width=15, codec_=bc.Text("moment")),
+        Column("pool", "Pool", choices="Pools", width=10, codec_=bc.Text("pool")),
+        Column("benefit", "Benefit", choices="Benefits", width=14, codec_=bc.Text("benefit")),
+        Column("ally", "Ally", choices="=Cohort_Names", width=14, note="Member to save or rescue, or the friendly cohort",
+               codec_=bc.Text("ally")),
+        Column("free_task", "Free Task", choices="FreeTasks", width=10, codec_=bc.Text("free task")),
+        Column("temper", "Temper", kind="int", low=1, high=10, width=8, codec_=bc.Whole(1, 10, label="temper")),
+        Column("text", "Text", width=24, note="Tactical Task or Custom Hero Moment", codec_=bc.Text("text")),
+        Column("roll", "Roll", kind="int", low=1, high=10, width=6, note="Blank: sheetsync rolls (R25)",
+               codec_=bc.Whole(1, 10, label="roll")),
         Column("reroll", "Reroll", width=7,
-               note="Spend an Inspire reroll token: the d10 you rerolled, or Yes to let sheetsync roll it (R25)"),
-        Column("picks", "Picks", width=8, note="Typed dice for random picks, e.g. 2 3"),
+               note="Spend an Inspire reroll token: the d10 you rerolled, or Yes to let sheetsync roll it (R25)",
+               codec_=bc.Reroll("reroll")),
+        Column("picks", "Picks", width=8, note="Typed dice for random picks, e.g. 2 3", codec_=bc.Picks("picks")),
         Column("odds", "Odds", kind="percent", is_input=False, width=8, note="Chance to succeed before bonuses (R14)"),
         Column("outcome", "Outcome", is_input=False, width=9),
         Column("damage", "Damage", kind="int", is_input=False, width=8),
@@ -254,9 +274,9 @@ def _build(catalog: Catalog, cap: dict[str, int]) -> Layout:
 
     # -- Ranges, Log, Aftermath, House Rules ------------------------------------------------
     lay.add(Block("Ranges_Table", "Ranges", 2, (
-        Column("a", "Cohort", choices="=Cohort_Names", width=20),
-        Column("b", "Cohort", choices="=Cohort_Names", width=20),
-        Column("band", "Band", choices="Bands", width=12),
+        Column("a", "Cohort", choices="=Cohort_Names", width=20, codec_=bc.Text("cohort")),
+        Column("b", "Cohort", choices="=Cohort_Names", width=20, codec_=bc.Text("cohort")),
+        Column("band", "Band", choices="Bands", width=12, codec_=bc.Text("band")),
     ), rows=cap["ranges"], title="Ranges"))
     lay.add(Block("Log_Table", "Log", 1, (
         Column("phase", "Phase", kind="int", is_input=False, width=7),
@@ -287,9 +307,9 @@ def _build(catalog: Catalog, cap: dict[str, int]) -> Layout:
         Column("temper_returned", "Temper Returned", kind="int", is_input=False, width=10),
     ), rows=characters, title="Aftermath"))
     lay.add(Block("HouseRules_Table", "House Rules", 2, (
-        Column("key", "Key", is_input=False, width=22),
-        Column("value", "Value", width=16),
-        Column("default", "Default", is_input=False, width=14),
+        Column("key", "Key", is_input=False, width=22, codec_=bc.Text("key")),
+        Column("value", "Value", width=16, codec_=bc.Text("value")),  # read by each rule's type: bc.for_annotation
+        Column("default", "Default", is_input=False, width=14, codec_=bc.Text("default")),
         Column("ruling", "Ruling", is_input=False, width=70),
     ), rows=len(HouseRules.model_fields), title="House Rules"))
     # -- hidden --------------------------------------------------------------------------------
@@ -300,7 +320,178 @@ def _build(catalog: Catalog, cap: dict[str, int]) -> Layout:
         Column("rev", "Rev", kind="int", is_input=False), Column("step", "Step", is_input=False),
         Column("json", "Undo record (JSON)", is_input=False), Column("mark", "Undone", is_input=False),
     ), rows=None, first_col=3, note="Undo records: one a resolved phase, each below the last; sheetsync marks the undone ones."))
+    _decorate(lay)
     return lay
+
+
+# -- decorations as data (issue 9: drawn by sheets/draw.py and backends/gsheets_draw.py) ---
+
+STATE_COLOURS = {"Active": "C6EFCE", "Scared": "FFEB9C", "Knocked Out": "FFC7CE", "Stabilized": "BDD7EE", "Dead": "808080"}
+OUTCOME_COLOURS = {"hit": "C6EFCE", "miss": "FFEB9C", "refused": "FFC7CE", "done": "DDEBF7"}
+ROLLED_FONT = "1F5FAF"
+"""Roll cells holding a die sheetsync rolled: blue italics on pale blue (typed dice stay black/grey)."""
+ROLLED_FILL = "DDEBF7"
+UNDONE_FONT = "9C9C9C"
+"""Log rows of an undone phase: grey, struck through."""
+RESOLVED_FONT = "808080"
+"""Orders rows already resolved (stamped with their phase): grey italics."""
+MERGED = {"Battle": ("B4:D4", "B5:D5")}
+"""Merged cells per sheet: the Battle status and last action get room to wrap."""
+FROZEN: dict[str, tuple[int, int]] = {
+    "Battle": (2, 0), "Characters": (2, 2), "Cohorts": (2, 1), "Orders": (3, 3), "Ranges": (2, 0), "Log": (1, 0),
+    "Aftermath": (2, 0), "House Rules": (2, 0),
+}
+"""Frozen (rows, columns) per sheet: headers stay in view."""
+PROTECTED_SHEETS = ("Battle", "Characters", "Cohorts", "Orders", "Ranges", "Log", "Aftermath", "House Rules")
+BUTTON_LABELS = ("Build Cohorts", "Resolve Phase", "Undo Phase", "End Battle")
+PRINT_TITLES: dict[str, str] = {"Orders": "Orders_Table", "Characters": "Characters_Table", "Ranges": "Ranges_Table",
+                                "Log": "Log_Table", "Aftermath": "Aftermath_Table", "House Rules": "HouseRules_Table"}
+"""The block whose header row repeats on every printed page of a sheet."""
+PORTRAIT = ("Ranges",)
+PAGES_WIDE = {"Characters": (3, "A:B")}
+"""Sheets too wide for one legible page: pages across, and the columns repeated on each."""
+CHART_COHORTS = 4
+"""The cohorts a blank tracker's Health chart draws (and keeps room for under the cohort lines)."""
+
+
+def rolled_formula(lay: Layout) -> str:
+    """The conditional-format test (relative to the first Orders row) for a Roll cell that
+    holds a die sheetsync rolled (R25): the hidden Roll source column says Rolled."""
+    o = lay.block("Orders_Table")
+    return f'${o.letter("roll_source")}{o.first_row}="Rolled"'
+
+
+def log_undone_formula(lay: Layout, row: int | None = None) -> str:
+    """The conditional-format test (relative to the first Log row, or to ``row``) for a Log
+    row whose phase was undone later: an "Undo Phase" row of the same phase sits below it."""
+    b = lay.block("Log_Table")
+    ph, task, r = b.letter("phase"), b.letter("task"), row or b.first_row
+    end = r + lay.log_rows
+    return (f'AND(${task}{r}<>"Undo Phase",${ph}{r}<>"",'
+            f'COUNTIFS(${task}{r + 1}:${task}${end},"Undo Phase",${ph}{r + 1}:${ph}${end},${ph}{r})>0)')
+
+
+def chart_anchor(lay: CoreLayout, cohorts: int) -> str:
+    """Where the Health chart sits: one row under the last cohort line of the Battle
+    summary, at column A, so it shows next to the numbers it draws without scrolling on a
+    laptop screen (a blank tracker keeps room for four cohorts)."""
+    summary = lay.block("Battle_Summary")
+    return f"A{summary.first_row + max(1, cohorts) + 1}"
+
+
+def _chart_series(lay: CoreLayout) -> int:
+    return min(CHART_COHORTS, len(lay.block("Battle_HealthByPhase").columns) - 1)
+
+
+def _chart_title_once(lay: CoreLayout, shown: int) -> str:
+    """A Google Sheet's chart is drawn once, over the first cohorts: its title says so."""
+    hist = lay.block("Battle_HealthByPhase")
+    return (f"Health by phase: the first {shown} cohorts (every cohort's Health is in the table at "
+            f"A{hist.header_row})")
+
+
+def house_choices(key: str) -> list[str]:
+    """The House Rules dropdown of one key."""
+    _text, default, choices = HouseRules.describe()[key]
+    if isinstance(default, bool):
+        return ["Yes", "No"]
+    return [str(c) for c in choices]
+
+
+def _odds(lay: CoreLayout, row: int) -> str:
+    from sheetsync.app.bbn.writer import odds_formula
+
+    assert isinstance(lay, Layout)
+    return odds_formula(lay, row).text
+
+
+def _decorate(lay: Layout) -> None:
+    """The battalion tracker's decorations, as data: state and outcome colours, the rolled
+    dice (R25), resolved Orders rows and undone Log rows, the Health bar and chart, merges,
+    row heights, frozen panes, print setup, the fixed cells, the buttons' checkboxes, the
+    House Rules dropdowns and the protected sheets."""
+    from dataclasses import replace
+
+    from sheetsync.core.layout import (
+        CellChoices,
+        Chart,
+        DataBar,
+        Dropdowns,
+        PrintSetup,
+        Rule,
+        Static,
+    )
+    from sheetsync.rules.bbn.system import SYSTEM
+
+    lay.system, lay.version = SYSTEM.id, SYSTEM.version
+    lay.open_rows = lay.log_rows
+    lay.protected = list(PROTECTED_SHEETS)
+    lay.lists = {k: list(v) for k, v in LISTS.items()}
+    lay.names = {"Cohort_Names": "Cohorts_Setup.name", "Character_Names": "Characters_Table.name",
+                 "Cohort_Pool_Names": "Cohorts_Pools.name"}
+    lay.dropdowns = Dropdowns(list_errors="warning", name_errors="off", prompts=False)
+    lay.formulas["Orders_Table.odds"] = _odds
+    orders = lay.block("Orders_Table")
+    lay.blocks["Orders_Table"] = replace(orders, columns=tuple(
+        replace(c, hidden=True) if c.key == "roll_source" else c for c in orders.columns))
+
+    def row_of(cell: str) -> int:
+        return int("".join(ch for ch in lay.cells[cell].address if ch.isdigit()))
+
+    lay.static += [
+        Static("Battle", "A1", "sheetsync battle tracker", bold=True, size=14),
+        Static("Battle", "B3", 1),
+        Static("Battle", "B4", "New: fill in Cohorts and Characters, then Build Cohorts"),
+        Static("Orders", "A1", "Orders: one row per declared task, in the order they resolve. Blank Roll = sheetsync rolls.",
+               bold=True),
+        Static("State", "A1", "Battle state (JSON, in pieces). sheetsync reads and writes it; do not edit."),
+    ]
+    buttons = lay.block("Battle_Buttons")
+    for i, label in enumerate(BUTTON_LABELS):
+        lay.static.append(Static(buttons.sheet, f"{buttons.letter('action')}{buttons.first_row + i}", label))
+    lay.checkboxes.append("Battle_Buttons.tick")
+    house = lay.block("HouseRules_Table")
+    for i, (key, (text, default, _choices)) in enumerate(HouseRules.describe().items()):
+        shown = ("Yes" if default else "No") if isinstance(default, bool) else default
+        for k, value in zip(("key", "value", "default", "ruling"), (key, shown, shown, text), strict=True):
+            if isinstance(value, (str, int, float)) and value != "":
+                lay.static.append(Static(house.sheet, f"{house.letter(k)}{house.first_row + i}", value))
+        options = house_choices(key)
+        if options:
+            lay.choices_at.append(CellChoices(house.sheet, f"{house.letter('value')}{house.first_row + i}",
+                                              tuple(options), f"{key}: one of {', '.join(options)}"))
+
+    lay.bars.append(DataBar("Battle_Summary.health"))
+    lay.rules.append(Rule("Battle_Summary.health", "0", "at_most", colour="C00000", bold=True))
+    lay.rules += [Rule("Orders_Table.outcome", text, "equals", fill=colour) for text, colour in OUTCOME_COLOURS.items()]
+    # the rolled die first: it wins over the resolved-row grey below (R25)
+    lay.rules.append(Rule("Orders_Table.roll", rolled_formula(lay), fill=ROLLED_FILL, colour=ROLLED_FONT,
+                          bold=True, italic=True))
+    lay.rules.append(Rule("Orders_Table.phase:picks", f'${orders.letter("phase")}{orders.first_row}<>""',
+                          colour=RESOLVED_FONT, italic=True))
+    lay.rules.append(Rule("Log_Table", log_undone_formula(lay), colour=UNDONE_FONT, strike=True))
+    lay.rules += [Rule("Cohorts_Roster.state", state, "equals", fill=colour, colour="FFFFFF" if state == "Dead" else None)
+                  for state, colour in STATE_COLOURS.items()]
+    lay.charts.append(Chart("Battle_HealthByPhase", "Health by phase", chart_anchor, x_title="Phase", y_title="Health",
+                            series=_chart_series, fixed_title=_chart_title_once))
+
+    lay.merges += [f"{sheet}!{rng}" for sheet, ranges in MERGED.items() for rng in ranges]
+    lay.row_heights[("Battle", row_of("Battle_Status"))] = 30
+    lay.row_heights[("Battle", row_of("Battle_LastAction"))] = 45
+    lay.frozen.update(FROZEN)
+    summary = lay.block("Battle_Summary")
+    for sheet in PROTECTED_SHEETS:  # A4 or Letter, fitted to the page width, the header row on every page
+        title = lay.block(PRINT_TITLES[sheet]).header_row if sheet in PRINT_TITLES else None
+        wide = PAGES_WIDE.get(sheet)
+        area = None
+        if sheet == "Battle":  # the dashboard (phase, status, cohort lines, chart) on one page
+            area = f"A1:{summary.letter('members')}{summary.last_row}"
+        elif sheet == "Orders":  # up to Result: its long texts must not widen the page
+            area = f"A1:{orders.letter('result')}{orders.last_row}"
+        lay.printing[sheet] = PrintSetup(
+            landscape=sheet not in PORTRAIT, pages_wide=wide[0] if wide else 1, pages_tall=1 if sheet == "Battle" else 0,
+            title_rows=f"{title}:{title}" if title else None, title_cols=wide[1] if wide else None, area=area,
+            over_then_down=wide is not None, margins=(0.4, 0.4, 0.5, 0.5), grid_lines=False)
 
 
 def _whole(value: Any) -> int | None:

@@ -9,9 +9,11 @@ Nothing is written when anything is wrong.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from sheetsync.app.bbn.codecs import Seed, for_annotation
+from sheetsync.app.bbn.codecs import short as _short
 from sheetsync.app.bbn.layout import (
     MAX_CAPACITY,
     Block,
@@ -19,10 +21,12 @@ from sheetsync.app.bbn.layout import (
     capacity_json,
     tracker_capacity,
 )
+from sheetsync.core.layout import Codec, Column
 from sheetsync.core.registry import MARK_CELL
 from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError, did_you_mean
 from sheetsync.rules.bbn import Battle, HouseRules, load_battle
 from sheetsync.rules.bbn.loader import battle_to_file
+from sheetsync.sheets import table
 from sheetsync.sheets.backend import CellValue, Formula, Grid, col_letter, quote_sheet
 
 __all__ = ["Sheets", "check_fits", "missing_ranges", "parse_battle_setup", "parse_turn", "read_plan"]
@@ -37,9 +41,6 @@ would be (issue 8, item 6; issue 9: the rows are the tracker's capacity, ``State
 MARK_RANGE = f"{MARK_CELL[0]}!B1:B2"
 """The tracker's mark and capacity (:mod:`sheetsync.app.steps`), read with every step so
 the blocks are cut at the tracker's own rows and a step laid out otherwise is refused."""
-
-MAX_DIGITS = 15
-"""A whole number in a cell has at most this many digits (a spreadsheet keeps 15 exactly)."""
 
 
 def _beyond(block: Block, lay: Layout) -> str:
@@ -152,102 +153,36 @@ def _holds(cap: dict[str, int]) -> str:
 
 @dataclass
 class _Reader:
+    """Reads cells through their columns' codecs (:mod:`sheetsync.app.bbn.codecs`), each
+    problem at the address made from the block, the column and the row (issue 9), and
+    remembers which cell each battle-file path came from."""
+
     lay: Layout
     problems: list[Problem] = field(default_factory=list)
     where: dict[str, str] = field(default_factory=dict)
 
-    def cell(self, grid: Grid, block: Block, i: int, key: str) -> CellValue:
-        row = grid[i] if i < len(grid) else []
-        j = block.index(key)
-        return row[j] if j < len(row) else None
-
-    def formula(self, addr: str, label: str, kind: str, value: Formula) -> None:
-        """Issue 8, item 12: an input cell holds what the Tracker typed, never a formula
-        (``=RAND()`` in the Dice seed would change on every recalculation)."""
-        want = {"int": "a whole number", "bool": "Yes or No", "seed": "a whole number or text"}.get(kind, "the text")
-        self.problems.append(Problem(addr, f"{label}: a formula ({value.text}) is not allowed here; type {want}"))
+    def value(self, grid: Grid, block: Block, i: int, key: str, path: str | None = None,
+              codec: Codec | None = None) -> Any:
+        """Row ``i``'s cell of column ``key`` decoded by the column's codec (or ``codec``,
+        for a House Rules value read by its rule's type): ``None`` when blank or bad."""
+        col = block.column(key)
+        addr = block.cell(i, key)
+        if path:
+            self.where[path] = addr
+        if codec is not None:
+            col = replace(col, codec_=codec)
+        return table.decode(col, _value_at(grid, block, i, key), addr, self.problems)
 
     def formulas(self, grid: Grid, block: Block, rows: list[int] | None = None) -> None:
-        """Refuse a formula in every input column of ``block`` (in ``rows``, or all rows read)."""
+        """Refuse a formula in every input column of ``block`` (in ``rows``, or all rows
+        read) first, so a row that is otherwise blank still has its formula named
+        (issue 8, item 12)."""
         for i in (range(len(grid)) if rows is None else rows):
             row = grid[i] if i < len(grid) else []
             for j, col in enumerate(block.columns):
                 value = row[j] if j < len(row) else None
                 if col.is_input and isinstance(value, Formula):
-                    self.formula(block.cell(i, col.key), col.header.lower(), col.kind, value)
-
-    def text(self, grid: Grid, block: Block, i: int, key: str, path: str | None = None) -> str | None:
-        value = self.cell(grid, block, i, key)
-        addr = block.cell(i, key)
-        if path:
-            self.where[path] = addr
-        if isinstance(value, Formula):
-            col = block.columns[block.index(key)]
-            self.formula(addr, col.header.lower(), col.kind, value)
-            return None
-        if value is None:
-            return None
-        if isinstance(value, bool):
-            return "Yes" if value else "No"
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        text = str(value).strip()
-        return text or None
-
-    def integer(self, grid: Grid, block: Block, i: int, key: str, path: str | None = None) -> int | None:
-        value = self.cell(grid, block, i, key)
-        addr = block.cell(i, key)
-        col = block.columns[block.index(key)]
-        if path:
-            self.where[path] = addr
-        if value is None or (isinstance(value, str) and not value.strip()):
-            return None
-        label = col.header.lower()
-        if isinstance(value, Formula):
-            self.formula(addr, label, "int", value)
-            return None
-        number: int | None = None
-        if isinstance(value, bool):
-            number = None
-        elif isinstance(value, int):
-            number = value
-        elif isinstance(value, float) and value.is_integer():
-            number = int(value)
-        elif isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value.strip()):
-            number = _whole(value)
-            if number is None:
-                self.problems.append(Problem(addr, f"{label} {_short(value)} is too large to be a {label}"))
-                return None
-        if number is not None and abs(number) >= 10**MAX_DIGITS:
-            self.problems.append(Problem(addr, f"{label} {_short(value)} is too large to be a {label}"))
-            return None
-        if number is None:
-            self.problems.append(Problem(addr, f"{label} {_short(value)} is not a whole number"))
-            return None
-        if (col.low is not None and number < col.low) or (col.high is not None and number > col.high):
-            self.problems.append(Problem(addr, f"{label} {number} is not {col.low} to {col.high}"))
-            return None
-        return number
-
-    def boolean(self, grid: Grid, block: Block, i: int, key: str) -> bool | None:
-        value = self.cell(grid, block, i, key)
-        if value is None or value == "":
-            return None
-        if isinstance(value, Formula):
-            self.formula(block.cell(i, key), block.columns[block.index(key)].header.lower(), "bool", value)
-            return None
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, (int, float)) and value in (0, 1):
-            return bool(value)
-        text = str(value).strip().lower()
-        if text in ("yes", "y", "true", "x", "1", "✓"):
-            return True
-        if text in ("no", "n", "false", "0", ""):
-            return False
-        label = block.columns[block.index(key)].header.lower()
-        self.problems.append(Problem(block.cell(i, key), f"{label} {_short(value)} is not Yes or No"))
-        return None
+                    table.decode(col, value, block.cell(i, col.key), self.problems)
 
     def overflow(self, sh: Sheets, attr: str) -> None:
         """Issue 8, item 6: a value below an input block is refused, with the limit named (a
@@ -272,32 +207,6 @@ class _Reader:
                     return
 
 
-def _whole(text: str) -> int | None:
-    """The whole number a cell's text spells, or ``None`` when it has more digits than a
-    sheet can hold (Python's ``int()`` refuses 4,301 digits or more: issue 8, item 8)."""
-    text = text.strip()
-    sign = "-" if text.startswith("-") else ""
-    digits = text.lstrip("+-").lstrip("0") or "0"
-    if len(digits) > MAX_DIGITS:
-        return None
-    return int(sign + digits)
-
-
-def _short(value: object) -> str:
-    """A cell's value for a message, cut short when it is long."""
-    if isinstance(value, int) and abs(value) >= 10**40:
-        return f"(a number of about {int(abs(value).bit_length() * 0.30103) + 1} digits)"
-    text = repr(value)
-    return text if len(text) <= 40 else f"{text[:20]}…{text[-5:]} ({len(str(value))} characters)"
-
-
-_TRAIT = re.compile(r"^\s*(.+?)\s*[:=]?\s*(\d+)\s*$")
-
-
-def _split_traits(text: str) -> list[str]:
-    return [p.strip() for p in re.split(r"[;\n]", text) if p.strip()]
-
-
 def _characters(r: _Reader, sh: Sheets) -> dict[str, list[tuple[int, dict[str, Any]]]]:
     """Characters sheet: one member dict per row, grouped by cohort, with cell addresses."""
     lay = r.lay
@@ -309,8 +218,8 @@ def _characters(r: _Reader, sh: Sheets) -> dict[str, list[tuple[int, dict[str, A
     r.overflow(sh, "characters")
     r.formulas(sh.characters, block)
     for i, _row in enumerate(sh.characters):
-        cohort = r.text(sh.characters, block, i, "cohort")
-        name = r.text(sh.characters, block, i, "name")
+        cohort = r.value(sh.characters, block, i, "cohort")
+        name = r.value(sh.characters, block, i, "name")
         if cohort is None and name is None:
             if any(v not in (None, "") for v in _row):
                 r.problems.append(Problem(block.cell(i, "name"), "this row has values but no character name and cohort"))
@@ -327,52 +236,29 @@ def _characters(r: _Reader, sh: Sheets) -> dict[str, list[tuple[int, dict[str, A
                                       f"{block.cell(first, 'name')}); give each character its own name"))
             continue
         m: dict[str, Any] = {"name": name}
-        for key in ("temper", "willpower_spent", "health_levels"):
-            v = r.integer(sh.characters, block, i, key)
+        for key in ("temper", "willpower_spent", "health_levels", "ranged_attack", "blood_magic_in_clan"):
+            v = r.value(sh.characters, block, i, key)
             if v is not None:
                 m[key] = v
-        for key in ("ranged_attack", "blood_magic_in_clan"):
-            b = r.boolean(sh.characters, block, i, key)
-            if b is not None:
-                m[key] = b
-        pick = r.text(sh.characters, block, i, "movement_discipline")
+        pick = r.value(sh.characters, block, i, "movement_discipline")
         if pick:
             m["movement_discipline"] = pick
-        abilities = {a: v for a in lay.ability_columns if (v := r.integer(sh.characters, block, i, "ability:" + a))}
-        disciplines = {d: v for d in lay.discipline_columns if (v := r.integer(sh.characters, block, i, "discipline:" + d))}
-        merits = [x for x in lay.merit_columns if r.boolean(sh.characters, block, i, "merit:" + x)]
-        paths: dict[str, Any] = {}
-        for part in _split_traits(r.text(sh.characters, block, i, "offensive_paths") or ""):
-            mt = _TRAIT.match(part)
-            if not mt:
-                r.problems.append(Problem(block.cell(i, "offensive_paths"), f"{_short(part)} is not 'Path name level' (e.g. Lure of Flames 3)"))
-                continue
-            level = _whole(mt.group(2))
-            if level is None:
-                r.problems.append(Problem(block.cell(i, "offensive_paths"), f"the level of {mt.group(1)!r} is too large"))
-                continue
-            paths[mt.group(1)] = {"level": level, "offensive": True}
-        combos = []
-        for part in _split_traits(r.text(sh.characters, block, i, "combinations") or ""):
-            cname, sep, inside = part.partition(":")
-            if not sep:
-                r.problems.append(Problem(block.cell(i, "combinations"), f"{part!r} is not 'Name: Discipline + Discipline'"))
-                continue
-            combos.append({"name": cname.strip(), "includes": [d.strip() for d in re.split(r"[+,/&]", inside) if d.strip()]})
-        for part in _split_traits(r.text(sh.characters, block, i, "other_traits") or ""):
-            mt = _TRAIT.match(part)
-            if mt:
-                level = _whole(mt.group(2))
-                if level is None:
-                    r.problems.append(Problem(block.cell(i, "other_traits"), f"the level of {mt.group(1)!r} is too large"))
-                    continue
-                disciplines.setdefault(mt.group(1), level)
+        abilities = {a: v for a in lay.ability_columns if (v := r.value(sh.characters, block, i, "ability:" + a))}
+        disciplines = {d: v for d in lay.discipline_columns if (v := r.value(sh.characters, block, i, "discipline:" + d))}
+        merits = [x for x in lay.merit_columns if r.value(sh.characters, block, i, "merit:" + x)]
+        paths = {path: {"level": level, "offensive": True}  # R6
+                 for path, level in r.value(sh.characters, block, i, "offensive_paths") or ()}
+        combos = [{"name": cname, "includes": list(includes)}  # R5
+                  for cname, includes in r.value(sh.characters, block, i, "combinations") or ()]
+        for item in r.value(sh.characters, block, i, "other_traits") or ():  # R12
+            if isinstance(item, str):
+                merits.append(item)
             else:
-                merits.append(part)
+                disciplines.setdefault(item[0], item[1])
         m.update({k: v for k, v in (("abilities", abilities), ("disciplines", disciplines), ("merits", merits),
                                     ("blood_magic_paths", paths), ("combination_disciplines", combos)) if v})
-        aegis = r.integer(sh.characters, block, i, "aegis")
-        lasting = r.integer(sh.characters, block, i, "lasting_roll")
+        aegis = r.value(sh.characters, block, i, "aegis")
+        lasting = r.value(sh.characters, block, i, "lasting_roll")
         m["_aegis"], m["_lasting"], m["_row"], m["_cohort"] = aegis, lasting, i, cohort
         by_cohort.setdefault(cohort.casefold(), []).append((i, m))
     return by_cohort
@@ -384,25 +270,13 @@ def parse_house_rules(r: _Reader, sh: Sheets) -> dict[str, Any]:
     out: dict[str, Any] = {}
     fields = HouseRules.model_fields
     for i, _ in enumerate(sh.house_rules):
-        key = r.text(sh.house_rules, block, i, "key")
+        key = r.value(sh.house_rules, block, i, "key")
         if key is None or key not in fields:
             continue
-        addr = block.cell(i, "value")
-        r.where[f"house_rules.{key}"] = addr
-        raw = r.cell(sh.house_rules, block, i, "value")
-        if raw is None or raw == "":
-            continue
-        ann = fields[key].annotation
-        if ann is bool:
-            b = r.boolean(sh.house_rules, block, i, "value")
-            if b is not None:
-                out[key] = b
-        elif ann is int:
-            v = r.integer(sh.house_rules, block, i, "value")
-            if v is not None:
-                out[key] = v
-        else:
-            out[key] = r.text(sh.house_rules, block, i, "value")
+        codec = for_annotation(fields[key].annotation, block.column("value").header.lower())
+        v = r.value(sh.house_rules, block, i, "value", f"house_rules.{key}", codec)
+        if v is not None:
+            out[key] = v
     return out
 
 
@@ -418,7 +292,7 @@ def parse_battle_setup(lay: Layout, sh: Sheets) -> Battle:
     r.overflow(sh, "setup")
     r.formulas(sh.setup, setup)
     for i, _ in enumerate(sh.setup):
-        name = r.text(sh.setup, setup, i, "name")
+        name = r.value(sh.setup, setup, i, "name")
         if name is None:
             continue
         first = named.setdefault(name.casefold(), i)
@@ -432,16 +306,16 @@ def parse_battle_setup(lay: Layout, sh: Sheets) -> Battle:
         r.where[f"cohorts[{k}].members"] = setup.cell(i, "name")
         c: dict[str, Any] = {"name": name}
         for key in ("side", "sergeant", "tracker", "reporter"):
-            v = r.text(sh.setup, setup, i, key, f"cohorts[{k}].{key}")
+            v = r.value(sh.setup, setup, i, key, f"cohorts[{k}].{key}")
             if v is not None:
                 c[key] = v
-        support = r.boolean(sh.setup, setup, i, "support")
+        support = r.value(sh.setup, setup, i, "support")
         if support:
             c["support"] = True
         pools = {}
         for col in setup.columns:
             if col.key.startswith("set:"):
-                v = r.integer(sh.setup, setup, i, col.key, f"cohorts[{k}].pools.{col.key[4:]}")
+                v = r.value(sh.setup, setup, i, col.key, f"cohorts[{k}].pools.{col.key[4:]}")
                 if v is not None:
                     pools[col.key[4:]] = v
         if pools:
@@ -493,27 +367,10 @@ def _seed(r: _Reader, sh: Sheets) -> int | str | None:
     """The Dice seed cell (R25): a whole number or text, never a formula (issue 8, item 12)
     and never a float that is not a whole number (``inf``, ``nan``: item 8)."""
     cell = r.lay.cells["Battle_Seed"]
-    addr = f"{cell.sheet}!{cell.address}"
     seed = sh.seed[0][0] if sh.seed and sh.seed[0] else None
-    if seed is None or (isinstance(seed, str) and not seed.strip()):
-        return None
-    if isinstance(seed, Formula):
-        r.formula(addr, cell.label.lower(), "seed", seed)
-        return None
-    if isinstance(seed, bool):
-        return str(seed)
-    if isinstance(seed, float):
-        if not seed.is_integer():
-            r.problems.append(Problem(addr, f"{cell.label.lower()} {seed!r} is not a whole number or text"))
-            return None
-        seed = int(seed)
-    if isinstance(seed, int):
-        if abs(seed) >= 10**MAX_DIGITS:
-            r.problems.append(Problem(addr, f"{cell.label.lower()} {_short(seed)} is too large; use at most "
-                                      f"{MAX_DIGITS} digits"))
-            return None
-        return seed
-    return str(seed).strip()
+    col = Column(cell.name, cell.label, is_input=True, codec_=Seed(cell.label.lower()))
+    value: int | str | None = table.decode(col, seed, f"{cell.sheet}!{cell.address}", r.problems)
+    return value
 
 
 def _value_at(grid: Grid, block: Block, i: int, key: str) -> CellValue:
@@ -580,9 +437,9 @@ def _ranges(r: _Reader, sh: Sheets) -> list[list[str]]:
     ranges: list[list[str]] = []
     for i, _ in enumerate(sh.ranges):
         k = len(ranges)
-        a = r.text(sh.ranges, ranges_block, i, "a", f"ranges[{k}][0]")
-        b = r.text(sh.ranges, ranges_block, i, "b", f"ranges[{k}][1]")
-        band = r.text(sh.ranges, ranges_block, i, "band", f"ranges[{k}]")
+        a = r.value(sh.ranges, ranges_block, i, "a", f"ranges[{k}][0]")
+        b = r.value(sh.ranges, ranges_block, i, "b", f"ranges[{k}][1]")
+        band = r.value(sh.ranges, ranges_block, i, "band", f"ranges[{k}]")
         if a is None and b is None and band is None:
             continue
         if a is None or b is None or band is None:
@@ -648,44 +505,30 @@ def parse_turn(lay: Layout, sh: Sheets, battle: Battle) -> tuple[Battle, list[in
     orders_block = lay.block("Orders_Table")
     orders: list[dict[str, Any]] = []
     rows: list[int] = []
-    input_keys = [c.key for c in orders_block.columns if c.is_input]
+    input_cols = [orders_block.index(c.key) for c in orders_block.columns if c.is_input]
+    phase_col = orders_block.index("phase")  # looked up once: the stamped rows grow with the phases (issue 9)
     r.overflow(sh, "orders")
-    for i, _ in enumerate(sh.orders):
-        stamp = _value_at(sh.orders, orders_block, i, "phase")
+    for i, row in enumerate(sh.orders):
+        stamp = row[phase_col] if phase_col < len(row) else None
         if stamp not in (None, ""):
             continue
-        if all(_value_at(sh.orders, orders_block, i, k) in (None, "") for k in input_keys):
+        if all((row[j] if j < len(row) else None) in (None, "") for j in input_cols):
             continue
         r.formulas(sh.orders, orders_block, [i])
         k = len(orders)
         o: dict[str, Any] = {}
-        for key in ("cohort", "task", "target", "member", "moment", "pool", "benefit", "ally", "free_task", "text"):
-            v = r.text(sh.orders, orders_block, i, key, f"orders[{k}].{key}")
-            if v is not None:
-                o[key] = v
-        for key in ("temper", "roll"):
-            v = r.integer(sh.orders, orders_block, i, key, f"orders[{k}].{key}")
-            if v is not None:
-                o[key] = v
-        reroll = _value_at(sh.orders, orders_block, i, "reroll")
-        r.where[f"orders[{k}].reroll"] = orders_block.cell(i, "reroll")
-        if reroll is True or (isinstance(reroll, str) and reroll.strip().lower() in ("yes", "y", "true", "x")):
-            o["use_reroll"] = True
-        elif reroll not in (None, "", False) and not (isinstance(reroll, str) and reroll.strip().lower() in ("no", "n")):
-            v = r.integer(sh.orders, orders_block, i, "reroll")
-            if v is not None:
-                if not 1 <= v <= 10:
-                    r.problems.append(Problem(orders_block.cell(i, "reroll"), f"reroll {v} is not a d10 (1 to 10) or Yes"))
-                else:
+        # the order's fields, in the order their problems are listed; each column's field
+        # is the order's (R25: the Reroll cell holds Yes or the d10 rerolled)
+        for key in ("cohort", "task", "target", "member", "moment", "pool", "benefit", "ally", "free_task", "text",
+                    "temper", "roll", "reroll", "picks"):
+            col = orders_block.column(key)
+            v = r.value(sh.orders, orders_block, i, key, f"orders[{k}].{col.field}")
+            if key == "reroll" and v is not None:
+                o["use_reroll"] = True
+                if v is not True:
                     o["reroll"] = v
-                    o["use_reroll"] = True
-        picks = r.text(sh.orders, orders_block, i, "picks", f"orders[{k}].picks")
-        if picks:
-            dice = [_whole(x) for x in re.split(r"[\s,]+", picks) if x] if re.fullmatch(r"[\d\s,]+", picks) else [None]
-            if None not in dice:
-                o["picks"] = dice
-            else:
-                r.problems.append(Problem(orders_block.cell(i, "picks"), f"picks {_short(picks)} are not dice (e.g. 2 3)"))
+            elif v is not None:
+                o[col.field] = v
         r.where[f"orders[{k}]"] = orders_block.cell(i, "cohort")
         if "cohort" not in o:
             r.problems.append(Problem(orders_block.cell(i, "cohort"), "an order needs its cohort"))

@@ -3,17 +3,22 @@
 Everything here is pure: it returns the grids, and the use case hands them to the
 backend in one ``write_ranges`` call.  Blocks are always written whole (padded with blanks)
 so nothing stale survives from a longer earlier result.
+
+Issue 9: every row is built as ``{column key: value}`` and encoded by its columns' codecs
+(:meth:`Block.row_values`, through :func:`_cells`), never as a positional list; a flag is
+given as a bool and its codec writes Yes or No.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sheetsync.app.bbn.layout import (
     LISTS,
     Block,
     Layout,
+    layout,
 )
 from sheetsync.errors import BattleStateError
 from sheetsync.rules.bbn import AftermathEntry, Battle, Event, HouseRules, PhaseResult, State
@@ -26,6 +31,7 @@ __all__ = [
     "event_row",
     "health_row_update",
     "house_rules_rows",
+    "house_rules_values",
     "input_updates",
     "lists_updates",
     "log_updates",
@@ -34,8 +40,29 @@ __all__ = [
 ]
 
 
-def _pad(rows: list[list[CellValue]], block: Block, count: int | None = None) -> list[list[CellValue]]:
-    """``rows`` padded with blank rows to the block's length.  Issue 9: rows past the block
+Values = Mapping[str, Any]
+"""One row, keyed by column (``{"cohort": "Night Watch", "health": 12}``)."""
+
+
+def _cells(block: Block, row: Values) -> list[CellValue]:
+    """One row's cells, each value encoded by its column's codec (a live :class:`Formula`
+    is written as it is)."""
+    formulas = {k: v for k, v in row.items() if isinstance(v, Formula)}
+    if not formulas:
+        return block.row_values(row)
+    cells: list[CellValue] = block.row_values({k: v for k, v in row.items() if k not in formulas})
+    for k, v in formulas.items():
+        cells[block.index(k)] = v
+    return cells
+
+
+def _span(block: Block, row: Values, first: str, last: str) -> list[CellValue]:
+    """The cells of columns ``first`` to ``last`` of one row (a stamp beside typed cells)."""
+    return _cells(block, row)[block.index(first):block.index(last) + 1]
+
+
+def _pad(rows: Sequence[Values], block: Block, count: int | None = None) -> list[list[CellValue]]:
+    """``rows`` encoded and padded with blank rows to the block's length.  Issue 9: rows past the block
     are never cut off silently: the use cases refuse a battle larger than the tracker
     (:func:`sheetsync.app.bbn.reader.check_fits`), so this is a step laid out for a smaller
     tracker than the battle it holds, and it is refused before anything is written."""
@@ -46,17 +73,12 @@ def _pad(rows: list[list[CellValue]], block: Block, count: int | None = None) ->
                                "than its battle: carry on from a battle file (the 'battle' part of `sheetsync "
                                "export`) with `sheetsync new OUT --from battle.yaml`")
     width = len(block.columns)
-    out = [list(r) + [None] * (width - len(r)) for r in rows[:n]]
+    out = [_cells(block, r) for r in rows]
     out += [[None] * width for _ in range(n - len(out))]
     return out
 
 
-def _yes_no(flag: bool) -> str:
-    """A boolean as the sheets show it: Yes or No (the reader takes Yes/No and TRUE/FALSE)."""
-    return "Yes" if flag else "No"
-
-
-def _block(block: Block, rows: list[list[CellValue]]) -> RangeUpdate:
+def _block(block: Block, rows: Sequence[Values]) -> RangeUpdate:
     return RangeUpdate(block.range(), _pad(rows, block))
 
 
@@ -75,34 +97,43 @@ def battle_updates(lay: Layout, battle: Battle, *, status: str, last_action: str
     The breakdown only changes when the cohorts are built, so a phase leaves it out
     (``breakdown_too=False``) and its write stays small."""
     rules = battle.house_rules
-    summary, pools_rows, roster, breakdown = [], [], [], []
+    summary: list[Values] = []
+    pools_rows: list[Values] = []
+    roster: list[Values] = []
+    breakdown: list[Values] = []
     for spec in battle.cohorts:
         st = battle.state[spec.name]
         p = battle.pools[spec.name].pools
         counts = {s: sum(1 for v in st.states.values() if v is s) for s in State}
         actions = actions_available(st.states.values(), rules)
-        summary.append([spec.name, spec.side + (" (support)" if spec.support else ""), st.health, p["health"], st.temper,
-                        st.control, actions, counts[State.ACTIVE], counts[State.SCARED], counts[State.KNOCKED_OUT],
-                        counts[State.STABILIZED], counts[State.DEAD], _members_by_state(battle, spec.name)])
-        pools_rows.append([spec.name, p["health"], st.health, p["melee"], p["ranged"], p["mystical"], p["defense"],
-                           p["temper"], st.temper, p["movement"], p["resolve"], p["control"], st.control, actions,
-                           st.reroll_tokens, st.units_moved])
+        summary.append({"cohort": spec.name, "side": spec.side + (" (support)" if spec.support else ""),
+                        "health": st.health, "max_health": p["health"], "temper": st.temper, "control": st.control,
+                        "actions": actions, "active": counts[State.ACTIVE], "scared": counts[State.SCARED],
+                        "knocked_out": counts[State.KNOCKED_OUT], "stabilized": counts[State.STABILIZED],
+                        "dead": counts[State.DEAD], "members": _members_by_state(battle, spec.name)})
+        pools_rows.append({"name": spec.name, "max_health": p["health"], "health": st.health, "melee": p["melee"],
+                           "ranged": p["ranged"], "mystical": p["mystical"], "defense": p["defense"],
+                           "max_temper": p["temper"], "temper": st.temper, "movement": p["movement"],
+                           "resolve": p["resolve"], "max_control": p["control"], "control": st.control,
+                           "actions": actions, "reroll_tokens": st.reroll_tokens, "units_moved": st.units_moved})
         for m in spec.members:
-            roster.append([spec.name, m.name, "Sergeant" if m.name == spec.sergeant_name else "Member",
-                           st.states[m.name].value, _yes_no(m.name in st.hero_used)])
+            roster.append({"cohort": spec.name, "member": m.name,
+                           "role": "Sergeant" if m.name == spec.sergeant_name else "Member",
+                           "state": st.states[m.name].value, "hero": m.name in st.hero_used})
         for pool, lines in battle.pools[spec.name].breakdown.items():
             for c in lines:
                 if c.amount == 0 and c.kind == "base":
                     continue
-                breakdown.append([spec.name, pool, c.member or "cohort", c.trait, c.amount, c.rule_ref, c.detail])
-        for n in battle.pools[spec.name].not_counted:
-            breakdown.append([spec.name, "not counted", n.member, n.trait, 0, "R12", n.reason])
+                breakdown.append({"cohort": spec.name, "pool": pool, "member": c.member or "cohort", "trait": c.trait,
+                                  "amount": c.amount, "rule": c.rule_ref, "detail": c.detail})
+        for n in battle.pools[spec.name].not_counted:  # R12: kept, listed as not counted
+            breakdown.append({"cohort": spec.name, "pool": "not counted", "member": n.member, "trait": n.trait,
+                              "amount": 0, "rule": "R12", "detail": n.reason})
     shown = lay.block("Cohorts_Breakdown").rows or len(breakdown)
     if len(breakdown) > shown:  # issue 9: said, not cut off; every line is in `sheetsync pools`
         rest = len(breakdown) - shown + 1
-        breakdown[shown - 1:] = [[None, None, None, None, None, None,
-                                  f"... and {rest} more lines this table has no room for: `sheetsync pools FILE` "
-                                  "lists every one"]]
+        breakdown[shown - 1:] = [{"detail": f"... and {rest} more lines this table has no room for: "
+                                            "`sheetsync pools FILE` lists every one"}]
     cells = lay.cells
     phase, last = cells["Battle_Phase"], cells["Battle_LastAction"]
     return [  # Phase, Status and Last action sit one under the other: one block
@@ -117,12 +148,12 @@ def battle_updates(lay: Layout, battle: Battle, *, status: str, last_action: str
 def health_row_update(lay: Layout, battle: Battle, phase: int, *, clear: bool = False) -> RangeUpdate:
     """One row of the Health-by-phase table (the chart's data): row 0 is the start."""
     block = lay.block("Battle_HealthByPhase")
-    row: list[CellValue] = [None] * len(block.columns)
+    row: dict[str, Any] = {}
     if not clear:
-        row[0] = phase
+        row["phase"] = phase
         for i, spec in enumerate(battle.cohorts[:_health_columns(block, battle)]):
-            row[1 + i] = battle.state[spec.name].health
-    return RangeUpdate(block.row_range(phase), [row])
+            row[f"c{i}"] = battle.state[spec.name].health
+    return RangeUpdate(block.row_range(phase), [_cells(block, row)])
 
 
 def _health_columns(block: Block, battle: Battle) -> int:
@@ -173,12 +204,15 @@ def _rolls_text(e: Event) -> str:
     return ", ".join(f"d{r.sides}={r.value}{'' if r.source == 'entered' else '*'}" for r in e.rolls)
 
 
-def event_row(e: Event) -> list[CellValue]:
-    return [e.phase, e.order + 1, e.cohort, e.task.value + (f" ({e.moment.value})" if e.moment else ""), e.target,
-            e.outcome, e.damage, _rolls_text(e), e.rule_ref, result_text(e) if e.outcome != "refused" else e.reason]
+def event_row(e: Event) -> dict[str, Any]:
+    """One Log row of a resolved order, keyed by the Log's columns."""
+    return {"phase": e.phase, "order": e.order + 1, "cohort": e.cohort,
+            "task": e.task.value + (f" ({e.moment.value})" if e.moment else ""), "target": e.target,
+            "outcome": e.outcome, "damage": e.damage, "rolls": _rolls_text(e), "rule": e.rule_ref,
+            "details": result_text(e) if e.outcome != "refused" else e.reason}
 
 
-def _stamp(lay: Layout, offsets: Sequence[int], rows: Sequence[tuple[CellValue, list[CellValue]]]) -> list[RangeUpdate]:
+def _stamp(lay: Layout, offsets: Sequence[int], rows: Sequence[tuple[CellValue, Values]]) -> list[RangeUpdate]:
     block = lay.block("Orders_Table")
     sheet = quote_sheet(block.sheet)
     out: list[RangeUpdate] = []
@@ -190,9 +224,9 @@ def _stamp(lay: Layout, offsets: Sequence[int], rows: Sequence[tuple[CellValue, 
         r1, r2 = block.first_row + offsets[start], block.first_row + offsets[end]
         chunk = rows[start:end + 1]
         out.append(RangeUpdate(f"{sheet}!{block.letter('phase')}{r1}:{block.letter('phase')}{r2}",
-                               [[phase] for phase, _ in chunk]))
+                               [_span(block, {"phase": phase}, "phase", "phase") for phase, _ in chunk]))
         out.append(RangeUpdate(f"{sheet}!{block.letter('outcome')}{r1}:{block.letter('result')}{r2}",
-                               [list(results) for _, results in chunk]))
+                               [_span(block, results, "outcome", "result") for _, results in chunk]))
         start = end + 1
     return out
 
@@ -211,8 +245,9 @@ def rolled_task_die(e: Event) -> int | None:
 
 def _roll_cells(lay: Layout, offset: int, value: CellValue, source: CellValue) -> list[RangeUpdate]:
     block = lay.block("Orders_Table")
-    return [RangeUpdate(f"{quote_sheet(block.sheet)}!{block.letter(key)}{block.first_row + offset}", [[v]])
-            for key, v in (("roll", value), ("roll_source", source))]
+    row = _cells(block, {"roll": value, "roll_source": source})
+    return [RangeUpdate(f"{quote_sheet(block.sheet)}!{block.letter(key)}{block.first_row + offset}",
+                        [[row[block.index(key)]]]) for key in ("roll", "roll_source")]
 
 
 def order_stamp_updates(lay: Layout, rows: Sequence[int], events: Sequence[Event]) -> list[RangeUpdate]:
@@ -220,7 +255,7 @@ def order_stamp_updates(lay: Layout, rows: Sequence[int], events: Sequence[Event
     per run of consecutive rows).  A task die sheetsync rolled goes into the row's Roll
     cell, marked "Rolled" in the hidden Roll source column, so every die shows in its own
     cell and a conditional format tells it from a typed one (R25)."""
-    stamps = [(e.phase, [e.outcome, e.damage, result_text(e)]) for e in events]
+    stamps = [(e.phase, {"outcome": e.outcome, "damage": e.damage, "result": result_text(e)}) for e in events]
     if len(stamps) != len(rows):
         raise ValueError("one event per Orders row")
     order = sorted(range(len(rows)), key=lambda i: rows[i])
@@ -237,15 +272,28 @@ def order_unstamp_updates(lay: Layout, rows: Sequence[int], rolled: Sequence[int
     rolled into Roll (the ``rolled`` rows) are cleared too, so the next resolve rolls them
     afresh instead of reading them as typed dice (R25); typed dice stay."""
     ordered = sorted(rows)
-    out = _stamp(lay, ordered, [(None, [None, None, None]) for _ in ordered])
+    out = _stamp(lay, ordered, [(None, {}) for _ in ordered])
     for i in sorted(rolled):
         out += _roll_cells(lay, i, None, None)
     return out
 
 
-def log_updates(lay: Layout, rows: list[list[CellValue]], *, step: str) -> list[RangeUpdate]:
+def log_row(lay: Layout, row: Values | Sequence[CellValue]) -> dict[str, Any]:
+    """A Log row keyed by column.  A positional row (Phase, Order, Cohort, Task, Target,
+    Outcome, Damage, Rolls, Rule, Details, as the use cases still pass their own) is
+    keyed here, in this one place; a row with more cells than the Log's columns is an error."""
+    if isinstance(row, Mapping):
+        return dict(row)
+    keys = [c.key for c in lay.block("Log_Table").columns]
+    if len(row) > len(keys):
+        raise ValueError(f"a Log row has {len(keys)} columns, not {len(row)}")
+    return dict(zip(keys, row, strict=False))
+
+
+def log_updates(lay: Layout, rows: Sequence[Values | Sequence[CellValue]], *, step: str) -> list[RangeUpdate]:
     """Append rows to the Log, each carrying ``step`` (``rev:id:action:phase``) and its
-    number in the step (``:1``, ``:2`` ...) in its Step column.
+    number in the step (``:1``, ``:2`` ...) in its Step column.  A row is keyed by column
+    (:func:`event_row`); a positional one is keyed by :func:`log_row`.
 
     The rows are appended (:attr:`RangeUpdate.append`): the backend puts them after the
     Log's last row when it writes, so two steps run at the same moment both keep their rows,
@@ -254,43 +302,59 @@ def log_updates(lay: Layout, rows: list[list[CellValue]], *, step: str) -> list[
     if not rows:
         return []
     block = lay.block("Log_Table")
-    j = block.index("step")
-    padded = _pad(rows, block, len(rows))
-    for k, row in enumerate(padded, start=1):
-        row[j] = f"{step}:{k}"
-    return [RangeUpdate(block.range(), padded, append=True)]
+    keyed = [{**log_row(lay, row), "step": f"{step}:{k}"} for k, row in enumerate(rows, start=1)]
+    return [RangeUpdate(block.range(), _pad(keyed, block, len(keyed)), append=True)]
 
 
-def phase_log_rows(result: PhaseResult) -> list[list[CellValue]]:
+def phase_log_rows(result: PhaseResult) -> list[dict[str, Any]]:
+    """The Log rows of a resolved phase: its orders, then the end-of-phase checks."""
     rows = [event_row(e) for e in result.events]
     for f in result.end_of_phase:
-        rows.append([result.phase, None, f.cohort, "End of phase", None, f.kind, 0, "", f.rule_ref, f.text])
+        rows.append({"phase": result.phase, "cohort": f.cohort, "task": "End of phase", "outcome": f.kind,
+                     "damage": 0, "rolls": "", "rule": f.rule_ref, "details": f.text})
     return rows
 
 
 def aftermath_updates(lay: Layout, entries: list[AftermathEntry]) -> RangeUpdate:
-    rows: list[list[CellValue]] = []
+    rows: list[Values] = []
     for e in entries:
         lasting = (f"{e.lasting_effect.band}+ band, d10={e.lasting_effect.roll}"
                    f"{'' if e.lasting_effect.source == 'entered' else '*'}: {e.lasting_effect.result}") if e.lasting_effect else None
-        rows.append([e.cohort, e.name, _yes_no(e.dead), None if e.dead else e.damage, None if e.dead else e.aggravated,
-                     None if e.dead else e.lethal, None if e.dead else e.aegis, None if e.dead else _yes_no(e.torpor),
-                     "Dead: removed from play (R30)" if e.dead else lasting, None if e.dead else e.temper_returned])
+        row: dict[str, Any] = {"cohort": e.cohort, "name": e.name, "dead": e.dead,
+                               "lasting": "Dead: removed from play (R30)" if e.dead else lasting}
+        if not e.dead:  # R30: a dead character's other cells stay blank
+            row.update(damage=e.damage, aggravated=e.aggravated, lethal=e.lethal, aegis=e.aegis, torpor=e.torpor,
+                       temper_returned=e.temper_returned)
+        rows.append(row)
     return _block(lay.block("Aftermath_Table"), rows)
 
 
-def house_rules_rows() -> list[list[CellValue]]:
-    rows: list[list[CellValue]] = []
+def _shown(value: Any) -> Any:
+    """A House Rules value as the sheet shows it: a switch as Yes or No (R11)."""
+    return ("Yes" if value else "No") if isinstance(value, bool) else value
+
+
+def house_rules_values(rules: HouseRules | None = None) -> list[dict[str, Any]]:
+    """The House Rules rows keyed by column: each rule's key, its value in ``rules`` (the
+    default when none), its default and its ruling (RULINGS-bbn.md)."""
+    rows: list[dict[str, Any]] = []
     for key, (text, default, _choices) in HouseRules.describe().items():
-        shown: Any = _yes_no(default) if isinstance(default, bool) else default
-        rows.append([key, shown, shown, text])
+        value = default if rules is None else getattr(rules, key)
+        rows.append({"key": key, "value": _shown(value), "default": _shown(default), "ruling": text})
     return rows
+
+
+def house_rules_rows() -> list[list[CellValue]]:
+    """The House Rules rows with the defaults, as cells over the block's columns (the
+    template writes them cell by cell)."""
+    block = layout().block("HouseRules_Table")
+    return [_cells(block, row) for row in house_rules_values()]
 
 
 def lists_updates(lay: Layout) -> RangeUpdate:
     block = lay.block("Lists_Table")
     longest = max(len(v) for v in LISTS.values())
-    rows = [[LISTS[k][i] if i < len(LISTS[k]) else None for k in LISTS] for i in range(longest)]
+    rows = [_cells(block, {k: v[i] for k, v in LISTS.items() if i < len(v)}) for i in range(longest)]
     return RangeUpdate(block.range(rows=longest), rows)
 
 
@@ -320,92 +384,77 @@ def odds_formula(lay: Layout, row: int) -> Formula:
 
 
 def input_updates(lay: Layout, battle: Battle) -> list[RangeUpdate]:
-    """The input blocks (Characters, Cohorts Setup, Ranges, Orders, House Rules) of a battle."""
+    """The input blocks (Characters, Cohorts Setup, Ranges, Orders, House Rules) of a
+    battle, each cell written by its column's codec, so the reader reads back the battle
+    (R5, R6, R12: a trait with no column of its own goes into Other Traits)."""
     chars = lay.block("Characters_Table")
-    rows: list[list[CellValue]] = []
+    rows: list[Values] = []
     for spec in battle.cohorts:
         for m in spec.members:
-            row: list[CellValue] = [None] * len(chars.columns)
-
-            def put(key: str, value: CellValue, row: list[CellValue] = row) -> None:
-                row[chars.index(key)] = value
-
-            put("cohort", spec.name)
-            put("name", m.name)
-            put("temper", m.temper or None)
-            put("willpower_spent", m.willpower_spent or None)
-            put("ranged_attack", "Yes" if m.ranged_attack else None)
-            put("blood_magic_in_clan", "Yes" if m.blood_magic_in_clan else None)
-            put("movement_discipline", m.movement_discipline)
-            put("health_levels", m.health_levels)
-            other: list[str] = []
+            row: dict[str, Any] = {
+                "cohort": spec.name, "name": m.name, "temper": m.temper or None,
+                "willpower_spent": m.willpower_spent or None, "ranged_attack": m.ranged_attack or None,
+                "blood_magic_in_clan": m.blood_magic_in_clan or None, "movement_discipline": m.movement_discipline,
+                "health_levels": m.health_levels,
+            }
+            other: list[tuple[str, int] | str] = []
             for a, v in m.abilities.items():
                 if a in lay.ability_columns:
-                    put("ability:" + a, v)
+                    row["ability:" + a] = v
                 else:
-                    other.append(f"{a} {v}")
+                    other.append((a, v))
             for d, v in m.disciplines.items():
                 if d in lay.discipline_columns:
-                    put("discipline:" + d, v)
+                    row["discipline:" + d] = v
                 else:
-                    other.append(f"{d} {v}")
+                    other.append((d, v))
             for x in m.merits:
                 if x in lay.merit_columns:
-                    put("merit:" + x, "Yes")
+                    row["merit:" + x] = True
                 else:
                     other.append(x)
-            paths = []
+            paths: list[tuple[str, int]] = []
             for name, entry in m.blood_magic_paths.items():
                 offensive = entry.offensive if entry.offensive is not None else battle.catalog.is_offensive_path(name)
                 if offensive:
-                    paths.append(f"{name} {entry.level}")
+                    paths.append((name, entry.level))
                 elif name in lay.discipline_columns:
-                    put("discipline:" + name, entry.level)
+                    row["discipline:" + name] = entry.level
                 else:
-                    other.append(f"{name} {entry.level}")
-            put("offensive_paths", "; ".join(paths) or None)
-            put("combinations", "; ".join(f"{c.name}: {' + '.join(c.includes)}" for c in m.combination_disciplines) or None)
-            put("other_traits", "; ".join(other) or None)
-            put("aegis", spec.aegis.get(m.name))
-            put("lasting_roll", spec.lasting_rolls.get(m.name))
+                    other.append((name, entry.level))
+            row["offensive_paths"] = paths
+            row["combinations"] = [(c.name, c.includes) for c in m.combination_disciplines]
+            row["other_traits"] = other
+            row["aegis"] = spec.aegis.get(m.name)
+            row["lasting_roll"] = spec.lasting_rolls.get(m.name)
             rows.append(row)
     setup = lay.block("Cohorts_Setup")
-    srows: list[list[CellValue]] = []
+    srows: list[Values] = []
     for spec in battle.cohorts:
-        row = [None] * len(setup.columns)
-        row[setup.index("name")] = spec.name
-        row[setup.index("side")] = spec.side
-        row[setup.index("support")] = "Yes" if spec.support else "No"
-        row[setup.index("sergeant")] = spec.sergeant
-        row[setup.index("tracker")] = spec.tracker
-        row[setup.index("reporter")] = spec.reporter
-        for pool, value in (spec.pools or {}).items():
-            row[setup.index("set:" + pool.value)] = value
-        srows.append(row)
-    ranges = [[r.a, r.b, r.band.value] for r in battle.ranges]
+        srow: dict[str, Any] = {"name": spec.name, "side": spec.side, "support": spec.support,
+                                "sergeant": spec.sergeant, "tracker": spec.tracker, "reporter": spec.reporter}
+        for pool, value in (spec.pools or {}).items():  # R1: a pool set by hand
+            srow["set:" + pool.value] = value
+        srows.append(srow)
+    ranges_block = lay.block("Ranges_Table")
+    ranges = [{"a": r.a, "b": r.b, "band": r.band.value} for r in battle.ranges]
     orders_block = lay.block("Orders_Table")
-    orows = []
+    orows: list[list[CellValue]] = []
     for o in battle.orders:
-        row = [None] * len(orders_block.columns)
-        for key in ("cohort", "target", "member", "ally", "free_task", "text", "temper", "roll"):
-            row[orders_block.index(key)] = getattr(o, key)
-        row[orders_block.index("reroll")] = o.reroll if o.reroll is not None else ("Yes" if o.use_reroll else None)
+        orow: dict[str, Any] = {key: getattr(o, key) for key in
+                                ("cohort", "target", "member", "ally", "free_task", "text", "temper", "roll", "picks")}
         for key in ("task", "moment", "pool", "benefit"):
             v = getattr(o, key)
-            row[orders_block.index(key)] = v.value if v is not None else None
-        row[orders_block.index("picks")] = " ".join(str(p) for p in o.picks) or None
-        row[orders_block.index("odds")] = odds_formula(lay, orders_block.first_row + len(orows))
-        orows.append(row)
+            orow[key] = v.value if v is not None else None
+        orow["reroll"] = o.reroll if o.reroll is not None else (True if o.use_reroll else None)  # R25
+        orow["odds"] = odds_formula(lay, orders_block.first_row + len(orows))
+        orows.append(_cells(orders_block, orow))
     house = lay.block("HouseRules_Table")
-    hrows = []
-    for key, _value, default, text in house_rules_rows():
-        value = getattr(battle.house_rules, str(key))
-        hrows.append([key, _yes_no(value) if isinstance(value, bool) else value, default, text])
     out = [
         RangeUpdate(chars.range(), _pad(rows, chars)),
         RangeUpdate(setup.range(), _pad(srows, setup)),
-        RangeUpdate(lay.block("Ranges_Table").range(), _pad(ranges, lay.block("Ranges_Table"))),
-        RangeUpdate(house.range(), hrows),
+        RangeUpdate(ranges_block.range(), _pad(ranges, ranges_block)),
+        RangeUpdate(house.range(), [_cells(house, row) for row in house_rules_values(battle.house_rules)]),
     ]
     if orows:
         out.append(RangeUpdate(orders_block.range(rows=len(orows)), orows))
