@@ -13,9 +13,17 @@ phase of ``--phases`` it prints:
 * the size of the resolve's write: characters of every value in its ``write_ranges`` call,
   and its ratio to phase 1's;
 * the resolve time, median of ``--repeat`` runs (each run resolves the phase, then Undo puts
-  it back; the last run stands), and its ratio to phase 1's; and, of that, the time the
+  it back; the last run stands; the phases are measured in turn, each on its own copy of
+  the tracker), and its ratio to phase 1's; and, of that, the time the
   State's own code takes (reading the blob and records, building the write).  The rest is
-  the backend, and the Orders and Log sheets, which grow with the battle whatever the State.
+  the backend, and the Orders and Log sheets, which grow with the battle whatever the State;
+* the floor: what the backend alone takes for the same step, measured in the same run on
+  the same tracker just before each resolve.  On the memory backend, reading the step's
+  ranges (``read_plan``) and writing its updates into a copy; on a workbook, a bare openpyxl
+  load and save of the file as it stands.  Then the resolve time less the floor (``own``),
+  and both ratios to phase 1's: what grows in ``floor`` is the backend having more cells
+  to read, load or save (the Orders, Log and undo records grow with the battle), what grows
+  in ``own`` is sheetsync's.
 
 Targets (issue 9): the State grows by at most 3 KB a phase, the write at phase 50 is at
 most 1.2x phase 1's, the resolve at phase 50 takes at most 1.1x phase 1's time.  The script
@@ -28,6 +36,8 @@ script raises that ceiling in this process only; the State code itself has no su
 from __future__ import annotations
 
 import argparse
+import io
+import shutil
 import statistics
 import sys
 import tempfile
@@ -43,6 +53,7 @@ from battles import make_battle  # noqa: E402
 
 from sheetsync.app import state_journal, usecases  # noqa: E402
 from sheetsync.app.bbn import layout as layout_module  # noqa: E402
+from sheetsync.app.bbn.reader import read_plan  # noqa: E402
 from sheetsync.app.steps import mark_updates  # noqa: E402
 from sheetsync.core.registry import find_system  # noqa: E402
 from sheetsync.rules.bbn import load_battle  # noqa: E402
@@ -50,18 +61,24 @@ from sheetsync.sheets.backend import Grid, MemoryBackend, RangeUpdate  # noqa: E
 
 
 class Counting:
-    """A backend wrapper that counts the characters of every value of the last write."""
+    """A backend wrapper that keeps the updates of the last write (counted after the timing,
+    so counting is not part of the resolve time)."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
-        self.written = 0
+        self.updates: list[RangeUpdate] = []
+
+    @property
+    def written(self) -> int:
+        """Characters of every value of the last write."""
+        return sum(len(str(v)) for u in self.updates for row in u.values for v in row if v is not None)
 
     def read_ranges(self, ranges: Sequence[str]) -> list[Grid]:
         grids: list[Grid] = self.inner.read_ranges(ranges)
         return grids
 
     def write_ranges(self, updates: Sequence[RangeUpdate]) -> None:
-        self.written = sum(len(str(v)) for u in updates for row in u.values for v in row if v is not None)
+        self.updates = list(updates)
         self.inner.write_ranges(updates)
 
 
@@ -111,8 +128,9 @@ def _state_size(backend: Any, lay: Any) -> tuple[int, int]:
 class _Step:
     """Runs one step on a backend: a MemoryBackend as it is, a workbook loaded and saved."""
 
-    def __init__(self, kind: str, lay: Any, battle: Any, tmp: Path) -> None:
-        self.kind, self.lay = kind, lay
+    def __init__(self, kind: str, lay: Any, battle: Any, path: Path) -> None:
+        self.kind, self.lay, self.path = kind, lay, path
+        self.file_floor = 0.0
         if kind == "memory":
             self.backend: Any = MemoryBackend({name: {} for name in lay.sheets})
             usecases.load_battle_into(self.backend, battle, lay)
@@ -121,11 +139,25 @@ class _Step:
             from sheetsync.app.bbn.template import build_template
             from sheetsync.app.workbook_cli import excel_backend
 
-            self.path = tmp / "growth.xlsx"
             self.backend = excel_backend(self.path, workbook=build_template(lay))
             with self.backend.locked():
                 usecases.load_battle_into(self.backend, battle, lay)
         self.counting = Counting(self.backend)
+
+    def snapshot(self, path: Path) -> _Step:
+        """The tracker as it stands, copied (a workbook to ``path``): each phase measured
+        gets its own, so the phases are measured in turn, under the same load."""
+        other = object.__new__(_Step)
+        other.kind, other.lay, other.path, other.file_floor = self.kind, self.lay, path, 0.0
+        if self.kind == "memory":
+            other.backend = MemoryBackend({name: dict(cells) for name, cells in self.backend.sheets.items()})
+        else:
+            from sheetsync.app.workbook_cli import excel_backend
+
+            shutil.copyfile(self.path, path)
+            other.backend = excel_backend(path)
+        other.counting = Counting(other.backend)
+        return other
 
     def run(self, action: str) -> float:
         STATE_TIME[0] = 0.0
@@ -143,28 +175,76 @@ class _Step:
         with self.backend.locked():
             return fn(self.backend, *args)
 
+    def prepare_floor(self) -> None:
+        """Before a resolve: what the floor needs of the tracker as it stands (untimed)."""
+        if self.kind == "memory":
+            self.copy = MemoryBackend({name: dict(cells) for name, cells in self.backend.sheets.items()})
+            for name in self.copy.sheets:  # its last rows known, as the resolved tracker's are
+                self.copy.max_row(name)
+
+    def floor(self, updates: Sequence[RangeUpdate]) -> float:
+        """The backend alone for the step just run, on the tracker as it stood before it:
+        the memory backend reads the step's ranges and writes its ``updates`` (into the copy
+        :meth:`prepare_floor` made); a workbook is loaded and saved by openpyxl, bare."""
+        if self.kind == "memory":
+            t = time.perf_counter()
+            self.copy.read_ranges(read_plan(self.lay))
+            self.copy.write_ranges(updates)
+            return time.perf_counter() - t
+        return self.file_floor
+
+    def measure_file_floor(self) -> None:
+        """A workbook, before a resolve: a bare openpyxl load and save of the file."""
+        if self.kind == "memory":
+            return
+        import openpyxl
+
+        t = time.perf_counter()
+        wb = openpyxl.load_workbook(self.path)
+        buf = io.BytesIO()
+        wb.save(buf)
+        (self.path.parent / "floor.xlsx").write_bytes(buf.getvalue())
+        self.file_floor = time.perf_counter() - t
+
 
 def bench(kind: str, cohorts: int, marks: list[int], repeat: int, tmp: Path) -> list[dict[str, float]]:
+    """The battle is played to the last phase measured, the tracker copied as it stands
+    before the resolve of each phase measured; then the copies are measured in turn,
+    ``repeat`` rounds (each resolve followed by an Undo, but the last), so a change in the
+    machine's load falls on every phase alike."""
     last = max(marks)
     lay = layout_module.layout(capacity={"phases": last, "orders": 2 * cohorts * (last + 1)})
-    step = _Step(kind, lay, load_battle(make_battle(cohorts)), tmp)
-    out = []
+    step = _Step(kind, lay, load_battle(make_battle(cohorts)), tmp / "growth.xlsx")
+    at: dict[int, _Step] = {}
     for phase in range(1, last + 1):
         if phase > 1:
             step.call(_type_orders, lay, phase, cohorts)
-        if phase not in marks:
+        if phase in marks:
+            at[phase] = step.snapshot(tmp / f"growth-{phase}.xlsx")
+        if phase < last:
             step.run("resolve")
-            continue
-        times, state_times = [], []
-        for n in range(repeat):
-            times.append(step.run("resolve"))
-            state_times.append(STATE_TIME[0])
-            written = step.counting.written
+    keys = ("ms", "state_ms", "floor_ms", "own_ms")
+    samples: dict[int, dict[str, list[float]]] = {phase: {k: [] for k in keys} for phase in marks}
+    written: dict[int, int] = {}
+    for n in range(repeat):
+        for phase in marks:
+            s, got = at[phase], samples[phase]
+            s.prepare_floor()
+            s.measure_file_floor()
+            took = s.run("resolve")
+            got["ms"].append(took)
+            got["state_ms"].append(STATE_TIME[0])
+            floor = s.floor(s.counting.updates)
+            got["floor_ms"].append(floor)
+            got["own_ms"].append(took - floor)
+            written[phase] = s.counting.written
             if n < repeat - 1:
-                step.run("undo")
-        blob, records = step.call(_state_size, lay)
-        out.append({"phase": phase, "blob": blob, "records": records, "write": written,
-                    "ms": statistics.median(times) * 1000, "state_ms": statistics.median(state_times) * 1000})
+                s.run("undo")
+    out = []
+    for phase in marks:
+        blob, records = at[phase].call(_state_size, lay)
+        out.append({"phase": phase, "blob": blob, "records": records, "write": written[phase],
+                    **{k: statistics.median(v) * 1000 for k, v in samples[phase].items()}})
     return out
 
 
@@ -180,7 +260,8 @@ def main() -> None:
     _time_state()
     print(f"{args.cohorts} cohorts, 2 orders a cohort a phase; resolve time: median of {args.repeat}")
     head = (f"{'backend':<8} {'phase':>5} {'State A':>9} {'State C:F':>10} {'total':>9} {'growth/phase':>13} "
-            f"{'write':>8} {'x ph1':>6} {'resolve ms':>11} {'x ph1':>6} {'State ms':>9} {'x ph1':>6}")
+            f"{'write':>8} {'x ph1':>6} {'resolve ms':>11} {'x ph1':>6} {'State ms':>9} {'x ph1':>6} "
+            f"{'floor ms':>9} {'x ph1':>6} {'own ms':>7} {'x ph1':>6}")
     print(head)
     with tempfile.TemporaryDirectory() as tmp:
         for kind in [k.strip() for k in args.backend.split(",") if k.strip()]:
@@ -192,7 +273,9 @@ def main() -> None:
                 growth = (total - base) / (r["phase"] - first["phase"]) if r["phase"] > first["phase"] else 0.0
                 print(f"{kind:<8} {r['phase']:>5} {r['blob']:>9,} {r['records']:>10,} {total:>9,} {growth:>13,.0f} "
                       f"{r['write']:>8,} {r['write'] / first['write']:>6.2f} {r['ms']:>11.1f} "
-                      f"{r['ms'] / first['ms']:>6.2f} {r['state_ms']:>9.1f} {r['state_ms'] / first['state_ms']:>6.2f}")
+                      f"{r['ms'] / first['ms']:>6.2f} {r['state_ms']:>9.1f} {r['state_ms'] / first['state_ms']:>6.2f} "
+                      f"{r['floor_ms']:>9.1f} {r['floor_ms'] / first['floor_ms']:>6.2f} {r['own_ms']:>7.1f} "
+                      f"{r['own_ms'] / first['own_ms']:>6.2f}")
 
 
 if __name__ == "__main__":

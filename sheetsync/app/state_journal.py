@@ -19,6 +19,15 @@ This module makes that safe:
 
 A State written before the journal existed reads as revision 0 with an empty journal.
 
+**The lost-step check at constant cost (issue 9).**  The Log only grows, so the blob also
+records ``log_checked``: how many Log rows the step that wrote it had read and checked.
+Every row above that offset was checked by a step that stands (what it found lost it
+reported and marked ``lost``, what it found twice it marked ``duplicate``), and every row
+a later step writes is appended below what that step read.  So :func:`lost_steps` checks
+only the rows from ``log_checked`` on: the rows of the steps since the last one that
+stands, however long the battle.  A Log shorter than ``log_checked`` (rows deleted by hand)
+is checked whole, as is the Log of a State written before this.
+
 **Undo at constant cost (issue 9).**  The blob holds the current battle with at most one
 undo snapshot inline (``battle.history``: the one the next undo restores), and the list
 ``undo`` of the undo records that stand, oldest first, each named ``rev:id``.  A resolve
@@ -128,6 +137,12 @@ class Stored:
     free: int | None = None
     """The first row of ``State!C:F`` below every row read (an offset in the block), where
     this step's record goes; ``None`` when the rows were not read (then it is appended)."""
+    log_checked: int = 0
+    """Issue 9: the Log rows (from the top) the step that wrote this State had checked;
+    :func:`lost_steps` checks the rows from here on."""
+    log_read: int | None = None
+    """Issue 9: the Log rows this step read and checked (set by :func:`lost_steps`), the
+    ``log_checked`` its own State write records; ``None`` when it checked none."""
 
 
 def _damaged(what: str) -> BattleStateError:
@@ -261,6 +276,10 @@ def parse_state(state: Grid, history: Grid | None = None) -> Stored:
             for rows in stamps.values()):
         raise _damaged("its record of Orders stamps is not a list of [row, outcome, damage, result]")
     out.stamps = stamps
+    checked = payload.get("log_checked", 0)
+    if not _whole(checked):
+        raise _damaged("its count of the Log rows checked is not a whole number")
+    out.log_checked = checked
     out.records = _records(history or [])
     out.free = free
     if "undo" not in payload:  # written before issue 9: the whole history inline
@@ -564,7 +583,8 @@ def state_update(lay: Layout, battle: Battle, last: dict[str, Any] | None, *, pr
         links.append(f"{rev}:{step}")
     journal = [*prior.journal, [rev, step, action, phase]][-JOURNAL:]
     payload = {**body, "undo": links, "rev": rev, "step": step, "steps": journal,
-               "reported": [*prior.reported, *reported][-REPORTED:]}
+               "reported": [*prior.reported, *reported][-REPORTED:],
+               "log_checked": prior.log_checked if prior.log_read is None else prior.log_read}
     text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
     pieces = [text[i:i + STATE_CHUNK_CHARS] for i in range(0, len(text), STATE_CHUNK_CHARS)]
     if len(pieces) > STATE_CHUNKS:
@@ -625,8 +645,14 @@ def lost_steps(stored: Stored, steps: Grid) -> tuple[list[Lost], list[int]]:
     and steps already reported are left alone.  A State without a journal (written before
     it existed) has nothing to compare with.  ``steps`` is the Log's Step column.
 
+    Issue 9: only the rows from ``stored.log_checked`` on are looked at (the rows above
+    were checked by the step that stands, see the module's notes), so the check costs the
+    same at phase 50 as at phase 1; a Log shorter than that is looked at whole.  Records
+    on ``stored`` that this step checked the Log's ``len(steps)`` rows (:attr:`Stored.log_read`).
+
     Also returns the Log rows written twice by one accepted step (two Trackers ran the very
     same step at the same moment: it was applied once, and its rows appear twice)."""
+    stored.log_read = len(steps)
     if not stored.journal:
         return [], []
     accepted = {f"{int(rev)}:{sid}" for rev, sid, _a, _p in stored.journal}
@@ -634,7 +660,9 @@ def lost_steps(stored: Stored, steps: Grid) -> tuple[list[Lost], list[int]]:
     found: dict[str, list[int]] = {}
     seen: set[str] = set()
     twice: list[int] = []
-    for i, row in enumerate(steps):
+    start = stored.log_checked if stored.log_checked <= len(steps) else 0
+    for i in range(start, len(steps)):
+        row = steps[i]
         value = row[0] if row else None
         split = _split(value)
         if split is None:

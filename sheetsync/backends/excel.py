@@ -101,7 +101,12 @@ def check_workbook_parts(path: Path) -> None:
 def _parse_part(zf: Any, member: str, worksheet: bool) -> str:
     """Parse one part in a stream; the reason it is damaged, or ``""``.  A worksheet must
     also be one: a ``worksheet`` root in the spreadsheet namespace holding ``sheetData``
-    (openpyxl reads anything else as an empty sheet)."""
+    (openpyxl reads anything else as an empty sheet).
+
+    Issue 9: the part is checked whole, but only its first elements are looked at from
+    Python (the root, and its children up to ``sheetData``); expat checks the rest, every
+    cell of a long Log or Orders sheet, on its own, so the check does not cost a Python
+    call a cell."""
     import zipfile
     from xml.parsers import expat
 
@@ -109,20 +114,28 @@ def _parse_part(zf: Any, member: str, worksheet: bool) -> str:
     depth = 0
     seen: dict[str, str] = {}
 
+    def done() -> None:  # what the part is, is known: the rest is only checked to be whole
+        parser.StartElementHandler = None
+        parser.EndElementHandler = None
+
     def start(name: str, attrs: object) -> None:
         nonlocal depth
         if depth == 0:
             seen["root"] = name
+            if name != _MAIN_URI + " worksheet":
+                done()
         elif depth == 1 and name == _MAIN_URI + " sheetData":
             seen["data"] = name
+            done()
         depth += 1
 
     def end(name: str) -> None:
         nonlocal depth
         depth -= 1
 
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
+    if worksheet:
+        parser.StartElementHandler = start
+        parser.EndElementHandler = end
     try:
         with zf.open(member) as fh:
             parser.ParseFile(fh)
@@ -296,9 +309,32 @@ def _read_cell(cell: Any) -> CellValue:
 
 def _last_value_row(ws: Any) -> int:
     """The last row holding a value (0 when none), where an append starts after.
-    openpyxl's ``max_row`` also counts styled empty rows, so the cells are scanned (its
-    own cell dict: looking cells up through ``ws.cell`` would create them)."""
-    return max((r for (r, _c), cell in ws._cells.items() if cell.value not in (None, "")), default=0)
+
+    openpyxl's ``max_row`` also counts styled empty rows, so the rows are looked at from
+    the last one up until one holds a value, through openpyxl's own cell dict (looking
+    cells up through ``ws.cell`` would create them).  Issue 9: this costs one pass over the
+    keys (in C) when the last cell of the sheet holds a value, as it does after an append;
+    when styled empty rows trail, the rows from the bottom up are looked at while that is
+    fewer looks than the sheet has cells, then every cell once."""
+    cells: dict[tuple[int, int], Any] = ws._cells
+    if not cells:
+        return 0
+    top, col = max(cells)  # the last row, and its last cell
+    if cells[(top, col)].value not in (None, ""):
+        return top
+    width = max(c for _r, c in cells)
+    budget = len(cells)  # rows up from the bottom, while that is cheaper than every cell
+    for row in range(top, 0, -1):
+        if budget < width:
+            break
+        budget -= width
+        for c in range(1, width + 1):
+            cell = cells.get((row, c))
+            if cell is not None and cell.value not in (None, ""):
+                return row
+    else:
+        return 0
+    return max((r for (r, _c), cell in cells.items() if cell.value not in (None, "")), default=0)
 
 
 def _write_cell(cell: Any, value: CellValue) -> None:

@@ -162,10 +162,31 @@ class MemoryBackend:
         self.sheets: dict[str, dict[tuple[int, int], CellValue]] = sheets if sheets is not None else {}
         self.reads = 0
         self.writes = 0
+        # sheet -> (its cell dict, that dict's size, last row, a cell of that row): see max_row
+        self._last: dict[str, tuple[dict[tuple[int, int], CellValue], int, int, tuple[int, int] | None]] = {}
 
     def max_row(self, sheet: str) -> int:
-        cells = self.sheets.get(sheet, {})
-        return max((r for (r, _c), v in cells.items() if v not in (None, "")), default=0)
+        """The last row holding a value (0 when none).
+
+        Issue 9: kept up to date by :meth:`write_ranges`, so an open-ended read or an append
+        costs the same on a long sheet as on a short one.  Cells poked into ``sheets`` by
+        hand are seen too: the row is worked out again when the sheet's dict is another
+        one, has another size, or no longer holds a value in the cell that set the row.
+        """
+        cells = self.sheets.get(sheet)
+        if not cells:
+            return 0
+        known = self._last.get(sheet)
+        if known is not None:
+            owner, size, row, witness = known
+            if owner is cells and size == len(cells) and (witness is None or cells.get(witness) not in (None, "")):
+                return row
+        row, witness = 0, None
+        for key, value in cells.items():
+            if key[0] > row and value not in (None, ""):
+                row, witness = key[0], key
+        self._last[sheet] = (cells, len(cells), row, witness)
+        return row
 
     def read_ranges(self, ranges: Sequence[str]) -> list[Grid]:
         self.reads += 1
@@ -178,12 +199,19 @@ class MemoryBackend:
 
                 raise BackendError(f"there is no sheet {rng.sheet!r}")
             last = rng.row2 if rng.row2 is not None else max(self.max_row(rng.sheet), rng.row1)
-            rows = [
-                [cells.get((r, c)) for c in range(rng.col1, rng.col2 + 1)]
-                for r in range(rng.row1, last + 1)
-            ]
-            grids.append(trim_grid(rows, rng.width))
+            grids.append(self._grid(cells, rng.row1, last, range(rng.col1, rng.col2 + 1)))
         return grids
+
+    @staticmethod
+    def _grid(cells: dict[tuple[int, int], CellValue], row1: int, last: int, cols: range) -> Grid:
+        """What :func:`trim_grid` makes of the rows ``row1..last``, in one pass over the cells
+        (issue 9: an open-ended read of a long Orders sheet costs a lookup a cell, no more).
+        The rows are as wide as the range already; a cell poked as ``""`` reads as empty."""
+        get = cells.get
+        rows = [[get((r, c)) for c in cols] for r in range(row1, last + 1)]
+        while rows and all(v is None or v == "" for v in rows[-1]):
+            rows.pop()
+        return [[None if v == "" else v for v in row] if "" in row else row for row in rows]
 
     def write_ranges(self, updates: Sequence[RangeUpdate]) -> None:
         parsed = [(parse_range(u.range), u.values, u.append) for u in updates]
@@ -195,7 +223,9 @@ class MemoryBackend:
         self.writes += 1
         for rng, values, append in parsed:
             cells = self.sheets[rng.sheet]
-            row1 = max(rng.row1, self.max_row(rng.sheet) + 1) if append else rng.row1
+            last = self.max_row(rng.sheet)
+            row1 = max(rng.row1, last + 1) if append else rng.row1
+            top: tuple[int, int] | None = None  # the first cell given a value in the lowest row
             for i, row in enumerate(values):
                 for j, value in enumerate(row):
                     key = (row1 + i, rng.col1 + j)
@@ -203,3 +233,12 @@ class MemoryBackend:
                         cells.pop(key, None)
                     else:
                         cells[key] = value
+                        if top is None or key[0] > top[0]:
+                            top = key
+            known = self._last.get(rng.sheet)
+            if top is not None and top[0] > last:
+                self._last[rng.sheet] = (cells, len(cells), top[0], top)
+            elif known is not None and known[3] is not None and cells.get(known[3]) not in (None, ""):
+                self._last[rng.sheet] = (cells, len(cells), last, known[3])  # the cell holding the last row stands
+            else:
+                self._last.pop(rng.sheet, None)  # worked out again when next asked
