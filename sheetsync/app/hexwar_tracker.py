@@ -45,7 +45,7 @@ from sheetsync.sheets.backend import (
     parse_range,
 )
 
-__all__ = ["ACTION_NAMES", "capacity_for", "check", "export", "load_into", "run"]
+__all__ = ["ACTION_NAMES", "HexSteps", "capacity_for", "check", "export", "load_into", "run"]
 
 MARK = "hexwar@1"
 ACTION_NAMES = {"build": "Build Units", "resolve": "Resolve Turn", "undo": "Undo Turn", "end": "End Battle",
@@ -98,8 +98,9 @@ _TOUCH = ("Map!A1:A1", "Log!A1:A1", "Report!A1:A1")
 step's read (Google Sheets brings the sheet ids the write needs with it)."""
 
 
-def _read(backend: SheetBackend, lay: Any) -> _Read:
-    grids = backend.read_ranges(_plan(lay))
+def _parse(lay: Any, grids: Sequence[Grid]) -> _Read:
+    """The grids of :func:`_plan` (one step's one read) as a :class:`_Read`; a tracker of
+    another system is refused at its mark."""
     mark = grids[0]
     value = mark[0][0] if mark and mark[0] else None
     if value not in (None, "") and str(value).split("@")[0] != "hexwar":
@@ -609,16 +610,13 @@ _STEPS = {"build": _build, "resolve": _resolve, "undo": _undo, "end": _end}
 
 def run(action: str, backend: SheetBackend, *, extra: Sequence[RangeUpdate] = (),
         capacity: Mapping[str, int] | None = None) -> StepReport:
-    """Run ``action`` (build, resolve, undo, end) on a hex tracker: one read, one write
-    (``extra`` updates ride along in the write)."""
+    """Run ``action`` (build, resolve, undo, end) on a hex tracker through the use-case
+    envelope: one read, one write (``extra`` updates ride along in the write)."""
+    from sheetsync.app.usecases import run_steps
+
     if action not in _STEPS:
         raise BattleStateError(f"the hex wargame has no step {action!r} (its steps: {', '.join(_STEPS)})")
-    lay = layout(capacity)
-    rd = _read(backend, lay)
-    report, updates = _STEPS[action](rd)
-    updates = [*updates, *extra]
-    backend.write_ranges(updates)
-    report.updates = updates
+    report: StepReport = run_steps(HexSteps(capacity), action, backend, extra=extra)
     return report
 
 
@@ -643,17 +641,25 @@ def capacity_for(battle: Battle) -> dict[str, int]:
 
 
 def load_into(backend: SheetBackend, battle: Battle, capacity: Mapping[str, int] | None = None) -> StepReport:
-    """What ``sheetsync new battle.xlsx --from battle.yaml`` does to a drawn tracker: the
-    battle's inputs (Units, map, seed, House Rules, the turn's orders as pending rows) and
-    everything a build writes, in one write.  A battle that does not fit the tracker is
-    refused naming the limit."""
-    from sheetsync.app.steps import detect, mark_updates
-    from sheetsync.rules.hexwar.system import SYSTEM
+    """What ``sheetsync new battle.xlsx --from battle.yaml`` does to a drawn tracker (H1,
+    H2), through the use-case envelope: one read, one write (see :meth:`HexSteps.load`).
+    Without ``capacity``, the tracker's own (``State!B2``)."""
+    from sheetsync.app.steps import detect
+    from sheetsync.app.usecases import load_steps
 
     cap = dict(capacity) if capacity is not None else detect(backend).capacity
-    lay = layout(cap)
+    report: StepReport = load_steps(HexSteps(cap), backend, battle)
+    return report
+
+
+def _load_into(lay: Any, battle: Battle, rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
+    """The battle's inputs (Units, map, seed, House Rules, the turn's orders as pending
+    rows) and everything a build writes, as one write.  A battle that does not fit the
+    tracker is refused naming the limit."""
+    from sheetsync.app.steps import mark_updates
+    from sheetsync.rules.hexwar.system import SYSTEM
+
     _fits(lay, battle)
-    rd = _read(backend, lay)
     ub, mb, ab = lay.block("Units_Table"), lay.block("Moves_Table"), lay.block("Attacks_Table")
     computed = views.unit_rows(battle)
     units = []
@@ -699,19 +705,29 @@ def load_into(backend: SheetBackend, battle: Battle, capacity: Mapping[str, int]
                     "details": f"{len(battle.units)} units of {', '.join(battle.sides)} on a "
                                f"{battle.map.columns}x{battle.map.rows} map"}]),
     ]
-    backend.write_ranges(updates)
     msg = (f"{name}: {len(battle.units)} units of {', '.join(battle.sides)}; "
            f"{views.status(battle)}")
-    return _report("new", battle.turn, msg, updates)
+    return _report("new", battle.turn, msg, updates), updates
 
 
 def check(backend: SheetBackend, capacity: Mapping[str, int] | None = None) -> tuple[int, int, list[tuple[str, str, str, str]], bool]:
-    """``sheetsync check`` on a hex tracker (H4, H6, H7): the pending moves and attacks
-    resolved on a copy with dice that do not matter, nothing written.  Returns the turn,
-    the number of orders, each refusal as (cell, unit, kind, why), and whether the
-    refusals are bad cells (the orders could not be read at all)."""
-    lay = layout(capacity)
-    rd = _read(backend, lay)
+    """``sheetsync check`` on a hex tracker (H4, H6, H7), through the use-case envelope:
+    one read, nothing written.  Returns the turn, the number of orders, each refusal as
+    (cell, unit, kind, why), and whether the refusals are bad cells (the orders could not
+    be read at all)."""
+    from sheetsync.app.usecases import check_steps
+
+    report = check_steps(HexSteps(capacity), backend)
+    return (report.phase, report.orders, [(r.where, r.cohort, r.task, r.reason) for r in report.refusals],
+            report.bad_cells)
+
+
+def _check(rd: _Read) -> Any:
+    """H4, H6, H7 dry run: the pending moves and attacks resolved on a copy with dice that
+    do not matter; each refusal is mapped back to its cell (a ``CheckReport``)."""
+    from sheetsync.app.usecases import CheckReport, Refusal
+
+    lay = rd.lay
     stored = _stored(rd)
     problems: list[Problem] = []
     where: dict[str, str] = {"units": f"Units!A{lay.block('Units_Table').first_row}"}
@@ -722,19 +738,25 @@ def check(backend: SheetBackend, capacity: Mapping[str, int] | None = None) -> t
     try:
         battle = _load(data, problems, where)
     except InputError as err:
-        return stored.turn, len(pending.moves) + len(pending.attacks), [
-            (p.where, "", "cell", p.message) for p in err.problems], True
+        return CheckReport(stored.turn, len(pending.moves) + len(pending.attacks),
+                           [Refusal(p.where, "", "cell", p.message) for p in err.problems], bad_cells=True)
     from sheetsync.rules.hexwar.system import SYSTEM
 
     orders, refused = SYSTEM.check_file(battle)
-    return stored.turn, orders, [(where.get(path, path), who, kind, why) for path, who, kind, why in refused], False
+    return CheckReport(stored.turn, orders, [Refusal(where.get(path, path), who, kind, why)
+                                             for path, who, kind, why in refused])
 
 
 def export(backend: SheetBackend, capacity: Mapping[str, int] | None = None) -> dict[str, Any]:
-    """The tracker's battle as a battle file's data (with the undo history, so ``sheetsync
-    undo FILE`` works on it), and its turn."""
-    lay = layout(capacity)
-    rd = _read(backend, lay)
+    """The tracker's battle as a battle file's data, and its turn (see :meth:`HexSteps.export`)."""
+    from sheetsync.app.usecases import export_steps
+
+    return export_steps(HexSteps(capacity), backend)
+
+
+def _export(rd: _Read) -> dict[str, Any]:
+    """The battle as a battle file's data (with the undo history, so ``sheetsync undo FILE``
+    works on it), and its turn."""
     battle = _stored(rd)
     history = []
     for r in rd.session.history():
@@ -743,3 +765,33 @@ def export(backend: SheetBackend, capacity: Mapping[str, int] | None = None) -> 
     data = battle_to_file(battle.model_copy(update={"history": tuple(history)}))
     return {"system": "hexwar", "battle": data, "turn": battle.turn, "ended": bool(rd.session.extra.get("ended"))}
 
+
+class HexSteps:
+    """The hex wargame's :class:`~sheetsync.core.system.TrackerSteps` at ``capacity`` (a
+    blank tracker's by default): every step a pure function of the one read of
+    :meth:`read_plan`, run by the use-case envelope (:mod:`sheetsync.app.usecases`)."""
+
+    def __init__(self, capacity: Mapping[str, int] | None = None) -> None:
+        self.lay = layout(capacity)
+
+    def read_plan(self) -> list[str]:
+        return _plan(self.lay)
+
+    def step(self, action: str, grids: Sequence[Grid]) -> tuple[StepReport, list[RangeUpdate]]:
+        """build (H1, H2), resolve (1.0, H3-H9), undo, end (H12) on the grids of :meth:`read_plan`."""
+        if action not in _STEPS:
+            raise BattleStateError(f"the hex wargame has no step {action!r} (its steps: {', '.join(_STEPS)})")
+        return _STEPS[action](_parse(self.lay, grids))
+
+    def check(self, grids: Sequence[Grid]) -> Any:
+        return _check(_parse(self.lay, grids))
+
+    def export(self, grids: Sequence[Grid]) -> dict[str, Any]:
+        return _export(_parse(self.lay, grids))
+
+    def load_plan(self) -> list[str]:
+        """Loading reads what a step reads: the State's records to replace, and the sheet ids."""
+        return _plan(self.lay)
+
+    def load(self, battle: Battle, grids: Sequence[Grid]) -> tuple[StepReport, list[RangeUpdate]]:
+        return _load_into(self.lay, battle, _parse(self.lay, grids))

@@ -1,5 +1,7 @@
 """Run a step on any tracker: find its rule system from the mark it carries, then ask
-that system to run the step (DESIGN "Several rule systems on one seam").
+that system to run the step (DESIGN "Several rule systems on one seam"); every system's
+``run_step`` is the one use-case envelope (:func:`sheetsync.app.usecases.run_steps`) over
+its own pure steps.
 
 The mark (``hexwar@1``) sits in the hidden State sheet at ``State!B1``, with the layout's
 capacity beside it in ``State!B2``; a tracker made before the mark existed has neither and
@@ -67,6 +69,7 @@ def mark_updates(system: Any, capacity: dict[str, int] | None = None) -> list[Ra
 
 
 def run(action: str, backend: SheetBackend, *, extra: Sequence[RangeUpdate] = ()) -> Any:
-    """Run ``action`` (build, resolve, undo, end) on whatever tracker ``backend`` holds."""
+    """Run ``action`` (build, resolve, undo, end) on whatever tracker ``backend`` holds:
+    its system's steps at its capacity, one read and one write (:mod:`sheetsync.app.usecases`)."""
     tracker = detect(backend)
     return tracker.system.run_step(action, backend, extra=extra, capacity=tracker.capacity)

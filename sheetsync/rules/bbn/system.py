@@ -1,8 +1,9 @@
 """The battalion system as a :class:`~sheetsync.core.system.RuleSystem` (R1-R37).
 
-The engine stays in this package; the tracker steps are today's use cases
-(:mod:`sheetsync.app.usecases`), imported by name when a step runs, so this package stays
-pure and its strict type check does not reach into the surfaces."""
+The engine stays in this package; the tracker steps are :mod:`sheetsync.app.bbn.steps`,
+run through the use-case envelope (:mod:`sheetsync.app.usecases`), both imported by name
+when a step runs, so this package stays pure and its strict type check does not reach into
+the surfaces."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Mapping
 from importlib import import_module
 from typing import Any
 
-from sheetsync.core.system import FileStep, Step
+from sheetsync.core.system import FileStep, Step, TrackerSteps
 
 __all__ = ["SYSTEM", "BbnSystem"]
 
@@ -73,11 +74,16 @@ class BbnSystem:
         """The tracker's layout with room for ``capacity`` (issue 9; a blank tracker's by default)."""
         return import_module("sheetsync.app.bbn.layout").layout(capacity=capacity)
 
-    def run_step(self, action: str, backend: Any, *, extra: Any = (), capacity: Mapping[str, int] | None = None) -> Any:
-        """Run ``action`` laid out with the tracker's ``capacity`` (its ``State!B2``, issue 9),
-        so every block is read and written at the tracker's own rows."""
-        lay = import_module("sheetsync.app.bbn.layout").layout(capacity=capacity)
-        return import_module("sheetsync.app.usecases").run(action, backend, lay, extra=extra)
+    def tracker_steps(self, capacity: Mapping[str, int] | None = None) -> TrackerSteps:
+        """The tracker's steps laid out with ``capacity`` (its ``State!B2``, issue 9), so every
+        block is read and written at the tracker's own rows (:mod:`sheetsync.app.bbn.steps`)."""
+        steps: TrackerSteps = import_module("sheetsync.app.bbn.steps").BbnSteps(self.layout(capacity))
+        return steps
 
+    def run_step(self, action: str, backend: Any, *, extra: Any = (), capacity: Mapping[str, int] | None = None) -> Any:
+        """Run ``action`` at the tracker's ``capacity`` through the use-case envelope (one
+        read, one write); the watcher calls it once it has found the tracker's system."""
+        envelope = import_module("sheetsync.app.usecases")
+        return envelope.run(action, backend, self.tracker_steps(capacity), extra=extra)
 
 SYSTEM = BbnSystem()

@@ -1,8 +1,9 @@
 """The hex wargame as a :class:`~sheetsync.core.system.RuleSystem` (H1-H12).
 
 Battle files go through the engine here; tracker steps are
-:mod:`sheetsync.app.hexwar_tracker`'s, imported by name when a step runs, so this package
-stays pure."""
+:mod:`sheetsync.app.hexwar_tracker`'s, run through the use-case envelope
+(:mod:`sheetsync.app.usecases`), imported by name when a step runs, so this package stays
+pure."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Mapping
 from importlib import import_module
 from typing import Any
 
-from sheetsync.core.system import FileStep, Step
+from sheetsync.core.system import FileStep, Step, TrackerSteps
 
 __all__ = ["SYSTEM", "HexwarSystem"]
 
@@ -91,8 +92,14 @@ class HexwarSystem:
 
         return layout(capacity)
 
-    def run_step(self, action: str, backend: Any, *, extra: Any = (), capacity: Mapping[str, int] | None = None) -> Any:
-        return import_module("sheetsync.app.hexwar_tracker").run(action, backend, extra=extra, capacity=capacity)
+    def tracker_steps(self, capacity: Mapping[str, int] | None = None) -> TrackerSteps:
+        """The tracker's steps at ``capacity`` (its ``State!B2``): :mod:`sheetsync.app.hexwar_tracker`'s."""
+        steps: TrackerSteps = import_module("sheetsync.app.hexwar_tracker").HexSteps(capacity)
+        return steps
 
+    def run_step(self, action: str, backend: Any, *, extra: Any = (), capacity: Mapping[str, int] | None = None) -> Any:
+        """Run ``action`` at the tracker's ``capacity`` through the use-case envelope (one
+        read, one write); the watcher calls it once it has found the tracker's system."""
+        return import_module("sheetsync.app.hexwar_tracker").run(action, backend, extra=extra, capacity=capacity)
 
 SYSTEM = HexwarSystem()
