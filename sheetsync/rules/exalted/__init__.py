@@ -1,8 +1,9 @@
 """Exalted 2e mass combat (``exalted-2e-mass-combat.txt`` read through RULINGS-exalted.md):
 the dice and their exact odds (E1-E3), the long-tick timeline (E4-E6, E11), a unit's derived
 traits (X1-X10), formations, movement and terrain (X12-X16), the attack (X28-X34), rout,
-hesitation, exhaustion and Mob Rule (X35-X39), the other actions (X17-X27), and the
-aftermath (X40, X41).  Pure: the
+hesitation, exhaustion and Mob Rule (X35-X39), the other actions (X17-X27), the
+aftermath (X40, X41), and battle files with their long-tick loop (:func:`resolve`,
+:func:`undo`).  Pure: the
 standard library and pydantic only."""
 
 from __future__ import annotations
@@ -45,10 +46,13 @@ from sheetsync.rules.exalted.attack import (
     called_shot_penalty,
     cover_dv,
     damage_dice,
+    dodge_dv,
     magnitude_difference,
+    parry_dv,
     plan_attack,
     resolve_attack,
 )
+from sheetsync.rules.exalted.battle import TickResult, odds_json, resolve, undo, units_json
 from sheetsync.rules.exalted.dice import (
     DiceSource,
     Outcome,
@@ -74,6 +78,15 @@ from sheetsync.rules.exalted.formations import (
     formation_refusal,
     move_yards,
 )
+from sheetsync.rules.exalted.health import (
+    Health,
+    alone,
+    essence_against_magic,
+    health,
+    spend_volley,
+    starting_ammunition,
+)
+from sheetsync.rules.exalted.loader import battle_to_file, load_battle
 from sheetsync.rules.exalted.models import (
     Character,
     DamageType,
@@ -101,6 +114,7 @@ from sheetsync.rules.exalted.morale import (
     rout_check,
     trigger_modifier,
 )
+from sheetsync.rules.exalted.state import Battle, BattleUnit, Order, UnitState
 from sheetsync.rules.exalted.timeline import (
     ActEvent,
     Action,
@@ -211,8 +225,27 @@ __all__ = [
     "magnitude_difference",
     "plan_attack",
     "resolve_attack",
+    "Battle",
+    "BattleUnit",
+    "Order",
+    "TickResult",
+    "UnitState",
+    "battle_to_file",
+    "load_battle",
+    "odds_json",
+    "resolve",
+    "undo",
+    "units_json",
     "Character",
     "DamageType",
+    "Health",
+    "alone",
+    "essence_against_magic",
+    "health",
+    "parry_dv",
+    "dodge_dv",
+    "spend_volley",
+    "starting_ammunition",
     "DiceSource",
     "Entry",
     "Formation",
