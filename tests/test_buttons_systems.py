@@ -34,7 +34,7 @@ from sheetsync.backends.vba import (
     write_step_module,
     xlwings_vba_modules,
 )
-from sheetsync.core.registry import find_system, format_mark, system_ids
+from sheetsync.core.registry import find_system, format_mark, tracker_system_ids
 from sheetsync.core.system import ACTIONS, Step
 from sheetsync.sheets.backend import MemoryBackend, RangeUpdate
 
@@ -42,7 +42,7 @@ with warnings.catch_warnings():  # oletools 0.60 calls pyparsing APIs deprecated
     warnings.simplefilter("ignore", DeprecationWarning)
     from oletools.olevba import VBA_Parser
 
-SYSTEMS = system_ids()
+SYSTEMS = tracker_system_ids()
 
 
 @pytest.fixture(params=SYSTEMS)

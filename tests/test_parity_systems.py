@@ -23,11 +23,11 @@ from sheetsync.app.workbook_cli import excel_backend, system_tracker_from, track
 from sheetsync.backends.gsheets import GSheetsBackend
 from sheetsync.backends.xlwings_backend import XlwingsBackend
 from sheetsync.backends.xlwings_remote import apply_actions, payload_from_openpyxl, remote_book
-from sheetsync.core.registry import find_system, system_ids
+from sheetsync.core.registry import find_system, tracker_system_ids
 from sheetsync.sheets.backend import MemoryBackend
 
 STEPS = ("build", "resolve", "undo", "resolve", "end")
-CASES = [(key, "example") for key in system_ids()] + [("hexwar", "100 units")]
+CASES = [(key, "example") for key in tracker_system_ids()] + [("hexwar", "100 units")]
 
 
 @pytest.fixture(scope="module", autouse=True)

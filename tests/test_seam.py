@@ -14,7 +14,14 @@ from typer.testing import CliRunner
 
 from sheetsync.app import steps
 from sheetsync.app.cli import app
-from sheetsync.core.registry import Mark, find_system, parse_mark, system_ids, system_of_data
+from sheetsync.core.registry import (
+    Mark,
+    find_system,
+    parse_mark,
+    system_ids,
+    system_of_data,
+    tracker_system_ids,
+)
 from sheetsync.core.system import ACTIONS, RuleSystem, step_of
 from sheetsync.errors import InputError, SheetFormatError
 from sheetsync.sheets.backend import MemoryBackend
@@ -29,7 +36,7 @@ def _modules_after(statement: str) -> set[str]:
     return set(json.loads(out.stdout))
 
 
-@pytest.mark.parametrize("system_id", SYSTEMS)
+@pytest.mark.parametrize("system_id", tracker_system_ids())
 def test_every_system_is_a_rule_system_with_the_four_steps(system_id: str) -> None:
     system = find_system(system_id)
     assert isinstance(system, RuleSystem)

@@ -18,17 +18,23 @@ if TYPE_CHECKING:
     from sheetsync.core.system import RuleSystem
 
 __all__ = ["ALIASES", "DEFAULT", "MARK_CELL", "MARK_NAME", "SYSTEMS", "Mark", "find_system", "format_mark",
-           "parse_mark", "system_ids", "system_of_data"]
+           "parse_mark", "system_ids", "system_of_data", "tracker_system_ids", "TRACKERS"]
 
 SYSTEMS: dict[str, str] = {
     "bbn": "sheetsync.rules.bbn.system:SYSTEM",
     "hexwar": "sheetsync.rules.hexwar.system:SYSTEM",
+    "exalted": "sheetsync.rules.exalted.system:SYSTEM",
 }
 """Every registered system, id -> ``"module:attribute"`` of its :class:`RuleSystem`."""
+
+TRACKERS: frozenset[str] = frozenset({"bbn", "hexwar"})
+"""The systems that have a tracker workbook (the others run on battle files only), kept
+here so no system is imported to know it."""
 
 ALIASES: dict[str, str] = {
     "battalion": "bbn", "bbn-battalion-combat": "bbn",
     "hex": "hexwar", "dark-mysteries": "hexwar", "hex-wargame": "hexwar",
+    "exalted2e": "exalted", "ex2e": "exalted", "mass-combat": "exalted",
 }
 """Other names a user may type (``--system hex``), kept here so no system is imported to
 resolve one."""
@@ -46,6 +52,11 @@ _loaded: dict[str, RuleSystem] = {}
 
 def system_ids() -> tuple[str, ...]:
     return tuple(SYSTEMS)
+
+
+def tracker_system_ids() -> tuple[str, ...]:
+    """The registered systems with a tracker workbook, in registry order."""
+    return tuple(k for k in SYSTEMS if k in TRACKERS)
 
 
 def _canonical(name: str) -> str | None:
