@@ -260,6 +260,21 @@ class _Phase:
         self.roller = roller
         self.n = battle.phase
         self.c = {name: _Cohort.of(st) for name, st in battle.state.items()}
+        self.bands: dict[tuple[str, str], Band | None] = {}
+        self.no_action = UNABLE | {State.SCARED} if self.rules.scared_loses_action else UNABLE
+        self.handlers: dict[Task, Any] = {
+            Task.MOVE: self.task_move,
+            Task.MELEE: self.task_attack,
+            Task.RANGED: self.task_attack,
+            Task.MYSTICAL: self.task_attack,
+            Task.INSPIRE: self.task_inspire,
+            Task.INTIMIDATE: self.task_intimidate,
+            Task.RESCUE: self.task_rescue,
+            Task.ANALYZE: self.task_analyze,
+            Task.HEAL: self.task_heal,
+            Task.HERO_MOMENT: self.task_hero,
+            Task.TACTICAL: self.task_tactical,
+        }
         # order-local
         self.rolls: list[Roll] = []
         self.effects: list[Effect] = []
@@ -274,9 +289,12 @@ class _Phase:
         return self.battle.pools[cohort].pools["health"]
 
     def actions_left(self, cohort: str) -> int:
-        """Actions 4, R11, R13: actions of members able now, less those already used."""
+        """Actions 4, R11, R13: actions of members able now, less those already used (the
+        count of :func:`~sheetsync.rules.bbn.pools.actions_available`, with the set of
+        states that give no action taken once a phase)."""
         co = self.c[cohort]
-        return max(0, actions_available(co.states.values(), self.rules) - co.actions_used)
+        lost = self.no_action
+        return max(0, sum(1 for s in co.states.values() if s not in lost) - co.actions_used)
 
     def d10(self, typed: int | None, purpose: str) -> int:
         """R25: a typed die wins; otherwise the roller rolls and the log says so."""
@@ -331,7 +349,10 @@ class _Phase:
             raise _Refused(f"{task} costs {cost} temper and {cohort} has {self.c[cohort].temper} (Tasks 5, R13)")
 
     def need_band(self, actor: str, other: str, allowed: frozenset[Band], task: str) -> Band:
-        band = self.battle.band(actor, other)
+        key = (actor, other)
+        if key not in self.bands:  # R24: the bands do not change within a phase
+            self.bands[key] = self.battle.band(actor, other)
+        band = self.bands[key]
         if band is None:
             raise _Refused(f"no range is set between {actor} and {other}; the Storyteller sets it (R24)")
         if band is Band.BLINDED:
@@ -818,19 +839,7 @@ class _Phase:
     # ---- the phase -------------------------------------------------------------------
     def resolve(self, index: int, order: Order) -> Event:
         self.rolls, self.effects, self.picks = [], [], list(order.picks)
-        handler = {
-            Task.MOVE: self.task_move,
-            Task.MELEE: self.task_attack,
-            Task.RANGED: self.task_attack,
-            Task.MYSTICAL: self.task_attack,
-            Task.INSPIRE: self.task_inspire,
-            Task.INTIMIDATE: self.task_intimidate,
-            Task.RESCUE: self.task_rescue,
-            Task.ANALYZE: self.task_analyze,
-            Task.HEAL: self.task_heal,
-            Task.HERO_MOMENT: self.task_hero,
-            Task.TACTICAL: self.task_tactical,
-        }[order.task]
+        handler = self.handlers[order.task]
         ev: dict[str, Any] = {"rule_ref": RULE_REF[order.task], "outcome": "done", "damage": 0}
         touched = {k for k in (order.cohort, order.target, order.ally) if k is not None and k in self.c}
         saved = {k: _copy(self.c[k]) for k in touched}
@@ -903,29 +912,37 @@ def side_out_of_fight(battle: Battle, side: str) -> bool:
 
 
 def _copy(co: _Cohort) -> _Cohort:
-    """A deep enough copy of a cohort's standing to roll back a refused order."""
-    import copy
+    """R13: the copy of a cohort's standing that a refused order rolls back to.  A task
+    changes a cohort's numbers and the contents of its dicts, lists and sets, whose items
+    are immutable (names, states, numbers), so copying each container one level deep is
+    enough; a ``copy.deepcopy`` here was most of a phase's time."""
+    new = object.__new__(_Cohort)
+    new.__dict__.update(co.__dict__)
+    new.states, new.hero_used, new.died_in_phase = dict(co.states), list(co.hero_used), dict(co.died_in_phase)
+    new.bonus, new.scared_now, new.aided = dict(co.bonus), set(co.scared_now), list(co.aided)
+    return new
 
-    return copy.deepcopy(co)
 
-
-def resolve_phase(battle: Battle, roller: Roller | None = None) -> PhaseResult:
+def resolve_phase(battle: Battle, roller: Roller | None = None, *, record: bool = True) -> PhaseResult:
     """R13: resolve ``battle.orders`` in the order given, one :class:`Event` each.
 
     ``roller`` rolls every die not typed in; by default the battle's seeded
-    :func:`phase_roller`.
+    :func:`phase_roller`.  ``record=False`` leaves the new battle's ``history`` and
+    ``log`` as they were (no undo snapshot, no logged events): for simulations such as
+    the forecast, which resolve thousands of phases and never undo one.
     """
     ph = _Phase(battle, roller or phase_roller(battle))
     events = tuple(ph.resolve(i, order) for i, order in enumerate(battle.orders))
     end = ph.end()
-    logged = tuple(e.model_dump(mode="json") for e in events)
-    new = battle.model_copy(update={
+    update: dict[str, Any] = {
         "phase": battle.phase + 1,
         "state": {name: co.freeze() for name, co in ph.c.items()},
         "orders": (),
-        "history": (*battle.history, battle.snapshot()),
-        "log": (*battle.log, *logged),
-    })
+    }
+    if record:
+        update["history"] = (*battle.history, battle.snapshot())
+        update["log"] = (*battle.log, *(e.model_dump(mode="json") for e in events))
+    new = battle.model_copy(update=update)
     return PhaseResult(phase=battle.phase, events=events, end_of_phase=tuple(end), battle=new)
 
 
