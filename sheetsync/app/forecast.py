@@ -1,0 +1,284 @@
+"""The battle forecast (issue 11, part 1): how the next step and the battle are likely to go.
+
+``sheetsync forecast FILE`` simulates from the battle as it stands, with the system's own
+engine and seeded dice, and reports:
+
+1. **the next step, exactly as declared**: each order's chance to succeed (exact where the
+   rules make it cheap, simulated always), each cohort's or unit's level after the step
+   (Health, casualties) as a distribution, and each member's chance of each step flag
+   (Knocked Out, Dead; destroyed);
+2. **the battle to its end under standing orders**: each side repeats its declared orders
+   every step, dropping those that have become impossible, until one side is out of the
+   fight or ``phases`` steps have passed: each side's chance to win, the number of steps,
+   the expected losses per cohort or unit, and each member's chance of each end flag
+   (Dead, Torpor; destroyed).
+
+Every simulated figure has a 95% confidence interval: Wilson's for a proportion, the
+normal one for a mean.  Run ``i`` rolls its dice from ``f"{seed}:forecast:{i}"``, and runs
+are tallied in fixed chunks with integer sums, so the same seed gives the same forecast
+whatever the number of worker processes.  Nothing here writes: the battle is never
+changed (see :mod:`sheetsync.app.forecast_io` for the surfaces).
+
+The rule-system parts are adapters (:mod:`sheetsync.app.forecast_systems`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sheetsync.app.forecast_systems import ForecastAdapter, adapter_for
+from sheetsync.dice import RandomRoller
+
+__all__ = ["CHUNK", "Tally", "forecast", "mean_interval", "run_chunk", "wilson"]
+
+CHUNK = 250
+"""Runs per chunk: the unit of work a worker process takes, and of the progress bar."""
+
+Z95 = 1.959963984540054
+DRAW = "(draw)"
+"""Every side out of the fight in the same step."""
+UNDECIDED = "(undecided)"
+"""Both sides still in the fight after the last step (``phases``), or no order left."""
+
+
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson's score interval for ``k`` successes in ``n`` trials (95% by default)."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mean_interval(total: int, squares: int, n: int, z: float = Z95) -> tuple[float, float, float]:
+    """The mean of ``n`` whole numbers given their sum and sum of squares, and its normal
+    95% interval (the sample standard deviation over √n)."""
+    if n <= 0:
+        return 0.0, 0.0, 0.0
+    mean = total / n
+    var = max(0.0, (squares - total * total / n) / (n - 1)) if n > 1 else 0.0
+    half = z * math.sqrt(var / n)
+    return mean, mean - half, mean + half
+
+
+def _r(x: float) -> float:
+    return round(x, 4)
+
+
+def _prop(k: int, n: int) -> dict[str, Any]:
+    low, high = wilson(k, n)
+    return {"p": _r(k / n if n else 0.0), "low": _r(low), "high": _r(high), "count": k}
+
+
+def _mean(total: int, squares: int, n: int) -> dict[str, Any]:
+    mean, low, high = mean_interval(total, squares, n)
+    return {"mean": _r(mean), "low": _r(low), "high": _r(high)}
+
+
+@dataclass
+class Tally:
+    """The integer counts of some runs; two tallies add up (:meth:`add`)."""
+
+    runs: int = 0
+    ok: list[int] = field(default_factory=list)
+    refused: list[int] = field(default_factory=list)
+    levels: list[Counter[int]] = field(default_factory=list)
+    step_flags: list[int] = field(default_factory=list)
+    winners: Counter[str] = field(default_factory=Counter)
+    steps: Counter[int] = field(default_factory=Counter)
+    loss: list[int] = field(default_factory=list)
+    loss_sq: list[int] = field(default_factory=list)
+    end_flags: list[int] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        if not self.runs:
+            self.ok, self.refused = [0] * len(other.ok), [0] * len(other.refused)
+            self.levels = [Counter() for _ in other.levels]
+            self.step_flags, self.end_flags = [0] * len(other.step_flags), [0] * len(other.end_flags)
+            self.loss, self.loss_sq = [0] * len(other.loss), [0] * len(other.loss_sq)
+        self.runs += other.runs
+        for mine, theirs in ((self.ok, other.ok), (self.refused, other.refused), (self.step_flags, other.step_flags),
+                             (self.end_flags, other.end_flags), (self.loss, other.loss), (self.loss_sq, other.loss_sq)):
+            for i, v in enumerate(theirs):
+                mine[i] += v
+        for c, oc in zip(self.levels, other.levels, strict=True):
+            c.update(oc)
+        self.winners.update(other.winners)
+        self.steps.update(other.steps)
+
+
+def run_chunk(system_id: str, data: dict[str, Any], seed: int | str, start: int, count: int, phases: int) -> Tally:
+    """Simulate runs ``start`` … ``start + count − 1`` of the battle ``data`` (the adapter's
+    dump) and tally them.  A top-level function, so a worker process can run it."""
+    adapter = adapter_for(system_id)
+    battle = adapter.load(data)
+    return _run(adapter, battle, seed, start, count, phases)
+
+
+def _run(adapter: ForecastAdapter, battle: Any, seed: int | str, start: int, count: int, phases: int) -> Tally:
+    n_orders = len(adapter.orders(battle))
+    start_levels = adapter.levels(battle)
+    t = Tally(runs=count, ok=[0] * n_orders, refused=[0] * n_orders, levels=[Counter() for _ in start_levels],
+              loss=[0] * len(start_levels), loss_sq=[0] * len(start_levels))
+    sign = adapter.level_loss
+    for i in range(start, start + count):
+        roller = RandomRoller(f"{seed}:forecast:{i}")
+        now, ok = adapter.step(battle, roller)
+        for j, x in enumerate(ok):
+            if x is None:
+                t.refused[j] += 1
+            elif x:
+                t.ok[j] += 1
+        for c, v in zip(t.levels, adapter.levels(now), strict=True):
+            c[v] += 1
+        flags = adapter.flags(now, "step")
+        if not t.step_flags:
+            t.step_flags = [0] * len(flags)
+        for j, f in enumerate(flags):
+            t.step_flags[j] += f
+        steps = 1
+        sides = adapter.sides_in(now)
+        while len(sides) >= 2 and steps < phases:
+            nxt = adapter.standing(battle, now)
+            if nxt is None:
+                break
+            now, _ = adapter.step(nxt, roller)
+            steps += 1
+            sides = adapter.sides_in(now)
+        t.winners[sides[0] if len(sides) == 1 else DRAW if not sides else UNDECIDED] += 1
+        t.steps[steps] += 1
+        for j, (a, b) in enumerate(zip(start_levels, adapter.levels(now), strict=True)):
+            lost = sign * (a - b)
+            t.loss[j] += lost
+            t.loss_sq[j] += lost * lost
+        flags = adapter.flags(now, "end")
+        if not t.end_flags:
+            t.end_flags = [0] * len(flags)
+        for j, f in enumerate(flags):
+            t.end_flags[j] += f
+    return t
+
+
+def _chunks(runs: int) -> list[tuple[int, int]]:
+    return [(s, min(CHUNK, runs - s)) for s in range(0, runs, CHUNK)]
+
+
+def _default_workers(runs: int) -> int:
+    return max(1, min(os.cpu_count() or 1, (runs + CHUNK - 1) // CHUNK))
+
+
+def simulate(adapter: ForecastAdapter, battle: Any, *, runs: int, phases: int, seed: int | str,
+             workers: int | None = None, progress: Callable[[int], None] | None = None) -> Tally:
+    """Run ``runs`` simulations in chunks of :data:`CHUNK`, on ``workers`` processes (all
+    cores by default; 1 runs here), and return their tally.  ``progress`` is told the
+    number of runs each finished chunk adds."""
+    chunks = _chunks(runs)
+    workers = _default_workers(runs) if workers is None else max(1, workers)
+    total = Tally()
+    if workers == 1 or len(chunks) == 1:
+        for start, count in chunks:
+            total.add(_run(adapter, battle, seed, start, count, phases))
+            if progress:
+                progress(count)
+        return total
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    data = adapter.dump(battle)
+    parts: dict[int, Tally] = {}
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(run_chunk, adapter.system, data, seed, start, count, phases): start
+                   for start, count in chunks}
+        for fut in as_completed(futures):
+            parts[futures[fut]] = fut.result()
+            if progress:
+                progress(parts[futures[fut]].runs)
+    for start, _ in chunks:  # the same sums in the same order, whatever finished first
+        total.add(parts[start])
+    return total
+
+
+def _check_args(runs: int, phases: int) -> None:
+    from sheetsync.errors import InputError, Problem
+
+    problems = []
+    if runs < 1:
+        problems.append(Problem("", f"--runs {runs}: the forecast needs at least 1 run (10000 is usual)"))
+    if phases < 1:
+        problems.append(Problem("", f"--phases {phases}: the battle needs at least 1 step to be forecast"))
+    if problems:
+        raise InputError(problems)
+
+
+def forecast(battle: Any, system_id: str, *, runs: int = 10000, phases: int = 12, seed: int | str | None = None,
+             workers: int | None = None, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """The forecast of ``battle`` (a battle of rule system ``system_id``) as JSON data:
+    ``next_step`` (orders, entities, members) and ``to_the_end`` (sides, steps, entities,
+    members).  ``seed`` defaults to the battle's own seed (R25, H8), else 0."""
+    _check_args(runs, phases)
+    adapter = adapter_for(system_id)
+    battle = adapter.prepare(battle)
+    seed = seed if seed is not None else battle.seed
+    tally = simulate(adapter, battle, runs=runs, phases=phases, seed=seed, workers=workers, progress=progress)
+    return _report(adapter, battle, tally, runs=runs, phases=phases, seed=seed)
+
+
+def _report(adapter: ForecastAdapter, battle: Any, t: Tally, *, runs: int, phases: int,
+            seed: int | str) -> dict[str, Any]:
+    n = t.runs
+    exact = adapter.exact(battle)
+    exact_levels = adapter.exact_levels(battle)
+    orders = []
+    for info, ex, ok, refused in zip(adapter.orders(battle), exact, t.ok, t.refused, strict=True):
+        row: dict[str, Any] = {"order": info.index, "actor": info.actor, "task": info.task, "target": info.target,
+                               "success": _prop(ok, n), "refused": _prop(refused, n), "exact": None}
+        if ex is not None:
+            row["exact"] = {"p": _r(ex.p), "basis": ex.basis,
+                            **({"expected": _r(ex.expected)} if ex.expected is not None else {})}
+        orders.append(row)
+    start_levels = adapter.levels(battle)
+    members = adapter.members(battle)
+    entities = []
+    for j, ((name, side), counts) in enumerate(zip(adapter.entities(battle), t.levels, strict=True)):
+        total = sum(v * c for v, c in counts.items())
+        squares = sum(v * v * c for v, c in counts.items())
+        row = {"name": name, "side": side, "now": start_levels[j],
+               "after": _mean(total, squares, n),
+               "distribution": [[v, _r(c / n)] for v, c in sorted(counts.items())]}
+        ex = exact_levels.get(name)
+        if ex is not None and ex.expected is not None:
+            row["exact"] = {"mean": _r(ex.expected), "destroyed": _r(ex.p), "basis": ex.basis}
+        entities.append(row)
+    k = len(adapter.step_flags)
+    step_members = [{"entity": e, "name": m,
+                     **{flag: _prop(t.step_flags[i * k + f], n) for f, flag in enumerate(adapter.step_flags)}}
+                    for i, (e, m) in enumerate(members)]
+    k = len(adapter.end_flags)
+    end_members = [{"entity": e, "name": m,
+                    **{flag: _prop(t.end_flags[i * k + f], n) for f, flag in enumerate(adapter.end_flags)}}
+                   for i, (e, m) in enumerate(members)]
+    steps_total = sum(s * c for s, c in t.steps.items())
+    steps_sq = sum(s * s * c for s, c in t.steps.items())
+    outcomes = [*adapter.sides(battle), DRAW, UNDECIDED]
+    return {
+        "system": adapter.system,
+        "step": getattr(battle, "phase", None) or getattr(battle, "turn", None),
+        "runs": n, "phases": phases, "seed": seed,
+        "entity": adapter.entity_word, "level": adapter.level_name,
+        "next_step": {"orders": orders, "entities": entities, "members": step_members},
+        "to_the_end": {
+            "sides": [{"side": s, "win": _prop(t.winners.get(s, 0), n)} for s in outcomes],
+            "steps": {**_mean(steps_total, steps_sq, n),
+                      "distribution": [[s, _r(c / n)] for s, c in sorted(t.steps.items())]},
+            "entities": [{"name": name, "side": side, "loss": _mean(t.loss[j], t.loss_sq[j], n)}
+                         for j, (name, side) in enumerate(adapter.entities(battle))],
+            "members": end_members,
+        },
+    }
