@@ -1,0 +1,402 @@
+"""Characters (battalion) or units (hex wargame) from a CSV file, one row each, with the
+columns of the system's Characters or Units sheet.
+
+A header matches a column as trait names match (R12: case, spacing and punctuation
+ignored), by the sheet's header (``Willpower Spent``) or its field name
+(``willpower_spent``).  Every cell is read by its column's codec, the same one the
+tracker's reader uses, so a CSV row and a sheet row mean the same thing.  Every bad cell
+is reported at once by its place in the CSV (``chars.csv:C7: ...``, the column letter and
+row number a spreadsheet shows when it opens the file), and nothing is made from a file
+with any problem.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sheetsync.errors import BackendError, InputError, Problem, SheetFormatError, did_you_mean
+from sheetsync.rules.bbn.catalog import normalize
+from sheetsync.sheets.backend import CellValue, Grid, col_letter
+
+__all__ = [
+    "CSV_SYSTEMS",
+    "CsvTable",
+    "bbn_battle",
+    "bbn_character_rows",
+    "check_bbn",
+    "cohort_names",
+    "csv_headers",
+    "hex_unit_rows",
+    "hex_units",
+    "merged",
+    "read_csv",
+    "relocate",
+    "write_template_csv",
+]
+
+MAX_BYTES = 16 * 1024 * 1024
+"""A larger CSV is refused rather than read into memory."""
+
+CSV_SYSTEMS = ("bbn", "hexwar")
+"""The systems whose characters or units a CSV file holds."""
+
+_UNIT_KEYS = ("name", "side", "counter", "start_hex", "size", "men")
+"""The Units sheet's typed columns (H1, H2); the others are worked out by Build Units."""
+
+
+def _address(col: int, row: int) -> str:
+    return f"{col_letter(col + 1)}{row}"
+
+
+@dataclass
+class CsvTable:
+    """A CSV file read as text: its header and its non-blank rows, each with its row number."""
+
+    where: str
+    """The file's name, as problems show it (``chars.csv``)."""
+    headers: list[str]
+    rows: list[tuple[int, list[str]]] = field(default_factory=list)
+    """(row number in the file, counting the header as row 1; the cells)."""
+
+    def at(self, col: int, row: int) -> str:
+        """``chars.csv:C7``: a cell of the file."""
+        return f"{self.where}:{_address(col, row)}"
+
+
+def read_csv(path: Path) -> CsvTable:
+    """The CSV at ``path`` (UTF-8, with or without a byte-order mark; comma, semicolon or
+    tab separated, as spreadsheets save it).  An unreadable or empty file is refused."""
+    where = path.name
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise InputError([Problem(where, f"is {size // (1024 * 1024)} MB; a CSV of characters over "
+                                      f"{MAX_BYTES // (1024 * 1024)} MB is refused")])
+        raw = path.read_bytes()
+    except IsADirectoryError:
+        raise InputError([Problem(where, "is a folder, not a CSV file")]) from None
+    except FileNotFoundError:
+        raise InputError([Problem(where, "does not exist")]) from None
+    except OSError as exc:
+        raise InputError([Problem(where, f"can't be read ({exc.strerror or exc})")]) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError([Problem(where, "is not UTF-8 text: save it again as \"CSV UTF-8\"")]) from None
+    if "\x00" in text:
+        raise InputError([Problem(where, "is not a CSV file (it holds binary data): save the sheet as CSV")])
+    first = text.splitlines()[0] if text.strip() else ""
+    delimiter = max((",", ";", "\t"), key=first.count) if first else ","
+    try:
+        records = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True))
+    except csv.Error as exc:
+        raise InputError([Problem(where, f"is not readable CSV ({exc})")]) from None
+    while records and not any(c.strip() for c in records[0]):
+        records.pop(0)
+    if not records:
+        raise InputError([Problem(where, "is empty: its first row must hold the column headers "
+                                  "(sheetsync template --csv writes them)")])
+    table = CsvTable(where, [h.strip() for h in records[0]])
+    for number, cells in enumerate(records[1:], start=2):
+        if any(c.strip() for c in cells):
+            table.rows.append((number, [c.strip() for c in cells]))
+    return table
+
+
+def _input_columns(system_id: str) -> tuple[Any, list[Any]]:
+    """The block and the typed columns a CSV row of ``system_id`` holds."""
+    if system_id == "bbn":
+        from sheetsync.app.bbn.layout import layout
+
+        block = layout().block("Characters_Table")
+        return block, [c for c in block.columns if c.is_input]
+    if system_id == "hexwar":
+        from sheetsync.rules.hexwar.sheet import layout as hex_layout
+
+        block = hex_layout(None).block("Units_Table")
+        return block, [c for c in block.columns if c.key in _UNIT_KEYS]
+    raise _not_yet(system_id)
+
+
+def _not_yet(system_id: str) -> BackendError:
+    from sheetsync.core.registry import find_system
+
+    title = find_system(system_id).title
+    return BackendError(f"a CSV of {title} characters or units is not read yet: write the battle file by hand "
+                        f"(sheetsync demo --system {system_id} writes an example to copy); CSV import reads "
+                        f"{', '.join(CSV_SYSTEMS)}")
+
+
+
+def csv_headers(system_id: str) -> list[str]:
+    """The header row of the CSV for ``system_id``: its Characters (battalion) or Units
+    (hex wargame) sheet's typed columns, in the sheet's order."""
+    _block, cols = _input_columns(system_id)
+    return [c.header for c in cols]
+
+
+def write_template_csv(out: Path, system_id: str, *, force: bool = False) -> Path:
+    """An empty CSV at ``out`` holding only the header row for ``system_id``; an existing
+    file is refused unless ``force`` (then kept as ``NAME.bak``)."""
+    from sheetsync.app.files import atomic_write_text, file_lock, refuse_existing
+
+    headers = csv_headers(system_id)
+    buf = io.StringIO(newline="")
+    csv.writer(buf, lineterminator="\r\n").writerow(headers)
+    with file_lock(out):
+        refuse_existing(out, force)
+        atomic_write_text(out, buf.getvalue(), backup=True)
+    return out
+
+
+def _match_headers(table: CsvTable, cols: Sequence[Any], required: Sequence[str],
+                   problems: list[Problem]) -> dict[int, Any]:
+    """R12: each CSV column's sheet column, by header or field name, compared as trait
+    names are.  An unknown or repeated header, or a value past the last header, is a
+    problem at its cell (added to ``problems``; the other columns are still read); a
+    missing required column, or no rows at all, raises :class:`InputError` at once, as
+    no row can be read without it."""
+    names: dict[str, Any] = {}
+    for c in cols:
+        names.setdefault(normalize(c.header), c)
+        names.setdefault(normalize(c.key.split(":")[-1]), c)
+    found: dict[int, Any] = {}
+    seen: dict[str, int] = {}
+    for j, header in enumerate(table.headers):
+        if not header:
+            if any(j < len(cells) and cells[j] for _n, cells in table.rows):
+                problems.append(Problem(table.at(j, 1), "this column has values but no header"))
+            continue
+        col = names.get(normalize(header))
+        if col is None:
+            problems.append(Problem(table.at(j, 1), f"{header!r} is not a column of the sheet"
+                                    + (did_you_mean(header, [c.header for c in cols]) or
+                                       " (sheetsync template --csv writes the headers)")))
+            continue
+        if col.key in seen:
+            problems.append(Problem(table.at(j, 1), f"{header!r} is the column {col.header!r} again (also "
+                                    f"{table.at(seen[col.key], 1)}); keep one"))
+            continue
+        seen[col.key] = j
+        found[j] = col
+    missing = [Problem(f"{table.where}:1", f"there is no {c.header!r} column, and every row needs one")
+               for key in required for c in cols if c.key == key and key not in seen]
+    if missing:
+        raise InputError([*problems, *missing], table.where)
+    if not table.rows:
+        raise InputError([*problems, Problem(f"{table.where}:2", "holds no rows below its header row")], table.where)
+    for number, cells in table.rows:
+        for j in range(len(table.headers), len(cells)):
+            if cells[j]:
+                problems.append(Problem(table.at(j, number), f"{cells[j][:40]!r} is past the last header"))
+    return found
+
+
+def merged(first: Sequence[Problem], later: Sequence[Problem]) -> list[Problem]:
+    """``first`` and then each of ``later`` at a place not named already (a value refused
+    by its codec is not reported again by the loader)."""
+    said = {p.where for p in first}
+    return [*first, *(p for p in later if p.where not in said)]
+
+
+def _grid(table: CsvTable, block: Any, found: dict[int, Any]) -> Grid:
+    """The CSV's rows as the block's grid (its columns' order), blank where not given."""
+    grid: Grid = []
+    for _number, cells in table.rows:
+        row: list[CellValue] = [None] * len(block.columns)
+        for j, col in found.items():
+            if j < len(cells) and cells[j] != "":
+                row[block.index(col.key)] = cells[j]
+        grid.append(row)
+    return grid
+
+
+_CELL = re.compile(r"^'?(?P<sheet>[^!']+)'?!(?P<col>[A-Z]+)(?P<row>\d+)$")
+
+
+def relocate(problems: Sequence[Problem], table: CsvTable, block: Any, found: dict[int, Any]) -> list[Problem]:
+    """Problems a tracker's reader put at ``Characters!F7`` (or ``Units!C5``), moved to the
+    CSV cell that value came from (``chars.csv:C7``); other places are kept."""
+    from sheetsync.sheets.backend import parse_range
+
+    by_key = {col.key: j for j, col in found.items()}
+    out: list[Problem] = []
+    for p in problems:
+        m = _CELL.match(p.where)
+        if m is None or m["sheet"] != block.sheet:
+            out.append(p)
+            continue
+        k = int(m["row"]) - block.first_row
+        if not 0 <= k < len(table.rows):
+            out.append(p)
+            continue
+        number = table.rows[k][0]
+        col_index = parse_range(f"{block.sheet}!{m['col']}1").col1 - parse_range(block.range()).col1
+        key = block.columns[col_index].key if 0 <= col_index < len(block.columns) else None
+        where = table.at(by_key[key], number) if key in by_key else f"{table.where}:row {number}"
+        out.append(Problem(where, p.message))
+    return out
+
+
+def bbn_character_rows(table: CsvTable, lay: Any, problems: list[Problem]) -> tuple[Grid, dict[int, Any]]:
+    """Cohort Sheet 1.1-1.7: the CSV's characters as rows of the tracker's Characters
+    block (``lay``), and which CSV column is which block column; header problems are
+    added to ``problems``, each at its CSV cell."""
+    block = lay.block("Characters_Table")
+    found = _match_headers(table, [c for c in block.columns if c.is_input], ("cohort", "name"), problems)
+    return _grid(table, block, found), found
+
+
+def cohort_names(grid: Grid, block: Any) -> list[str]:
+    """The Cohort values of the Characters rows, each once (case ignored), in the order first named."""
+    out: dict[str, str] = {}
+    j = block.index("cohort")
+    for row in grid:
+        name = row[j] if j < len(row) else None
+        if isinstance(name, str) and name.strip():
+            out.setdefault(name.strip().casefold(), name.strip())
+    return list(out.values())
+
+
+def bbn_battle(table: CsvTable) -> Any:
+    """Cohort Sheet 1.1-1.7, R1-R12: the CSV's characters as a battalion battle, one cohort
+    per Cohort value (in the order first named), checked as Build Cohorts checks the
+    Characters sheet; every problem is named by its CSV cell, all at once."""
+    from sheetsync.app.bbn.layout import MAX_CAPACITY, capacity_json, layout
+
+    probe = layout()
+    problems: list[Problem] = []
+    grid, _found = bbn_character_rows(table, probe, [])
+    cohorts = cohort_names(grid, probe.block("Characters_Table"))
+    limits = (("characters", len(table.rows)), ("cohorts", len(cohorts)))
+    too_many = [Problem(table.where, f"holds {n} {key}; a battle holds at most {MAX_CAPACITY[key]}")
+                for key, n in limits if n > MAX_CAPACITY[key]]
+    if too_many:
+        raise InputError(too_many, table.where)
+    cap = {"characters": max(probe.capacity["characters"], len(table.rows)),
+           "cohorts": max(probe.capacity["cohorts"], len(cohorts))}
+    lay = layout(capacity=cap)
+    grid, found = bbn_character_rows(table, lay, problems)
+    setup_block = lay.block("Cohorts_Setup")
+    setup: Grid = []
+    for name in cohorts:
+        row: list[CellValue] = [None] * len(setup_block.columns)
+        row[setup_block.index("name")] = name
+        setup.append(row)
+    return check_bbn(lay, grid, setup, table, found, problems, new_from=0,
+                     mark=[[None], [capacity_json(lay.capacity)]])
+
+
+def check_bbn(lay: Any, grid: Grid, setup: Grid, table: CsvTable, found: dict[int, Any], problems: list[Problem],
+              *, new_from: int, mark: Grid, base: Any = None) -> Any:
+    """Build Cohorts' own check (:func:`~sheetsync.app.bbn.reader.parse_battle_setup`) of
+    the CSV's Characters rows ``grid`` with the Cohorts rows ``setup`` (those from
+    ``new_from`` on were made for the CSV's cohorts) and the other grids of ``base`` (a
+    tracker's read, or none).  Every problem is moved to the CSV cell it came from and
+    raised with ``problems`` (the header's) as one :class:`InputError`."""
+    from sheetsync.app.bbn.reader import Sheets, parse_battle_setup
+
+    if base is not None:
+        sheets = Sheets(state=base.state, characters=grid, setup=setup, orders=base.orders, ranges=base.ranges,
+                        house_rules=base.house_rules, seed=base.seed, log=base.log,
+                        aftermath_head=base.aftermath_head, mark=mark, history=base.history)
+    else:
+        sheets = Sheets(state=[], characters=grid, setup=setup, orders=[], ranges=[], house_rules=[], seed=[],
+                        log=[], mark=mark)
+    try:
+        battle = parse_battle_setup(lay, sheets)
+    except SheetFormatError as err:
+        moved = relocate(_cohort_problems(err.problems, lay, table, found, setup, new_from), table,
+                         lay.block("Characters_Table"), found)
+        raise InputError(merged(problems, moved), table.where) from None
+    if problems:
+        raise InputError(problems, table.where)
+    return battle
+
+
+def _cohort_problems(problems: Sequence[Problem], lay: Any, table: CsvTable, found: dict[int, Any],
+                     setup: Grid, new_from: int) -> list[Problem]:
+    """A problem the reader put on a Cohorts row made for the CSV (row ``new_from`` on; not
+    on the sheet, e.g. R1's 3 to 5 members) is said of the CSV's Cohort cell on the first
+    row that names that cohort."""
+    block = lay.block("Cohorts_Setup")
+    name_at = block.index("name")
+    cohort_col = next(j for j, c in found.items() if c.key == "cohort")
+    out = []
+    for p in problems:
+        m = _CELL.match(p.where)
+        k = int(m["row"]) - block.first_row if m is not None and m["sheet"] == block.sheet else -1
+        if new_from <= k < len(setup):
+            name = str(setup[k][name_at]).casefold()
+            number = next((n for n, cells in table.rows
+                           if cohort_col < len(cells) and cells[cohort_col].casefold() == name), 2)
+            out.append(Problem(table.at(cohort_col, number), p.message))
+        else:
+            out.append(p)
+    return out
+
+
+_REQUIRED_UNIT = ("name", "side", "counter", "start_hex")
+
+
+def hex_unit_rows(table: CsvTable, block: Any) -> tuple[dict[int, Any], list[dict[str, Any]], list[Problem],
+                                                        dict[str, str]]:
+    """H1, H2: the CSV's units read through the Units block's typed columns (``block``):
+    which CSV column is which, each unit as a battle file's unit, every problem at its CSV
+    cell (not raised: the caller adds the loader's), and where each unit field came from
+    (``units[2].hex`` → ``units.csv:D4``), for the loader's problems."""
+    from sheetsync.sheets import table as tables
+
+    problems: list[Problem] = []
+    cols = [c for c in block.columns if c.key in _UNIT_KEYS]
+    found = _match_headers(table, cols, _REQUIRED_UNIT, problems)
+    grid = _grid(table, block, found)
+    read: list[Problem] = []
+    units: list[dict[str, Any]] = []
+    for row in tables.read_block(block, grid, read, keys=_UNIT_KEYS, blank_keys=_UNIT_KEYS):
+        unit: dict[str, Any] = {}
+        for key in _UNIT_KEYS:
+            value = row.values.get(key)
+            if value is not None:
+                unit["hex" if key == "start_hex" else key] = str(value) if key == "counter" else value
+            elif key in _REQUIRED_UNIT and not any(p.where == block.cell(row.offset, key) for p in read):
+                read.append(Problem(block.cell(row.offset, key), f"{block.column(key).header}: every unit needs "
+                                    "one (H1)"))
+        units.append(unit)
+    by_key = {col.key: j for j, col in found.items()}
+    where: dict[str, str] = {"units": f"{table.where}:2"}
+    for i, (number, _cells) in enumerate(table.rows):
+        where[f"units[{i}]"] = table.at(by_key["name"], number)
+        for key in _UNIT_KEYS:
+            if key in by_key:
+                where[f"units[{i}].{'hex' if key == 'start_hex' else key}"] = table.at(by_key[key], number)
+    return found, units, [*problems, *relocate(read, table, block, found)], where
+
+
+def hex_units(table: CsvTable, shape: dict[str, int], impassable: Sequence[str] = ()) -> Any:
+    """H1, H2: the CSV's units on a map of ``shape`` (columns, rows) as a hex battle,
+    checked by the hex loader; every problem at its CSV cell, all at once."""
+    from sheetsync.rules.hexwar.loader import load_battle
+    from sheetsync.rules.hexwar.sheet import CAPACITY, MAX_CAPACITY
+    from sheetsync.rules.hexwar.sheet import layout as hex_layout
+    from sheetsync.sheets.table import relocate as relocate_paths
+
+    if len(table.rows) > MAX_CAPACITY["units"]:
+        raise InputError([Problem(table.where, f"holds {len(table.rows)} units; a battle holds at most "
+                                  f"{MAX_CAPACITY['units']}")], table.where)
+    block = hex_layout({"units": max(CAPACITY["units"], len(table.rows))}).block("Units_Table")  # room for every row
+    _found, units, problems, where = hex_unit_rows(table, block)
+    try:
+        battle = load_battle({"system": "hexwar", "map": {**shape, "impassable": list(impassable)}, "units": units})
+    except InputError as err:
+        raise InputError(merged(problems, [p for p in relocate_paths(err.problems, where)
+                                           if not p.where.startswith("map")]), table.where) from None
+    if problems:
+        raise InputError(problems, table.where)
+    return battle

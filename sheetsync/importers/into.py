@@ -1,0 +1,389 @@
+"""``sheetsync import FILE --into TARGET``: characters from a Grapevine exchange file
+(``.gex``) or a CSV file into an existing tracker workbook, or into a new battle file.
+
+Into a tracker, only its input cells are written: the Characters and Cohorts sheets of a
+battalion tracker (Cohort Sheet 1.1-1.7), the typed columns of a hex tracker's Units sheet
+(H1, H2), through the tracker's own layout and codecs, in one save under the workbook's
+step lock (the previous file kept as ``NAME.bak``).  Every import is checked as Build
+would check the sheet, and nothing is written when anything is wrong: a tracker that
+already holds characters (unless ``replace``), a tracker whose battle has begun, an import
+past the tracker's room (the limit named), or any bad cell (all listed, each at its place
+in the file imported).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sheetsync.errors import BackendError, BattleStateError, InputError, Problem
+from sheetsync.importers.csv_import import CSV_SYSTEMS, CsvTable, read_csv
+from sheetsync.sheets.backend import CellValue, Grid
+
+__all__ = ["GV3_MESSAGE", "ImportReport", "import_into"]
+
+GV3_MESSAGE = ("is in Grapevine's older binary format (.gv3), which sheetsync does not read: in Grapevine, "
+               "choose File > Export, pick \"Grapevine exchange format\" (XML), and import the .gex file it saves")
+
+SOURCE_SUFFIXES = (".gex", ".csv")
+
+
+@dataclass
+class ImportReport:
+    """What an import wrote: one row per cohort (or side) and its members, and the notes."""
+
+    target: Path
+    message: str
+    groups: list[tuple[str, list[str]]] = field(default_factory=list)
+    """(cohort or side, its members' names), in the order written."""
+    notes: list[str] = field(default_factory=list)
+    unmapped: dict[str, list[str]] = field(default_factory=dict)
+    """Character → the traits of theirs that feed no pool (R12), from a .gex."""
+    group_word: str = "Cohort"
+
+
+def _blank(row: Sequence[CellValue]) -> bool:
+    return all(v is None or (isinstance(v, str) and not v.strip()) for v in row)
+
+
+def _names(only: Sequence[str] | None) -> list[str] | None:
+    return [n.strip() for item in (only or []) for n in item.split(",") if n.strip()] or None
+
+
+def _source(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix == ".gv3":
+        raise InputError([Problem(path.name, GV3_MESSAGE)])
+    if suffix not in SOURCE_SUFFIXES:
+        raise InputError([Problem(path.name, "is not a file sheetsync imports: give a Grapevine exchange file "
+                                  "(.gex) or a CSV file (.csv, headers from sheetsync template --csv)")])
+    if not path.exists():
+        raise InputError([Problem(path.name, "does not exist")])
+    return suffix
+
+
+def import_into(source: Path, into: Path, *, replace: bool = False, force: bool = False, cohort_by: str = "coterie",
+                only: Sequence[str] | None = None, system: str | None = None,
+                map_size: str | None = None) -> ImportReport:
+    """Import ``source`` (.gex or .csv) into ``into``: an existing tracker workbook, or a
+    battle file to write (refused when it exists, unless ``force``).  ``system`` picks the
+    CSV's rule system for a battle file (a tracker says its own); ``map_size``
+    (``COLUMNSxROWS``) is a hex battle file's map (H2)."""
+    from sheetsync.app.files import BATTLE_SUFFIXES, WORKBOOK_SUFFIXES, check_suffix
+
+    check_suffix(into, WORKBOOK_SUFFIXES + BATTLE_SUFFIXES, "the tracker or battle file to import into")
+    kind = _source(source)
+    if kind == ".csv" and only:
+        raise InputError([Problem("--only", "picks characters of a Grapevine file; a CSV is imported whole "
+                                  "(delete the rows you don't want)")])
+    if map_size is not None and (into.suffix.lower() in WORKBOOK_SUFFIXES or _system_id(system) != "hexwar"):
+        raise InputError([Problem("--map", "is the map of a hex battle file (with --system hexwar); a tracker's map "
+                                  "is on its Battle sheet")])
+    if into.suffix.lower() in WORKBOOK_SUFFIXES:
+        return _into_workbook(source, kind, into, replace=replace, cohort_by=cohort_by, only=only, system=system)
+    return _into_battle_file(source, kind, into, force=force, cohort_by=cohort_by, only=only, system=system,
+                             map_size=map_size)
+
+
+# -- a new battle file -----------------------------------------------------------------------
+
+def _system_id(system: str | None) -> str:
+    from sheetsync.core.registry import find_system
+
+    return str(find_system(system).id) if system else "bbn"
+
+
+def _into_battle_file(source: Path, kind: str, out: Path, *, force: bool, cohort_by: str,
+                      only: Sequence[str] | None, system: str | None, map_size: str | None) -> ImportReport:
+    from sheetsync.app.files import dump_battle_file, refuse_existing
+
+    refuse_existing(out, force)  # before any work
+    system_id = _system_id(system)
+    if kind == ".gex":
+        if system_id != "bbn":
+            raise InputError([Problem("--system", f"a Grapevine file holds battalion characters, not {system_id} "
+                                      "units: leave --system out")])
+        from sheetsync.importers.grapevine import import_gex
+
+        result = import_gex(source, cohort_by=cohort_by, only=_names(only))
+        data: dict[str, Any] = result.battle
+        report = _bbn_report(out, [(c["name"], [m["name"] for m in c["members"]]) for c in data["cohorts"]])
+        report.notes = list(result.notes)
+        report.unmapped = {k: [str(u) for u in v] for k, v in result.unmapped.items() if v}
+    elif system_id == "bbn":
+        from sheetsync.importers.csv_import import bbn_battle
+        from sheetsync.rules.bbn.loader import battle_to_file
+
+        battle = bbn_battle(read_csv(source))
+        data = battle_to_file(battle)
+        report = _bbn_report(out, [(c.name, [m.name for m in c.members]) for c in battle.cohorts])
+        _not_counted(report, battle)
+        report.notes.append("every cohort is on side 'players': set each cohort's side in the battle file")
+    elif system_id == "hexwar":
+        data, report = _hex_battle_file(read_csv(source), out, map_size)
+    else:
+        raise _not_yet(system_id)
+    dump_battle_file(data, out, backup=force)
+    report.message = f"battle file written; add ranges and orders, then: sheetsync pools {out}" if system_id == "bbn" \
+        else f"battle file written; add the turn's orders, then: sheetsync check {out}"
+    return report
+
+
+def _not_yet(system_id: str) -> BackendError:
+    from sheetsync.core.registry import find_system
+
+    title = find_system(system_id).title
+    return BackendError(f"importing {title} characters or units is not built yet; write its battle file by hand "
+                        f"(sheetsync demo --system {system_id} writes an example to copy). CSV import reads "
+                        f"{' and '.join(CSV_SYSTEMS)} characters and units")
+
+
+def _map(map_size: str | None) -> dict[str, int]:
+    import re
+
+    if map_size is None:
+        raise InputError([Problem("--map", "a hex battle file needs its map's size (H2): add --map COLUMNSxROWS, "
+                                  "e.g. --map 12x8")])
+    from sheetsync.rules.hexwar.sheet import MAX_CAPACITY
+
+    m = re.fullmatch(r"\s*(\d{1,3})\s*[xX×]\s*(\d{1,3})\s*", map_size)
+    if m is None:
+        raise InputError([Problem("--map", f"{map_size!r} is not a map size: write COLUMNSxROWS, e.g. 12x8")])
+    shape = {"columns": int(m[1]), "rows": int(m[2])}
+    for key, n in shape.items():
+        most = MAX_CAPACITY[f"map_{key}"]
+        if not 1 <= n <= most:
+            raise InputError([Problem("--map", f"a map has 1 to {most} {key}, not {n} (H2)")])
+    return shape
+
+
+def _hex_battle_file(table: CsvTable, out: Path, map_size: str | None) -> tuple[dict[str, Any], ImportReport]:
+    """H1, H2: the CSV's units on a map of ``map_size`` as a hex battle file."""
+    from sheetsync.importers.csv_import import hex_units
+    from sheetsync.rules.hexwar.loader import battle_to_file
+
+    battle = hex_units(table, _map(map_size))
+    report = ImportReport(out, "", _sides([(u.name, u.side) for u in battle.units]), group_word="Side")
+    return battle_to_file(battle), report
+
+
+def _sides(units: Sequence[tuple[str, str]]) -> list[tuple[str, list[str]]]:
+    out: dict[str, list[str]] = {}
+    for name, side in units:
+        out.setdefault(side, []).append(name)
+    return list(out.items())
+
+
+def _bbn_report(target: Path, groups: list[tuple[str, list[str]]]) -> ImportReport:
+    return ImportReport(target, "", groups)
+
+
+def _not_counted(report: ImportReport, battle: Any) -> None:
+    """R12: each member's traits that feed no pool (an Other Traits entry no pool uses, say),
+    by the engine's own reckoning, into the report and its notes."""
+    for spec in battle.cohorts:
+        listed: dict[str, list[str]] = {}
+        for nc in battle.pools[spec.name].not_counted:
+            listed.setdefault(nc.member, []).append(f"{nc.trait}: {nc.reason}" if nc.reason else nc.trait)
+        for member, traits in listed.items():
+            report.unmapped[member] = traits
+            report.notes.append(f"{member}: not counted (R12): " + "; ".join(traits))
+
+
+# -- an existing tracker ---------------------------------------------------------------------
+
+def _into_workbook(source: Path, kind: str, path: Path, *, replace: bool, cohort_by: str,
+                   only: Sequence[str] | None, system: str | None) -> ImportReport:
+    from sheetsync.app.steps import detect
+    from sheetsync.app.workbook_cli import excel_backend
+
+    if not path.exists():
+        raise BackendError(f"{path}: no such workbook; make a blank tracker first (sheetsync template {path}), or "
+                           f"write a new one from the import with sheetsync new {path} --from {source.name}")
+    # the import's own problems first: a bad file costs no workbook read
+    gex = None
+    table = None
+    if kind == ".gex":
+        from sheetsync.importers.grapevine import import_gex
+
+        gex = import_gex(source, cohort_by=cohort_by, only=_names(only))
+    else:
+        table = read_csv(source)
+    backend = excel_backend(path)
+    with backend.locked():
+        tracker = detect(backend)
+        system_id = str(tracker.system.id)
+        if system is not None and _system_id(system) != system_id:
+            raise InputError([Problem("--system", f"{path.name} is a {tracker.system.title.lower()} tracker, not "
+                                      f"{_system_id(system)}: leave --system out")])
+        if system_id == "bbn":
+            report = _into_bbn(backend, tracker, path, gex=gex, table=table, replace=replace)
+        elif system_id == "hexwar" and table is not None:
+            report = _into_hex(backend, tracker, path, table, replace=replace)
+        elif gex is not None:
+            raise InputError([Problem(path.name, f"is a {tracker.system.title.lower()} tracker; a Grapevine file holds "
+                                      "battalion characters (import it into a battalion tracker)")])
+        else:
+            raise _not_yet(system_id)
+    return report
+
+
+def _refuse_started(history: Grid, path: Path, word: str) -> None:
+    """A tracker with a step resolved keeps its characters: its undo records are built on them."""
+    if any(not _blank(row) for row in history):
+        raise BattleStateError(f"{path.name}: a {word} of this battle is resolved already, so its characters stay as "
+                               f"they are; nothing was written. Import into a new tracker (sheetsync template)")
+
+
+def _into_bbn(backend: Any, tracker: Any, path: Path, *, gex: Any, table: CsvTable | None,
+              replace: bool) -> ImportReport:
+    """Cohort Sheet 1.1-1.7: the characters into the Characters sheet and their cohorts into
+    the Cohorts sheet.  Cohorts typed there already keep their row (side, sergeant …); one
+    the import adds gets a new row below them.  With ``replace``, both sheets hold the
+    import only.  Checked as Build Cohorts checks the sheets, with the tracker's House Rules."""
+    from sheetsync.app.bbn.layout import layout
+    from sheetsync.app.bbn.reader import Sheets, read_plan
+    from sheetsync.app.bbn.writer import input_updates
+    from sheetsync.importers.csv_import import bbn_character_rows, check_bbn, cohort_names
+    from sheetsync.rules.bbn import load_battle
+
+    lay = layout(capacity=tracker.capacity)
+    sh = Sheets.from_grids(backend.read_ranges(read_plan(lay)))
+    _refuse_started(sh.history, path, "phase")
+    chars_block, setup_block = lay.block("Characters_Table"), lay.block("Cohorts_Setup")
+    held = [i for i, row in enumerate(sh.characters) if not _blank(row)]
+    if held and not replace:
+        first = chars_block.cell(held[0], "name")
+        raise BattleStateError(f"{path.name}: the Characters sheet already holds {len(held)} character"
+                               f"{'s' if len(held) != 1 else ''} (from {first}); nothing was written. Add --replace "
+                               "to replace them and the Cohorts sheet's rows with the import")
+    cap = lay.capacity
+    name_at = setup_block.index("name")
+    found: dict[int, Any] = {}
+    problems: list[Problem] = []
+    if gex is not None:
+        imported = load_battle(gex.battle, gex.source)
+        count = sum(len(c.members) for c in imported.cohorts)
+        _fits(path, cap, count, len(imported.cohorts), source=Path(gex.source).name)
+        updates = input_updates(lay, imported)
+        grid: Grid = [list(r) for r in updates[0].values[:count]]
+        new_rows: list[list[CellValue]] = [list(r) for r in updates[1].values[:len(imported.cohorts)]]
+    else:
+        assert table is not None
+        grid, found = bbn_character_rows(table, lay, problems)
+        names = cohort_names(grid, chars_block)
+        _fits(path, cap, len(grid), len(names), source=table.where)
+        new_rows = []
+        for name in names:
+            row: list[CellValue] = [None] * len(setup_block.columns)
+            row[name_at] = name
+            new_rows.append(row)
+    kept: list[list[CellValue]] = []
+    if not replace:  # the rows as they are on the sheet (blank rows too, so each keeps its address)
+        typed = [i for i, r in enumerate(sh.setup) if not _blank(r)]
+        kept = [list(r) for r in sh.setup[:typed[-1] + 1]] if typed else []
+    named = {str(r[name_at]).strip().casefold() for r in kept if len(r) > name_at and not _blank([r[name_at]])}
+    added = [r for r in new_rows if str(r[name_at]).strip().casefold() not in named]
+    setup = kept + added
+    if len(setup) > cap["cohorts"]:
+        raise InputError([Problem(f"{setup_block.sheet}!A{setup_block.first_row}",
+                                  f"the import needs {len(setup)} cohort rows ({len(kept)} already on the sheet), and "
+                                  f"{path.name} holds at most {cap['cohorts']} cohorts; nothing was written")])
+    if table is not None:
+        battle = check_bbn(lay, grid, setup, table, found, problems, new_from=len(kept), mark=sh.mark, base=sh)
+    else:
+        from sheetsync.app.bbn.reader import parse_battle_setup
+        from sheetsync.errors import SheetFormatError
+
+        fresh = Sheets(state=sh.state, characters=grid, setup=setup, orders=sh.orders, ranges=sh.ranges,
+                       house_rules=sh.house_rules, seed=sh.seed, log=sh.log, aftermath_head=sh.aftermath_head,
+                       mark=sh.mark, history=sh.history)
+        try:
+            battle = parse_battle_setup(lay, fresh)
+        except SheetFormatError as err:  # the tracker's own rows (a Cohorts row left with no members, say)
+            raise InputError(err.problems, path.name) from None
+    backend.write_ranges(input_updates(lay, battle)[:2])  # Characters and Cohorts Setup only
+    report = ImportReport(path, "", [(c.name, [m.name for m in c.members]) for c in battle.cohorts])
+    if gex is not None:
+        report.notes = list(gex.notes)
+        report.unmapped = {k: [str(u) for u in v] for k, v in gex.unmapped.items() if v}
+    if table is not None:
+        _not_counted(report, battle)
+    if added and table is not None:
+        report.notes.append(f"{len(added)} cohort{'s' if len(added) != 1 else ''} added to the Cohorts sheet on side "
+                            "'players': set each one's side there")
+    n = sum(len(m) for _c, m in report.groups)
+    report.message = (f"{n} character{'s' if n != 1 else ''} in {len(report.groups)} cohort"
+                      f"{'s' if len(report.groups) != 1 else ''} written to the Characters and Cohorts sheets; "
+                      f"add ranges, then: sheetsync build {path}")
+    return report
+
+
+def _fits(path: Path, cap: dict[str, int], characters: int, cohorts: int, *, source: str) -> None:
+    """The import must fit the tracker's rows (issue 9): each limit over is named."""
+    problems = []
+    for key, n in (("characters", characters), ("cohorts", cohorts)):
+        if n > cap[key]:
+            problems.append(Problem(source, f"holds {n} {key}, and {path.name} holds at most {cap[key]} {key}; "
+                                    "nothing was written. Make a tracker sized to them with sheetsync new OUT.xlsx "
+                                    f"--from {source}"))
+    if problems:
+        raise InputError(problems, source)
+
+
+def _into_hex(backend: Any, tracker: Any, path: Path, table: CsvTable, *, replace: bool) -> ImportReport:
+    """H1, H2: the units into the Units sheet's typed columns (Unit … Men); Build Units
+    works out the rest.  Checked against the tracker's map as Build Units checks it."""
+    from sheetsync.app import session as ss
+    from sheetsync.app.hexwar_tracker import BATTLE_RANGE
+    from sheetsync.importers.csv_import import hex_unit_rows, hex_units
+    from sheetsync.rules.hexwar.sheet import MAX_CAPACITY, layout
+    from sheetsync.sheets import table as tables
+    from sheetsync.sheets.backend import parse_range
+
+    lay = layout(tracker.capacity or None)
+    block = lay.block("Units_Table")
+    records = ss.read_ranges(lay.block("State_Blob").range())[1]  # the undo records: one per resolved turn
+    units_grid, battle_cells, history = backend.read_ranges([block.range(), BATTLE_RANGE, records])
+    turn = battle_cells[0][0] if battle_cells and battle_cells[0] else None
+    if (isinstance(turn, int) and turn > 1) or any(not _blank(r) for r in history):
+        raise BattleStateError(f"{path.name}: a turn of this battle is resolved already, so its units stay as they "
+                               "are; nothing was written. Import into a new tracker (sheetsync template --system "
+                               "hexwar)")
+    keys = ("name", "side", "counter", "start_hex", "size", "men")
+    held = [i for i, row in enumerate(units_grid[:block.rows])
+            if not _blank([row[block.index(k)] if block.index(k) < len(row) else None for k in keys])]
+    if held and not replace:
+        raise BattleStateError(f"{path.name}: the Units sheet already holds {len(held)} unit"
+                               f"{'s' if len(held) != 1 else ''} (from {block.cell(held[0], 'name')}); nothing was "
+                               "written. Add --replace to replace them with the import")
+    if len(table.rows) > (block.rows or 0):
+        raise InputError([Problem(table.where, f"holds {len(table.rows)} units, and {path.name} holds at most "
+                                  f"{block.rows} units; nothing was written. Make a tracker sized to them: import "
+                                  f"into a battle file, then sheetsync new OUT.xlsx --from it (up to "
+                                  f"{MAX_CAPACITY['units']})")], table.where)
+    # checked as Build Units checks them, on the tracker's map (the largest, when not typed yet)
+    start = parse_range(BATTLE_RANGE).row1
+    typed: dict[str, Any] = {}
+    for name in ("Battle_MapColumns", "Battle_MapRows", "Battle_Impassable"):
+        cell = lay.cells[name]
+        k = int(cell.address[1:]) - start
+        value = battle_cells[k][0] if 0 <= k < len(battle_cells) and battle_cells[k] else None
+        typed[name] = tables.read_cell(cell, value, [])  # a bad map cell is Build Units' to report
+    columns, rows = typed["Battle_MapColumns"], typed["Battle_MapRows"]
+    shape = {"columns": columns if isinstance(columns, int) else MAX_CAPACITY["map_columns"],
+             "rows": rows if isinstance(rows, int) else MAX_CAPACITY["map_rows"]}
+    impassable = list(typed["Battle_Impassable"] or ()) if columns and rows else []
+    hex_units(table, shape, impassable)  # every problem, at its CSV cell; raises when any
+    _found, decoded, _problems, _where = hex_unit_rows(table, block)  # the cells as typed (a blank Size stays blank)
+    rows_out = [{"name": u.get("name"), "side": u.get("side"), "counter": u.get("counter"),
+                 "start_hex": u.get("hex"), "size": u.get("size"), "men": u.get("men")} for u in decoded]
+    backend.write_ranges([tables.block_fill(block, rows_out, keys=keys)])
+    report = ImportReport(path, "", _sides([(str(u.get("name")), str(u.get("side"))) for u in decoded]),
+                          group_word="Side")
+    report.message = (f"{len(decoded)} unit{'s' if len(decoded) != 1 else ''} written to the Units sheet; then: "
+                      f"sheetsync build {path}")
+    return report
+
