@@ -188,6 +188,14 @@ def test_systems_lists_every_system_with_its_buttons() -> None:
     assert [s["id"] for s in data["systems"]] == list(SYSTEMS)
     hexwar = next(s for s in data["systems"] if s["id"] == "hexwar")
     assert [st["caption"] for st in hexwar["steps"]] == ["Build Units", "Resolve Turn", "Undo Turn", "End Battle"]
+    assert {s["id"]: s["tracker"] for s in data["systems"]} == {sid: sid in tracker_system_ids() for sid in SYSTEMS}
+
+
+def test_systems_says_which_system_runs_on_battle_files_only() -> None:
+    """Exalted (issue 10) has battle files but no tracker yet: the listing says so rather
+    than offering buttons that would be refused."""
+    out = _cli("systems")
+    assert out.returncode == 0 and "battle files only" in out.stdout
 
 
 def test_an_unknown_system_is_one_clear_line() -> None:

@@ -104,12 +104,21 @@ def _ensure_seed(battle: Any) -> Any:
     return battle
 
 
+def _needs_tracker(system: Any) -> None:
+    """A system without a tracker workbook (``has_tracker = False``) is refused before any
+    file or spreadsheet is touched."""
+    if not getattr(system, "has_tracker", True):
+        from sheetsync.errors import BattleStateError
+
+        raise BattleStateError(f"the {system.title} tracker workbook is not built yet; use a battle file "
+                               f"(sheetsync demo --system {system.id} writes an example)")
+
+
 def _other_workbook(file: Path, what: str, as_json: bool) -> bool:
     """``pools``, ``aftermath``, ``status``, ``export`` and ``check`` on a tracker of a
     system other than the battalion one (its State!B1 mark says which); nothing is
     written.  Returns False for a battalion tracker, which the caller handles."""
-    from importlib import import_module
-
+    from sheetsync.app import usecases
     from sheetsync.app.steps import detect
     from sheetsync.app.workbook_cli import excel_backend
 
@@ -119,17 +128,14 @@ def _other_workbook(file: Path, what: str, as_json: bool) -> bool:
         system = tracker.system
         if system.id == "bbn":
             return False
-        module = import_module(f"sheetsync.app.{system.id}_tracker")
-        cap = tracker.capacity or None
+        tracker_steps = system.tracker_steps(tracker.capacity or None)  # the system's steps, one read each
         if what == "check":
-            turn, orders, refused, bad = module.check(backend, cap)
+            report = usecases.check_steps(tracker_steps, backend)
         else:
-            data = module.export(backend, cap)
+            data = usecases.export_steps(tracker_steps, backend)
     if what == "check":
-        from sheetsync.app import usecases
         from sheetsync.app.check_view import print_check
 
-        report = usecases.CheckReport(turn, orders, [usecases.Refusal(*r) for r in refused], bad_cells=bad)
         if as_json:
             _print_json(report.to_json())
         else:
@@ -181,7 +187,10 @@ def pools(file: Path, as_json: JsonOpt = False) -> None:
             if as_json:
                 _print_json(data)
                 return
-            from sheetsync.app.render_hexwar import print_values
+            if system.id == "exalted":
+                from sheetsync.app.render_exalted import print_values
+            else:
+                from sheetsync.app.render_hexwar import print_values
 
             print_values(console, data)
             return
@@ -235,6 +244,14 @@ def resolve(
         if out is not None:
             console.print(f"New battle state written to {out}; resolve it for phase {step.result.phase + 1}.")
         return
+    if system.id == "exalted":
+        from sheetsync.app.render_exalted import print_tick
+
+        print_tick(console, step.json)
+        if out is not None:
+            console.print(f"The battle after long tick {step.json['tick']} written to {out}; type the next orders "
+                          "under orders:, then resolve it.")
+        return
     from sheetsync.app.render_hexwar import print_turn
 
     print_turn(console, step.json)
@@ -275,6 +292,9 @@ def undo(
     dump_battle_file(system.dump(battle), out or file)
     if system.id == "bbn":
         console.print(f"Phase {battle.phase} undone; {len(battle.orders)} orders are pending again ({out or file}).")
+    elif system.id == "exalted":
+        console.print(f"Long tick undone: back at long tick {battle.tick}; {len(battle.orders)} orders are pending "
+                      f"again ({out or file}).")
     else:
         typed = len(battle.orders.moves) + len(battle.orders.attacks)
         console.print(f"Turn {battle.turn} undone; its {typed} moves and attacks are pending again ({out or file}).")
@@ -303,7 +323,10 @@ def aftermath(file: Path, as_json: JsonOpt = False) -> None:
             if as_json:
                 _print_json(data)
                 return
-            from sheetsync.app.render_hexwar import print_report
+            if system.id == "exalted":
+                from sheetsync.app.render_exalted import print_aftermath as print_report
+            else:
+                from sheetsync.app.render_hexwar import print_report
 
             print_report(console, data)
             return
@@ -331,6 +354,11 @@ def demo(
     from sheetsync.core.registry import find_system
 
     system = find_system(system_name)
+    if system.id == "exalted":
+        from sheetsync.app.render_exalted import demo as demo_exalted
+
+        demo_exalted(console, system, out_dir, as_json, _print_json)
+        return
     if system.id != "bbn":
         _demo_other(system, out_dir, as_json)
         return
@@ -408,6 +436,7 @@ def systems(as_json: JsonOpt = False) -> None:
         sys_ = find_system(key)
         rows.append({"id": sys_.id, "title": sys_.title, "version": sys_.version,
                      "aliases": sorted(a for a, k in ALIASES.items() if k == key),
+                     "tracker": bool(getattr(sys_, "has_tracker", True)),
                      "steps": [{"action": st.action, "caption": st.caption} for st in sys_.steps]})
     if as_json:
         _print_json({"systems": rows})
@@ -420,23 +449,38 @@ def systems(as_json: JsonOpt = False) -> None:
     table.add_column("Also", overflow="fold")
     table.add_column("Buttons", overflow="fold")
     for r in rows:
-        table.add_row(f"{r['id']}@{r['version']}", r["title"], ", ".join(r["aliases"]),
-                      ", ".join(st["caption"] for st in r["steps"]))
+        buttons = ", ".join(st["caption"] for st in r["steps"])
+        if not r["tracker"]:
+            buttons = f"battle files only for now (its tracker's steps will be {buttons})"
+        table.add_row(f"{r['id']}@{r['version']}", r["title"], ", ".join(r["aliases"]), buttons)
     console.print(table)
 
 
 @app.command(short_help="Write a blank tracker workbook.")
 def template(
-    out: Path,
+    out: Annotated[Path | None, typer.Argument(help="The tracker workbook to write (.xlsx or .xlsm).")] = None,
     macros: Annotated[bool, typer.Option("--macros", help="A macro-enabled .xlsm with the four buttons.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing file (kept as NAME.bak).")] = False,
     system_name: SystemOpt = "bbn",
+    csv_out: Annotated[Path | None, typer.Option(
+        "--csv", help="Instead, write an empty CSV with the system's Characters (or Units) headers, for "
+                      "sheetsync import.")] = None,
 ) -> None:
-    """Write a blank tracker workbook (.xlsx, or .xlsm with --macros) for a rule system."""
+    """Write a blank tracker workbook (.xlsx, or .xlsm with --macros) for a rule system, or
+    with --csv the empty CSV of its characters or units."""
     from sheetsync.core.registry import find_system
 
+    if csv_out is not None:
+        _template_csv(csv_out, out, macros=macros, force=force, system_name=system_name)
+        return
+    if out is None:
+        from sheetsync.errors import InputError, Problem
+
+        raise InputError([Problem("OUT", "name the tracker workbook to write (sheetsync template battle.xlsx), or "
+                                  "write the CSV of characters with --csv chars.csv")])
     _workbook_only(out)
     system = find_system(system_name)
+    _needs_tracker(system)
     if system.id != "bbn":
         from sheetsync.app.workbook_cli import write_system_template
 
@@ -479,6 +523,7 @@ def new(
     _workbook_only(workbook)
     check_suffix(from_file, BATTLE_SUFFIXES, "the --from battle file")
     system, battle = _load_any(from_file)
+    _needs_tracker(system)
     if system.id != "bbn":
         from sheetsync.app.workbook_cli import system_tracker_from
 
@@ -515,6 +560,65 @@ def _new_from_grapevine(out: Path, gex: Path, *, force: bool, cohort_by: str, on
     console.print(f"{out}: {summary}. {report.message}")
 
 
+def _template_csv(csv_out: Path, out: Path | None, *, macros: bool, force: bool, system_name: str) -> None:
+    """``template --csv``: the empty CSV whose headers ``sheetsync import`` reads."""
+    from sheetsync.app.files import check_suffix
+    from sheetsync.core.registry import find_system
+    from sheetsync.errors import InputError, Problem
+    from sheetsync.importers.csv_import import write_template_csv
+
+    if out is not None or macros:
+        raise InputError([Problem("--csv", "writes the CSV only: leave out the workbook name and --macros (write the "
+                                  "tracker with a second sheetsync template)")])
+    check_suffix(csv_out, (".csv",), "the CSV file to write")
+    system = find_system(system_name)
+    write_template_csv(csv_out, system.id, force=force)
+    what = "characters, one row each" if system.id == "bbn" else "units, one row each"
+    console.print(f"Empty {system.title.lower()} CSV written to {csv_out}. Fill in its {what}, then: "
+                  f"sheetsync import {csv_out} --into battle.xlsx", highlight=False, soft_wrap=True)
+
+
+@app.command("import", short_help="Characters from Grapevine (.gex) or CSV into a tracker or battle file.")
+def import_command(
+    source: Annotated[Path, typer.Argument(help="A Grapevine exchange file (.gex) or a CSV of characters or units.")],
+    into: Annotated[Path, typer.Option(
+        "--into", help="An existing tracker workbook (.xlsx/.xlsm), or a battle file (.yaml/.json) to write.")],
+    replace: Annotated[bool, typer.Option(
+        "--replace", help="Replace the characters (or units) the tracker already holds.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing battle file (kept as NAME.bak).")] = False,
+    cohort_by: Annotated[str, typer.Option(
+        "--cohort-by", help="From a .gex: one cohort per coterie, sect or clan.")] = "coterie",
+    only: Annotated[list[str] | None, typer.Option(
+        "--only", help="From a .gex: take only this character (repeat, or separate names with commas).")] = None,
+    system_name: Annotated[str | None, typer.Option(
+        "--system", help="The CSV's rule system when writing a battle file (a tracker says its own).")] = None,
+    map_size: Annotated[str | None, typer.Option(
+        "--map", help="A hex battle file's map, COLUMNSxROWS (e.g. 12x8).")] = None,
+) -> None:
+    """Import characters (or hex units) into an existing tracker's Characters and Cohorts
+    sheets (or Units sheet), or into a new battle file.  Nothing is written when anything
+    is wrong; every bad cell is listed at once with its place in the imported file."""
+    from sheetsync.importers.into import import_into
+
+    report = import_into(source, into, replace=replace, force=force, cohort_by=cohort_by, only=only,
+                         system=system_name, map_size=map_size)
+    for line in report.notes:
+        err_console.print(f"Note: {line}", highlight=False, soft_wrap=True)
+    from rich.table import Table
+
+    table = Table(title=f"Imported from {source.name}", header_style="bold")
+    table.add_column(report.group_word, no_wrap=True)
+    table.add_column("Members", overflow="fold")
+    traits = report.group_word == "Cohort"  # a hex unit has no traits to leave out
+    if traits:
+        table.add_column("Traits not counted (R12, listed in the notes above)", overflow="fold")
+    for group, members in report.groups:
+        unmapped = [f"{m} {len(report.unmapped[m])}" for m in members if report.unmapped.get(m)]
+        table.add_row(group, ", ".join(members), *([", ".join(unmapped) or "none"] if traits else []))
+    console.print(table)
+    console.print(f"{into}: {report.message}", highlight=False, soft_wrap=True)
+
+
 @app.command(short_help="Build Cohorts: pools from the Characters sheet.")
 def build(workbook: Path) -> None:
     """Build Cohorts: Characters → pools on the Cohorts sheet (a workbook)."""
@@ -549,8 +653,9 @@ def check(file: Path, as_json: JsonOpt = False) -> None:
             report = usecases.check_battle(battle)
         else:
             orders, refused = system.check_file(battle)
-            report = usecases.CheckReport(battle.turn, orders, [usecases.Refusal(*r) for r in refused])
-            word = "turn"
+            step_no = battle.tick if system.id == "exalted" else battle.turn
+            report = usecases.CheckReport(step_no, orders, [usecases.Refusal(*r) for r in refused])
+            word = "long tick" if system.id == "exalted" else "turn"
     if as_json:
         _print_json(report.to_json())
     else:
@@ -598,6 +703,14 @@ def status(file: Path) -> None:
         system, battle = _load_any(file)
         if system.id == "bbn":
             print_status(console, battle)
+            return
+        if system.id == "exalted":
+            from sheetsync.app.render_exalted import print_units as print_exalted_units
+            from sheetsync.rules.exalted.battle import units_json as exalted_units
+
+            console.print(f"Long tick {battle.tick}" + ("" if battle.started else " (Join War not rolled yet)")
+                          + f"; {len(battle.orders)} orders typed.")
+            print_exalted_units(console, exalted_units(battle))
             return
         from sheetsync.app.render_hexwar import print_units
         from sheetsync.rules.hexwar.turn import units_json
@@ -648,6 +761,7 @@ def gsheet_init(spreadsheet: str, service_account: ServiceAccount = None, oauth:
     from sheetsync.core.registry import find_system
 
     system = find_system(system_name)
+    _needs_tracker(system)
     backend = _gsheet(spreadsheet, service_account, oauth)
     n = init_spreadsheet(backend, system=system.id)
     fill = "Cohorts and Characters" if system.id == "bbn" else "the Battle sheet's map and the Units sheet"
@@ -843,6 +957,83 @@ def map_picture(
     on_map = sum(1 for u in battle.units if not u.destroyed)
     console.print(f"Map of turn {battle.turn} written to {png} ({battle.map.columns}x{battle.map.rows} hexes, "
                   f"{on_map} units on the map).", highlight=False, soft_wrap=True)
+
+
+@app.command("report", short_help="The after-action report: the battle told step by step (HTML, Markdown).")
+def report_command(
+    source: Annotated[str, typer.Argument(metavar="FILE", help="A battle file, a tracker workbook, or a Google "
+                                          "Sheet (its URL, or its key with --service-account or --oauth).")],
+    html_out: Annotated[Path | None, typer.Option("--html", help="Write the report here as one HTML file.")] = None,
+    md_out: Annotated[Path | None, typer.Option("--md", help="Write the report here as Markdown.")] = None,
+    service_account: ServiceAccount = None,
+    oauth: OAuth = False,
+) -> None:
+    """The Reporter's account of the battle: the sides, each step in words with its rule, Hero
+    Moments, casualties, the aftermath and charts.  With neither --html nor --md it is shown
+    here.  The battle is only read, never written."""
+    from sheetsync.app.report import build_account, to_markdown, write_reports
+
+    def progress(line: str) -> None:
+        err_console.print(line, style="yellow", highlight=False)
+
+    acc = build_account(source, service_account=service_account, oauth=oauth, progress=progress)
+    if html_out is None and md_out is None:
+        from rich.markdown import Markdown
+
+        console.print(Markdown(to_markdown(acc, images=False)))
+        return
+    for path in write_reports(acc, source, html_path=html_out, md_path=md_out):
+        console.print(f"Report written to {path}.", highlight=False, soft_wrap=True)
+
+
+@app.command(short_help="Forecast the battle: the next step's chances and who is likely to win.")
+def forecast(
+    source: Annotated[str, typer.Argument(metavar="FILE", help="A battle file, a tracker workbook, or a Google "
+                                          "Sheet (its URL, or its key with --service-account or --oauth).")],
+    runs: Annotated[int, typer.Option("--runs", help="Battles to simulate.")] = 10000,
+    phases: Annotated[int, typer.Option("--phases", help="Steps (phases, turns) at most per battle.")] = 12,
+    seed: Annotated[int | None, typer.Option("--seed", help="Seed of the simulated dice (default: the battle's).")] = None,
+    write: Annotated[bool, typer.Option("--write", help="Add (or replace) a Forecast sheet in the workbook.")] = False,
+    workers: Annotated[int | None, typer.Option("--workers", help="Processes to use (default: every core).")] = None,
+    as_json: JsonOpt = False,
+    service_account: ServiceAccount = None,
+    oauth: OAuth = False,
+) -> None:
+    """Simulate the battle from where it stands with the seeded dice: each declared order's
+    chance to succeed (exact where the rules give it), each cohort's or unit's standing
+    after the next step, and the battle to its end under standing orders: each side's
+    chance to win, how many steps, the losses, who ends Dead, in Torpor or destroyed.
+    Every simulated figure has its 95% confidence interval.  The battle is never changed;
+    --write adds a Forecast sheet (with a chart) to a tracker workbook."""
+    from sheetsync.app import forecast_io
+    from sheetsync.errors import BattleStateError
+
+    shown = None if as_json else err_console
+    google = service_account is not None or oauth or source.startswith(("https://", "http://"))
+    if google:
+        if write:
+            raise BattleStateError("--write puts a Forecast sheet in a tracker workbook (.xlsx, .xlsm); for a "
+                                   "Google Sheet, print the forecast (or --json) instead")
+        backend = _gsheet(source, service_account, oauth)
+        system_id, battle, places = forecast_io.battle_of_backend(backend)
+        data = forecast_io.run_forecast(battle, system_id, places, runs=runs, phases=phases, seed=seed,
+                                        workers=workers, console=shown)
+    elif _is_workbook(Path(source)):
+        data = forecast_io.workbook_forecast(Path(source), runs=runs, phases=phases, seed=seed, workers=workers,
+                                             write=write, console=shown)
+    else:
+        if write:
+            raise BattleStateError(f"--write puts a Forecast sheet in a tracker workbook, and {source} is a battle "
+                                   "file, which the forecast never changes: use --json > forecast.json instead")
+        system, battle = _load_any(Path(source))
+        data = forecast_io.run_forecast(battle, system.id, None, runs=runs, phases=phases, seed=seed,
+                                        workers=workers, console=shown)
+    if as_json:
+        _print_json(data)
+        return
+    forecast_io.print_forecast(console, data, Path(source).name if not google else source)
+    if write:
+        console.print(f"Forecast sheet written to {source}.", highlight=False, soft_wrap=True)
 
 
 def main() -> None:

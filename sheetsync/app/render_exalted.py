@@ -1,0 +1,258 @@
+"""Readable terminal output for Exalted 2e mass combat: a resolved long tick (Join War, the
+orders with their rolls, rout and exhaustion), each unit's Magnitude and health track as
+bars, the derived traits with the odds of each typed attack, and the aftermath (X40, X41).
+Every result says its rule, and every roll says whether its dice were rolled or typed.
+
+:func:`demo` is ``sheetsync demo --system exalted``: the embedded battle, resolved tick by
+tick, with its files written."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+__all__ = ["bar", "demo", "dice_text", "print_aftermath", "print_tick", "print_units", "print_values"]
+
+WIDE = 120
+
+
+def _table(console: Console, title: str) -> Table:
+    if console.width < WIDE:
+        return Table(title=title, header_style="bold", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
+    return Table(title=title, header_style="bold")
+
+
+def _names(table: Table, header: str, names: Iterable[str]) -> None:
+    width = max([len(header), *(len(n) for n in names)])
+    table.add_column(header, no_wrap=True, min_width=width)
+
+
+def bar(value: int, most: int, *, width: int = 8, good_high: bool = True) -> Text:
+    """``█████░░░ 5/8``: ``value`` out of ``most`` as a bar, green when healthy (or, with
+    ``good_high=False``, when little is marked)."""
+    most = max(most, 1)
+    shown = max(0, min(value, most))
+    full = round(width * shown / most)
+    share = shown / most if good_high else 1 - shown / most
+    style = "green" if share > 0.6 else ("yellow" if share > 0.3 else "red")
+    return Text("█" * full, style=style) + Text("░" * (width - full), style="dim") + Text(f" {value}/{most}")
+
+
+def dice_text(roll: dict[str, Any] | None) -> str:
+    """E1: ``7 3 10 (typed faces): 3`` or ``(rolled) 8 1: 1`` or ``4 successes (typed)``."""
+    if not roll:
+        return ""
+    if roll["source"] == "no dice":
+        return "no dice: 0"
+    if roll["source"] == "typed successes":
+        return f"{roll['successes']} successes (typed)"
+    faces = " ".join(str(f) for f in roll["faces"])
+    return f"{faces} ({roll['source']}): {roll['successes']}"
+
+
+def _v(x: Any) -> Any:
+    return x.get("value") if isinstance(x, dict) else x
+
+
+def print_units(console: Console, units: list[dict[str, Any]]) -> None:
+    """Each unit: Magnitude and its track as bars, Endurance, formation, next tick, and who
+    is engaged, hesitating or gone."""
+    t = _table(console, "Units")
+    _names(t, "Unit", (u["name"] for u in units))
+    for col in ("Side", "Magnitude (X2)", "Track (X34)", "Endurance (X4)", "Formation", "Next tick", "State"):
+        t.add_column(col, no_wrap=col != "State", overflow="fold")
+    for u in units:
+        state = []
+        if u.get("disbanded"):
+            state.append("left the battle")
+        if u.get("solo"):
+            state.append("solo")
+        if u.get("mob_rule"):
+            state.append("Mob Rule (X39)")
+        if u.get("hesitating"):
+            state.append("hesitating (X36)")
+        if u.get("engaged"):
+            state.append("engaged with " + ", ".join(u["engaged"]))
+        t.add_row(u["name"], u.get("side", ""), bar(u["magnitude"], u.get("starting_magnitude", u["magnitude"])),
+                  bar(u["levels_marked"], u.get("health_levels", 7), good_high=False),
+                  bar(u["endurance"], u.get("starting_endurance", u["endurance"])), u["formation"],
+                  str(u["next_tick"]), "; ".join(state))
+    console.print(t)
+
+
+def _attack_row(e: dict[str, Any]) -> list[str]:
+    dmg = e.get("damage_dice") or {}
+    lost = e.get("magnitude_lost") or {}
+    out = [f"{_v(e['pool'])} dice: {dice_text(e['successes'].get('roll'))}",
+           f"+{_v(e['bonus_successes'])} −{_v(e['external_penalty'])} vs DV {_v(e['dv'])}",
+           "hit, threshold " + str(_v(e["threshold"])) if e.get("hit") else "miss",
+           (f"raw {_v(e['raw_damage'])} − soak {_v(e['soak'])} → {_v(dmg)} dice: {dice_text(dmg.get('roll'))}"
+            if e.get("hit") else ""),
+           f"{_v(e['levels'])} levels, −{_v(lost)} Magnitude" if e.get("hit") else ""]
+    return out
+
+
+def print_tick(console: Console, data: dict[str, Any]) -> None:
+    """A resolved long tick (``resolve --json``'s data): Join War, the orders with their
+    rolls and rules, the rout and exhaustion rolls they called, then the units."""
+    events = data.get("events", [])
+    console.print(Text(f"Long tick {data.get('tick')}", style="bold"))
+    for e in events:
+        if e.get("kind") == "Join War":
+            t = _table(console, "Join War (E4)")
+            _names(t, "Unit", (r["unit"] for r in e["rolls"]))
+            for col in ("Pool", "Dice", "Acts on tick"):
+                t.add_column(col, no_wrap=True)
+            for r in e["rolls"]:
+                t.add_row(r["unit"], str(r["pool"]["value"]), dice_text(r["roll"]), str(r["tick"]))
+            console.print(t)
+    orders = [e for e in events if e.get("kind") != "Join War"]
+    if orders:
+        t = _table(console, "Orders and what came of them")
+        _names(t, "Unit", (e.get("unit", "") for e in orders))
+        for col in ("Action", "Rolls", "Result", "Rule"):
+            t.add_column(col, overflow="fold", no_wrap=col == "Action")
+        for e in orders:
+            kind = e.get("kind", "")
+            if kind == "refused":
+                t.add_row(e.get("unit", ""), Text(f"{e.get('action')} refused", style="bold red"), "",
+                          e.get("reason", ""), e.get("rule_ref", ""))
+                continue
+            if kind == "Attack":
+                roll, vs, hit, dmg, result = _attack_row(e)
+                odds = e.get("odds") or {}
+                t.add_row(e["unit"], f"{e.get('attack', '')} attack on {e.get('target')}",
+                          f"{roll}\n{vs}\n{dmg}".strip(),
+                          Text(f"{hit}; {result}".strip("; "), style="bold green" if e.get("hit") else "yellow")
+                          + Text(f"\nodds before rolling: {odds.get('p_hit_float', 0):.1%} to hit, "
+                                 f"{odds.get('expected_levels_float', 0):.2f} levels expected", style="dim"),
+                          e.get("rule_ref", ""))
+                for sub in [e.get("rout")] if e.get("rout") else []:
+                    t.add_row("", f"rout check of {sub['unit']}", dice_text(sub.get("roll")),
+                              _rout_text(sub), sub.get("rule_ref", ""))
+                for x in e.get("exhaustion", []):
+                    lost = x["endurance_before"] - x["endurance"]
+                    t.add_row("", f"exhaustion of {x['unit']}", dice_text(x.get("roll")),
+                              f"difficulty {x['difficulty']['value']}: " +
+                              (f"−1 Endurance ({x['endurance']} left)" if lost else "held"), x.get("rule_ref", ""))
+                for note in e.get("notes", []):
+                    t.add_row("", "", "", Text(note, style="italic"), "")
+                continue
+            if kind == "Mob Rule check":
+                t.add_row(e["unit"], kind, dice_text(e.get("roll")), _rout_text(e), e.get("rule_ref", ""))
+                continue
+            cmd = e.get("command") or {}
+            rolls = dice_text(cmd.get("roll") or e.get("roll"))
+            result = []
+            if cmd:
+                result.append(("success" if cmd.get("success") else "failure") +
+                              f" (difficulty {cmd['difficulty']['value']})")
+            for key in ("formation", "yards", "reached", "magnitude", "disengaged", "aim_dice", "effect", "note"):
+                if key in e:
+                    result.append(f"{key.replace('_', ' ')}: {_v(e[key])}")
+            if e.get("rout"):
+                result.append(_rout_text(e["rout"]))
+            nxt = (e.get("timing") or {}).get("next_tick")
+            if nxt is not None:
+                result.append(f"acts next on tick {nxt}")
+            t.add_row(e.get("unit", ""), kind, rolls, "; ".join(result), e.get("rule_ref", ""))
+        console.print(t)
+    print_units(console, data.get("units", []))
+    if data.get("next_tick") is not None:
+        console.print(f"Next long tick with a unit to act: {data['next_tick']}.")
+
+
+def _rout_text(r: dict[str, Any]) -> str:
+    if not r.get("checked"):
+        return "no check needed"
+    if r.get("passed"):
+        return f"held (difficulty {r['difficulty']['value']})"
+    return f"failed (difficulty {r['difficulty']['value']}): hesitates, −{r['magnitude_lost']} Magnitude"
+
+
+def print_values(console: Console, data: dict[str, Any]) -> None:
+    """``pools``: each unit's derived traits with where they came from, and the odds of each
+    typed attack before rolling."""
+    for u in data.get("units", []):
+        t = _table(console, f"{u['name']} ({u.get('side', '')}), led by {u['commander']}")
+        t.add_column("Trait", no_wrap=True)
+        t.add_column("Value", no_wrap=True, justify="right")
+        t.add_column("Where it comes from", overflow="fold")
+        for name, tr in u["traits"].items():
+            parts = ", ".join(f"{b['source']} {b['amount']:+g} ({b['rule']})" for b in tr["breakdown"])
+            t.add_row(name.replace("_", " ").capitalize(), str(tr["value"]), parts)
+        console.print(t)
+    orders = data.get("orders", [])
+    if orders:
+        t = _table(console, "Odds before rolling (E1, E7, X28-X33)")
+        _names(t, "Unit", (o["unit"] for o in orders))
+        for col in ("Tick", "Target", "Pool", "Added", "External", "DV", "Hit", "Levels"):
+            t.add_column(col, no_wrap=True, justify="right" if col not in ("Target",) else "left")
+        for o in orders:
+            odds = o.get("odds")
+            if odds is None:
+                t.add_row(o["unit"], str(o["tick"]), o.get("target") or "", Text(o.get("refused", ""), style="red"),
+                          "", "", "", "", "")
+                continue
+            t.add_row(o["unit"], str(o["tick"]), o.get("target") or "", str(odds["pool"]),
+                      f"+{odds['successes_added']}", f"−{odds['external_penalty']}", str(odds["dv"]),
+                      f"{odds['p_hit_float']:.1%}", f"{odds['expected_levels_float']:.2f}")
+        console.print(t)
+
+
+def print_aftermath(console: Console, data: dict[str, Any]) -> None:
+    """X40, X41: each named member's fate, and each unit's healing days."""
+    t = _table(console, "Aftermath (X40, X41)")
+    _names(t, "Unit", (u["name"] for u in data.get("units", [])))
+    for col in ("Magnitude", "Dots lost", "Fallen", "Named members", "Healing days"):
+        t.add_column(col, overflow="fold")
+    for u in data.get("units", []):
+        fates = "; ".join(f"{c['character']}: {c['fate']}" + (f", {c['levels']} levels" if c["levels"] else "")
+                          for c in u["casualties"]) or "none rolled"
+        t.add_row(u["name"], f"{u['magnitude']}/{u['starting_magnitude']}", str(u["dots_lost"]),
+                  ", ".join(u["fallen"]), fates, str(u["healing_days"]["value"]))
+    console.print(t)
+
+
+def demo(console: Console, system: Any, out_dir: Path, as_json: bool,
+         print_json: Callable[[Any], None], ticks: int = 3) -> None:
+    """``sheetsync demo --system exalted``: the embedded battle (a Dragon-Blooded-led talon
+    against a bandit mob), its derived traits and odds, its first long ticks resolved, and
+    the battle file after each written to ``out_dir``.  There is no tracker workbook yet."""
+    import yaml
+
+    from sheetsync.app.files import dump_battle_file
+
+    text = system.example_data()
+    battle = system.load(yaml.safe_load(text), f"the embedded {system.id} example")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    example = out_dir / f"{system.id}-example.yaml"
+    example.write_text(text, encoding="utf-8")
+    values = system.pools_json(battle)
+    steps: list[dict[str, Any]] = []
+    files: list[str] = []
+    for _ in range(ticks):
+        step = system.resolve_file(battle)
+        battle = step.battle
+        path = out_dir / f"{system.id}-after-tick-{step.json['tick']}.yaml"
+        dump_battle_file(system.dump(battle), path)
+        steps.append(step.json)
+        files.append(str(path))
+    if as_json:
+        print_json({"system": system.id, "values": values, "ticks": steps,
+                    "files": {"example": str(example), "after": files}})
+        return
+    console.rule(f"sheetsync demo: the example {system.title} battle")
+    print_values(console, values)
+    for data in steps:
+        print_tick(console, data)
+    console.print(f"The example battle file: {example}")
+    console.print(f"The battle after each long tick: {', '.join(files)}")
+    console.print("There is no Exalted tracker workbook yet: resolve the battle file "
+                  f"(sheetsync resolve {files[-1] if files else example}).")
