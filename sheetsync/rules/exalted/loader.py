@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from sheetsync.errors import InputError, Problem, did_you_mean
 from sheetsync.rules.exalted.dice import parse_dice
@@ -44,6 +44,7 @@ from sheetsync.rules.exalted.models import Character, HouseRules, UnitSpec
 from sheetsync.rules.exalted.morale import Weather
 from sheetsync.rules.exalted.state import Battle, BattleUnit, Order, UndoRecord, UnitState
 from sheetsync.rules.exalted.traits import derive_traits
+from sheetsync.rules.loading import validate
 
 __all__ = ["battle_to_file", "initial_state", "load_battle"]
 
@@ -53,46 +54,6 @@ ROLES = ("commander", "hero", "sorcerer", "relay", "member")
 SPECIAL_KEYS = {"heroes", "sorcerers", "relays"}
 UNIT_EXTRA_KEYS = {"commander", "special_characters", "named_members", "ammunition", "fortified", "cover", "join_war"}
 DICE_KEYS = ("dice", "damage_dice", "rout_dice", "exhaustion_dice", "target_exhaustion_dice")
-
-
-def _problems(err: ValidationError, prefix: str) -> list[Problem]:
-    out = []
-    for e in err.errors():
-        where = prefix
-        for part in e["loc"]:
-            where += f"[{part}]" if isinstance(part, int) else (f".{part}" if where else str(part))
-        kind, inp = e["type"], e.get("input")
-        if kind == "missing":
-            msg = "is required"
-        elif kind == "extra_forbidden":
-            msg = "is not a key sheetsync knows (check its spelling)"
-        elif kind.startswith("int_"):
-            msg = f"{inp!r} is not a whole number"
-        elif kind.startswith("bool_"):
-            msg = f"{inp!r} is not yes or no (true/false)"
-        elif kind in ("literal_error", "enum"):
-            msg = f"{inp!r} is not one of {e.get('ctx', {}).get('expected', '')}"
-        elif kind in ("string_type", "dict_type", "list_type", "tuple_type", "model_type", "float_type",
-                      "float_parsing"):
-            want = {"string_type": "text", "dict_type": "a mapping", "list_type": "a list", "tuple_type": "a list",
-                    "model_type": "a mapping"}.get(kind, "a number")
-            msg = f"{inp!r} is not {want}"
-        elif kind == "string_too_short":
-            msg = "must not be empty"
-        elif kind in ("greater_than", "greater_than_equal", "less_than_equal", "less_than"):
-            msg = f"{inp!r} is out of range ({e['msg'].lower()})"
-        else:
-            msg = e["msg"]
-        out.append(Problem(where, msg))
-    return out
-
-
-def _validate(model: type[BaseModel], data: Any, where: str, problems: list[Problem]) -> Any:
-    try:
-        return model.model_validate(data)
-    except ValidationError as err:
-        problems.extend(_problems(err, where))
-        return None
 
 
 def _list(data: dict[str, Any], key: str, problems: list[Problem], *, required: bool = False) -> list[Any]:
@@ -141,7 +102,7 @@ def _characters(raw: list[Any], problems: list[Problem]) -> tuple[list[Character
         if role is not None and role not in ROLES:
             problems.append(Problem(f"{where}.role", f"{role!r} is not a role{did_you_mean(role, ROLES)}; the roles "
                                                      f"are {', '.join(ROLES)}"))
-        ch = _validate(Character, c, where, problems)
+        ch = validate(Character, c, where, problems)
         if ch is None:
             continue
         if ch.name in seen:
@@ -206,7 +167,7 @@ def _unit(raw: Any, i: int, chars: dict[str, Character], rules: HouseRules, prob
         used[name] = str(raw.get("name"))
     spec_data.update(relays=len(roles["relays"]), heroes=len(roles["heroes"]), sorcerers=len(roles["sorcerers"]))
     spec_data["commander"] = commander.model_dump() if commander is not None else {"name": "?"}
-    spec = _validate(UnitSpec, spec_data, where, problems)
+    spec = validate(UnitSpec, spec_data, where, problems)
     extra = {k: raw[k] for k in ("ammunition", "fortified", "cover") if k in raw}
     _dice_format(raw.get("join_war"), f"{where}.join_war", problems)
     unit = None
@@ -222,7 +183,7 @@ def _unit(raw: Any, i: int, chars: dict[str, Character], rules: HouseRules, prob
                             where=f"{where}.formation")
         except InputError as exc:
             problems.extend(exc.problems)
-        unit = _validate(BattleUnit, {"spec": spec, "heroes": roles["heroes"], "sorcerers": roles["sorcerers"],
+        unit = validate(BattleUnit, {"spec": spec, "heroes": roles["heroes"], "sorcerers": roles["sorcerers"],
                                       "relays": roles["relays"], "named_members": members,
                                       "join_war": raw.get("join_war"), **extra}, where, problems)
     return unit if len(problems) == before else None
@@ -261,7 +222,7 @@ def _orders(raw: list[Any], units: list[str], problems: list[Problem]) -> list[O
             name = o.get(key)
             if isinstance(name, str) and units and name not in units:
                 problems.append(Problem(f"{where}.{key}", f"{name!r} is not a unit{did_you_mean(name, units)}"))
-        order = _validate(Order, {**o, "row": o.get("row", i)}, where, problems)
+        order = validate(Order, {**o, "row": o.get("row", i)}, where, problems)
         if order is not None and len(problems) == before:
             out.append(order)
     return out
@@ -277,7 +238,7 @@ def load_battle(data: Any, source: str = "") -> Battle:
     for key in data:
         if key not in TOP_KEYS:
             problems.append(Problem(str(key), f"is not a key of an Exalted battle file{did_you_mean(key, TOP_KEYS)}"))
-    rules = _validate(HouseRules, data.get("house_rules") or {}, "house_rules", problems) or HouseRules()
+    rules = validate(HouseRules, data.get("house_rules") or {}, "house_rules", problems) or HouseRules()
     seed = data.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
         problems.append(Problem("seed", f"{seed!r} is not a whole number or text"))
@@ -297,12 +258,12 @@ def load_battle(data: Any, source: str = "") -> Battle:
     orders = _orders(_list(data, "orders", problems), typed_names, problems)
     state: list[UnitState] = []
     for i, s in enumerate(_list(data, "state", problems)):
-        st = _validate(UnitState, s, f"state[{i}]", problems)
+        st = validate(UnitState, s, f"state[{i}]", problems)
         if st is not None:
             state.append(st)
     history: list[UndoRecord] = []
     for i, h in enumerate(_list(data, "history", problems)):
-        rec = _validate(UndoRecord, h, f"history[{i}]", problems)
+        rec = validate(UndoRecord, h, f"history[{i}]", problems)
         if rec is not None:
             history.append(rec)
     if problems:

@@ -28,8 +28,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
 from sheetsync.errors import InputError, Problem
 from sheetsync.rules.hexwar.counter import Counter, parse_counter
 from sheetsync.rules.hexwar.grid import Hex, parse_hex
@@ -43,6 +41,7 @@ from sheetsync.rules.hexwar.models import (
     UndoRecord,
     Unit,
 )
+from sheetsync.rules.loading import validate
 
 __all__ = ["battle_to_file", "load_battle"]
 
@@ -52,46 +51,6 @@ UNIT_KEYS = {"name", "side", "counter", "attack", "defense", "movement", "range"
 TURN_KEYS = {"number", "initiative", "initiative_rolls", "moves", "attacks"}
 SIZES = {"battalion": 1.0, "squadron": 1.0, "fist": 1.0, "company": 0.5}
 """H1: unit sizes by name, in battalions."""
-
-
-def _problems(err: ValidationError, prefix: str) -> list[Problem]:
-    out = []
-    for e in err.errors():
-        where = prefix
-        for part in e["loc"]:
-            where += f"[{part}]" if isinstance(part, int) else (f".{part}" if where else str(part))
-        kind, inp = e["type"], e.get("input")
-        if kind == "missing":
-            msg = "is required"
-        elif kind == "extra_forbidden":
-            msg = "is not a key sheetsync knows (check its spelling)"
-        elif kind.startswith("int_"):
-            msg = f"{inp!r} is not a whole number"
-        elif kind.startswith("bool_"):
-            msg = f"{inp!r} is not yes or no (true/false)"
-        elif kind == "literal_error":
-            msg = f"{inp!r} is not one of {e.get('ctx', {}).get('expected', '')}"
-        elif kind in ("string_type", "dict_type", "list_type", "tuple_type", "model_type", "float_type",
-                      "float_parsing"):
-            want = {"string_type": "text", "dict_type": "a mapping", "list_type": "a list", "tuple_type": "a list",
-                    "model_type": "a mapping"}.get(kind, "a number")
-            msg = f"{inp!r} is not {want}"
-        elif kind == "string_too_short":
-            msg = "must not be empty"
-        elif kind in ("greater_than", "greater_than_equal", "less_than_equal", "less_than"):
-            msg = f"{inp!r} is out of range ({e['msg'].lower()})"
-        else:
-            msg = e["msg"]
-        out.append(Problem(where, msg))
-    return out
-
-
-def _validate(model: type[BaseModel], data: Any, where: str, problems: list[Problem]) -> Any:
-    try:
-        return model.model_validate(data)
-    except ValidationError as err:
-        problems.extend(_problems(err, where))
-        return None
 
 
 class _Hexes:
@@ -173,14 +132,14 @@ def load_battle(data: Any, source: str = "") -> Battle:
     seed = data.get("seed")
     if isinstance(seed, bool) or (seed is not None and not isinstance(seed, (int, str))):
         problems.append(Problem("seed", f"{seed!r} is not a whole number or text"))
-    rules = _validate(HouseRules, data.get("house_rules") or {}, "house_rules", problems) or HouseRules()
+    rules = validate(HouseRules, data.get("house_rules") or {}, "house_rules", problems) or HouseRules()
 
     map_spec: MapSpec | None = None
     raw_map = data.get("map")
     if not isinstance(raw_map, dict):
         problems.append(Problem("map", "is required: {columns, rows, impassable} (H2)"))
     else:
-        shape = _validate(MapSpec, {k: v for k, v in raw_map.items() if k != "impassable"}, "map", problems)
+        shape = validate(MapSpec, {k: v for k, v in raw_map.items() if k != "impassable"}, "map", problems)
         hexes = _Hexes(shape, problems)
         blocked: list[str] = []
         raw_imp = raw_map.get("impassable") or []
@@ -226,10 +185,10 @@ def load_battle(data: Any, source: str = "") -> Battle:
                 continue
             fields["size"] = SIZES[word]
         if counter is None or at is None:
-            _validate(Unit, {**fields, "counter": Counter(attack=1, defense=1, movement=1, range=1),
+            validate(Unit, {**fields, "counter": Counter(attack=1, defense=1, movement=1, range=1),
                              "hex": "0101"}, where, problems)
             continue
-        unit = _validate(Unit, {**fields, "counter": counter, "hex": at.id}, where, problems)
+        unit = validate(Unit, {**fields, "counter": counter, "hex": at.id}, where, problems)
         if unit is None:
             continue
         if unit.name in seen:
@@ -386,7 +345,7 @@ def load_battle(data: Any, source: str = "") -> Battle:
         problems.append(Problem("history", "must be a list (written by sheetsync)"))
         raw_history = []
     for i, raw in enumerate(raw_history):
-        rec = _validate(UndoRecord, raw, f"history[{i}]", problems)
+        rec = validate(UndoRecord, raw, f"history[{i}]", problems)
         if rec is not None:
             history.append(rec)
 
