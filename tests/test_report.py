@@ -448,8 +448,8 @@ def test_issue11_no_traceback_reaches_the_terminal(tmp_path: Path) -> None:
 
 def test_issue11_a_system_without_a_reporter_is_a_clear_error() -> None:
     class Other:
-        id, title = "exalted", "Exalted mass combat"
+        id, title = "other", "Other mass combat"
 
-    assert "exalted" not in REPORTERS
-    with pytest.raises(BackendError, match="no after-action report for the Exalted mass combat"):
+    assert "other" not in REPORTERS
+    with pytest.raises(BackendError, match="no after-action report for the Other mass combat"):
         account_of(ReportSource(Other(), None, "x.yaml", "file"))

@@ -269,7 +269,7 @@ def _report(adapter: ForecastAdapter, battle: Any, t: Tally, *, runs: int, phase
     outcomes = [*adapter.sides(battle), DRAW, UNDECIDED]
     return {
         "system": adapter.system,
-        "step": getattr(battle, "phase", None) or getattr(battle, "turn", None),
+        "step": next((v for v in (getattr(battle, a, None) for a in ("phase", "turn", "tick")) if v is not None), None),
         "runs": n, "phases": phases, "seed": seed,
         "entity": adapter.entity_word, "level": adapter.level_name,
         "next_step": {"orders": orders, "entities": entities, "members": step_members},

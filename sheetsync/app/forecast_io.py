@@ -132,7 +132,7 @@ def _mean(x: dict[str, Any]) -> str:
 
 
 def _step_word(data: dict[str, Any]) -> str:
-    return "turn" if data["system"] == "hexwar" else "phase"
+    return {"hexwar": "turn", "exalted": "long tick"}.get(data["system"], "phase")
 
 
 def print_forecast(console: Console, data: dict[str, Any], source: str) -> None:
@@ -175,7 +175,8 @@ def print_forecast(console: Console, data: dict[str, Any], source: str) -> None:
     steps = end["steps"]
     spread = ", ".join(f"{n}: {100 * p:.0f}%" for n, p in steps["distribution"])
     console.print(f"{word.capitalize()}s fought: {_mean(steps)} on average ({spread})", highlight=False)
-    t = Table(title=f"Expected losses ({'Health lost' if data['system'] == 'bbn' else 'casualties added, %'})",
+    lost = {"bbn": "Health lost", "exalted": "Magnitude lost"}.get(data["system"], "casualties added, %")
+    t = Table(title=f"Expected losses ({lost})",
               title_justify="left")
     for col in (ent, "Side", "Loss"):
         t.add_column(col, justify="right" if col == "Loss" else "left")

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from sheetsync.app.forecast_exalted import ExaltedForecast
 from sheetsync.dice import Roller
 
 __all__ = ["ADAPTERS", "BbnForecast", "Exact", "ForecastAdapter", "HexForecast", "OrderInfo", "adapter_for"]
@@ -401,7 +402,7 @@ class HexForecast:
         return load_battle(data, "forecast")
 
 
-ADAPTERS: dict[str, type[Any]] = {"bbn": BbnForecast, "hexwar": HexForecast}
+ADAPTERS: dict[str, type[Any]] = {"bbn": BbnForecast, "hexwar": HexForecast, "exalted": ExaltedForecast}
 """The rule systems the forecast runs, by system id.  A system plugs in by adding its
 adapter here."""
 

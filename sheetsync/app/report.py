@@ -58,6 +58,7 @@ __all__ = [
 REPORTERS: dict[str, str] = {
     "bbn": "sheetsync.app.report_bbn:account",
     "hexwar": "sheetsync.app.report_hexwar:account",
+    "exalted": "sheetsync.app.report_exalted:account",
 }
 """The per-system account function of each rule system, by system id ("module:function")."""
 
