@@ -139,7 +139,7 @@ def _other_workbook(file: Path, what: str, as_json: bool) -> bool:
         if as_json:
             _print_json(report.to_json())
         else:
-            print_check(console, report, str(file), word="turn")
+            print_check(console, report, str(file), word="long tick" if system.id == "exalted" else "turn")
         if report.refusals:
             raise typer.Exit(1)
         return True
@@ -147,6 +147,9 @@ def _other_workbook(file: Path, what: str, as_json: bool) -> bool:
         _print_json(data)
         return True
     battle = system.load(data["battle"], str(file))
+    if system.id == "exalted":
+        _exalted_workbook(what, system, battle, data, file, as_json)
+        return True
     from sheetsync.app import render_hexwar
 
     if what == "pools":
@@ -168,6 +171,25 @@ def _other_workbook(file: Path, what: str, as_json: bool) -> bool:
         console.print(f"{file}: turn {battle.turn} to resolve.{ended}")
         render_hexwar.print_units(console, units_json(battle))
     return True
+
+
+def _exalted_workbook(what: str, system: Any, battle: Any, data: dict[str, Any], file: Path, as_json: bool) -> None:
+    """``pools``, ``aftermath`` and ``status`` of an Exalted tracker (X1-X11, X40-X41, E5)."""
+    from sheetsync.app import render_exalted
+    from sheetsync.rules.exalted.battle import units_json
+
+    if what in ("pools", "aftermath"):
+        out = system.pools_json(battle) if what == "pools" else system.aftermath_json(battle)
+        if as_json:
+            _print_json(out)
+        elif what == "pools":
+            render_exalted.print_values(console, out)
+        else:
+            render_exalted.print_aftermath(console, out)
+        return
+    ended = " The battle has ended (End Battle wrote the Aftermath)." if data.get("ended") else ""
+    console.print(f"{file}: long tick {battle.tick}.{ended}")
+    render_exalted.print_units(console, units_json(battle))
 
 
 @app.command(short_help="Every cohort's pools, with who gave what.")
@@ -486,8 +508,10 @@ def template(
 
         target = out.with_suffix(".xlsm") if macros else out
         written = write_system_template(target, system, force=force)
-        console.print(f"Blank {system.title.lower()} tracker written to {written}. Fill in the Battle sheet's map and "
-                      f"the Units sheet, then: sheetsync build {written}")
+        fill = ("the Characters and Units sheets" if system.id == "exalted"
+                else "the Battle sheet's map and the Units sheet")
+        console.print(f"Blank {system.title.lower()} tracker written to {written}. Fill in {fill}, then: "
+                      f"sheetsync build {written}")
         return
     if macros or out.suffix.lower() == ".xlsm":
         from sheetsync.app.workbook_cli import write_macro_template
@@ -764,7 +788,8 @@ def gsheet_init(spreadsheet: str, service_account: ServiceAccount = None, oauth:
     _needs_tracker(system)
     backend = _gsheet(spreadsheet, service_account, oauth)
     n = init_spreadsheet(backend, system=system.id)
-    fill = "Cohorts and Characters" if system.id == "bbn" else "the Battle sheet's map and the Units sheet"
+    fill = {"bbn": "Cohorts and Characters", "exalted": "the Characters and Units sheets"}.get(
+        system.id, "the Battle sheet's map and the Units sheet")
     console.print(f"{system.title} tracker laid out ({n} changes in one request, {backend.request_count} requests "
                   f"in all). Fill in {fill}, then: sheetsync gsheet build {spreadsheet}")
 
