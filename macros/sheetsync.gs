@@ -104,6 +104,12 @@ const SHEETSYNC_STEPS = {
     ["Undo Turn", "undoTurn", "undo"],
     ["End Battle", "endBattle", "end"],
   ],
+  exalted: [
+    ["Build Units", "buildUnits", "build"],
+    ["Next Tick", "resolveTurn", "resolve"],
+    ["Undo Tick", "undoTurn", "undo"],
+    ["End Battle", "endBattle", "end"],
+  ],
 };
 const SHEETSYNC_DEFAULT_SYSTEM = "bbn";  // a tracker without a mark
 

@@ -132,11 +132,15 @@ def test_a_bad_die_is_an_error_naming_its_path_and_nothing_is_written(battle_fil
 
 @pytest.mark.parametrize("args", [["template", "{tmp}/t.xlsx", "--system", "exalted"],
                                   ["gsheet", "init", "some-key", "--system", "exalted"]])
-def test_no_tracker_yet_is_a_clear_message(args: list[str], tmp_path: Path) -> None:
+def test_x1_the_exalted_tracker_is_made_by_template_and_gsheet_init(args: list[str], tmp_path: Path) -> None:
+    """Issue 10: the Exalted tracker exists now; a template is written, and a Google Sheet
+    that can't be reached is one clear error line, never the old "not built yet"."""
     out = _cli(*[a.format(tmp=tmp_path) for a in args])
-    assert out.returncode == 1 and "Traceback" not in out.stderr + out.stdout
-    assert "tracker workbook is not built yet; use a battle file" in out.stderr
-    assert not (tmp_path / "t.xlsx").exists()
+    assert "Traceback" not in out.stderr + out.stdout and "not built yet" not in out.stderr
+    if args[0] == "template":
+        assert out.returncode == 0 and (tmp_path / "t.xlsx").exists()
+    else:
+        assert out.returncode != 0 and out.stderr.startswith("error: ")
 
 
 def test_systems_lists_exalted_with_its_steps() -> None:

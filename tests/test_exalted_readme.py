@@ -25,10 +25,10 @@ def _section() -> str:
     return text[start:text.index("\n## ", start + 1)]
 
 
-def _commands() -> list[list[str]]:
-    block = re.search(r"```bash\n(.*?)```", _section(), re.S)
-    assert block is not None
-    lines = [line.split("#", 1)[0].strip() for line in block.group(1).splitlines()]
+def _commands(which: int = 0) -> list[list[str]]:
+    blocks = re.findall(r"```bash\n(.*?)```", _section(), re.S)
+    assert len(blocks) > which
+    lines = [line.split("#", 1)[0].strip() for line in blocks[which].splitlines()]
     return [shlex.split(line)[1:] for line in lines if line.startswith("sheetsync ")]
 
 
@@ -53,3 +53,20 @@ def test_x28_the_readme_order_example_is_a_valid_battle_file_fragment() -> None:
     data["orders"] = yaml.safe_load(block.group(1))["orders"]
     battle = load_battle(data)
     assert [o.dice for o in battle.orders] == ["7 3 10 2 1 8 9 9", 3]
+
+
+def test_e4_x1_the_readme_tracker_commands_run_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 10: the section's tracker block (template, new, build, resolve) runs as written
+    on the embedded battle, and both workbooks carry the Exalted mark."""
+    from openpyxl import load_workbook
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ex.yaml").write_text(find_system("exalted").example_data(), encoding="utf-8")
+    ran = []
+    for args in _commands(1):
+        out = runner.invoke(app, args, env={"COLUMNS": "200"})
+        assert out.exit_code == 0, (args, out.output)
+        ran.append(args[0])
+    assert ran == ["template", "new", "build", "resolve"]
+    assert load_workbook(tmp_path / "blank.xlsx")["State"]["B1"].value == "exalted@1"
+    assert load_workbook(tmp_path / "ex.xlsx")["State"]["B1"].value == "exalted@1"

@@ -11,7 +11,7 @@ import pytest
 
 from sheetsync.core.registry import find_system, system_ids, tracker_system_ids
 from sheetsync.core.system import ACTIONS, RuleSystem
-from sheetsync.errors import BattleStateError
+from sheetsync.errors import BackendError, BattleStateError, SheetFormatError
 from sheetsync.sheets.backend import MemoryBackend
 
 
@@ -25,13 +25,14 @@ def test_exalted_is_a_registered_rule_system_with_the_four_steps() -> None:
         assert find_system(alias) is system
 
 
-def test_exalted_has_no_tracker_yet_and_says_so() -> None:
+def test_exalted_has_a_tracker_and_its_steps_run_on_one() -> None:
+    """Issue 10: the tracker workbook is the system's; a step on a sheet that is not a
+    drawn Exalted tracker is refused with a clear error, not a traceback."""
     system = find_system("exalted")
-    assert system.has_tracker is False  # type: ignore[attr-defined]
-    assert "exalted" in system_ids() and "exalted" not in tracker_system_ids()
-    with pytest.raises(BattleStateError, match="the Exalted tracker workbook is not built yet; use a battle file"):
-        system.layout()
-    with pytest.raises(BattleStateError, match="not built yet"):
+    assert system.has_tracker is True  # type: ignore[attr-defined]
+    assert "exalted" in system_ids() and "exalted" in tracker_system_ids()
+    assert system.layout().system == "exalted"
+    with pytest.raises((BattleStateError, BackendError, SheetFormatError)):
         system.run_step("build", MemoryBackend())
 
 

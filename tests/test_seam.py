@@ -43,7 +43,7 @@ def test_every_system_is_a_rule_system_with_the_four_steps(system_id: str) -> No
     assert system.id == system_id and system.version >= 1
     assert tuple(s.action for s in system.steps) == ACTIONS
     assert len({s.caption for s in system.steps}) == 4 and all(s.sub.isidentifier() for s in system.steps)
-    assert step_of(system, "resolve").caption.startswith("Resolve")
+    assert step_of(system, "resolve").caption in ("Resolve Phase", "Resolve Turn", "Next Tick")
 
 
 def test_aliases_find_their_system_and_a_typo_gets_a_suggestion() -> None:
@@ -191,11 +191,12 @@ def test_systems_lists_every_system_with_its_buttons() -> None:
     assert {s["id"]: s["tracker"] for s in data["systems"]} == {sid: sid in tracker_system_ids() for sid in SYSTEMS}
 
 
-def test_systems_says_which_system_runs_on_battle_files_only() -> None:
-    """Exalted (issue 10) has battle files but no tracker yet: the listing says so rather
-    than offering buttons that would be refused."""
+def test_systems_offers_buttons_for_every_system_with_a_tracker() -> None:
+    """A system without a tracker would be listed as running on battle files only; every
+    registered system has one now (issue 10), so every row lists its buttons."""
     out = _cli("systems")
-    assert out.returncode == 0 and "battle files only" in out.stdout
+    assert out.returncode == 0 and "battle files only" not in out.stdout
+    assert all(s["tracker"] for s in _json(["systems", "--json"])["systems"])
 
 
 def test_an_unknown_system_is_one_clear_line() -> None:

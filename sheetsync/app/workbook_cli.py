@@ -192,6 +192,10 @@ def resolve_workbook(path: Path, *, as_json: bool, console: Console, out: Path |
         from sheetsync.app.render_hexwar import print_turn
 
         print_turn(console, data)
+    elif data.get("system") == "exalted":
+        from sheetsync.app.render_exalted import print_tick
+
+        print_tick(console, data)
     else:
         from sheetsync.app.render import print_phase
 

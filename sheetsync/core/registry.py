@@ -27,7 +27,7 @@ SYSTEMS: dict[str, str] = {
 }
 """Every registered system, id -> ``"module:attribute"`` of its :class:`RuleSystem`."""
 
-TRACKERS: frozenset[str] = frozenset({"bbn", "hexwar"})
+TRACKERS: frozenset[str] = frozenset({"bbn", "hexwar", "exalted"})
 """The systems that have a tracker workbook (the others run on battle files only), kept
 here so no system is imported to know it."""
 

@@ -1,22 +1,18 @@
 """Exalted 2e mass combat as a :class:`~sheetsync.core.system.RuleSystem` (E1-E11,
 X1-X41).
 
-Battle files go through the engine here.  There is no Exalted tracker workbook yet:
-:attr:`ExaltedSystem.has_tracker` is False, and :meth:`ExaltedSystem.layout` and
-:meth:`ExaltedSystem.run_step` raise :class:`~sheetsync.errors.BattleStateError` saying so."""
+Battle files go through the engine here; the tracker workbook's layout is
+:mod:`sheetsync.rules.exalted.sheet` and its steps :mod:`sheetsync.app.exalted_tracker`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib import import_module
 from typing import Any
 
-from sheetsync.core.system import FileStep, Step
-from sheetsync.errors import BattleStateError
+from sheetsync.core.system import FileStep, Step, TrackerSteps
 
-__all__ = ["NO_TRACKER", "SYSTEM", "ExaltedSystem"]
-
-NO_TRACKER = ("the Exalted tracker workbook is not built yet; use a battle file (sheetsync resolve battle.yaml; "
-              "sheetsync demo --system exalted writes an example)")
+__all__ = ["SYSTEM", "ExaltedSystem"]
 
 
 class ExaltedSystem:
@@ -27,9 +23,10 @@ class ExaltedSystem:
     aliases = ("exalted2e", "ex2e", "mass-combat")
     version = 1
     title = "Exalted 2e mass combat"
-    has_tracker = False
-    """No tracker workbook yet; the step subs are the generic Apps Script functions
-    (``resolveTurn`` runs the step ``resolve`` of whatever tracker it is in)."""
+    has_tracker = True
+    """The tracker workbook (Battle, Characters, Units, Ticks, Orders, Log, Aftermath); the
+    step subs are the generic Apps Script functions (``resolveTurn`` runs the step
+    ``resolve`` of whatever tracker it is in)."""
     steps = (
         Step("build", "Build Units", "BuildUnits", "Derive every unit's traits (X1-X11) and roll Join War (E4)."),
         Step("resolve", "Next Tick", "ResolveTurn", "Resolve the next long tick's orders (E5, E6, X17-X39)."),
@@ -93,13 +90,19 @@ class ExaltedSystem:
         return aftermath_json(battle)
 
     def layout(self, capacity: Mapping[str, int] | None = None) -> Any:
-        raise BattleStateError(NO_TRACKER)
+        from sheetsync.rules.exalted.sheet import layout
 
-    def tracker_steps(self, capacity: Mapping[str, int] | None = None) -> Any:
-        raise BattleStateError(NO_TRACKER)
+        return layout(capacity)
+
+    def tracker_steps(self, capacity: Mapping[str, int] | None = None) -> TrackerSteps:
+        """The tracker's steps at ``capacity`` (its ``State!B2``): :mod:`sheetsync.app.exalted_tracker`'s."""
+        steps: TrackerSteps = import_module("sheetsync.app.exalted_tracker").ExaltedSteps(capacity)
+        return steps
 
     def run_step(self, action: str, backend: Any, *, extra: Any = (), capacity: Mapping[str, int] | None = None) -> Any:
-        raise BattleStateError(NO_TRACKER)
+        """Run ``action`` at the tracker's ``capacity`` through the use-case envelope (one
+        read, one write); the watcher calls it once it has found the tracker's system."""
+        return import_module("sheetsync.app.exalted_tracker").run(action, backend, extra=extra, capacity=capacity)
 
 
 SYSTEM = ExaltedSystem()
