@@ -24,7 +24,7 @@ WIDE = 120
 
 def _table(console: Console, title: str) -> Table:
     if console.width < WIDE:
-        return Table(title=title, header_style="bold", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
+        return Table(title=title, header_style="bold", box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False)
     return Table(title=title, header_style="bold")
 
 
@@ -63,10 +63,14 @@ def _v(x: Any) -> Any:
 def print_units(console: Console, units: list[dict[str, Any]]) -> None:
     """Each unit: Magnitude and its track as bars, Endurance, formation, next tick, and who
     is engaged, hesitating or gone."""
-    t = _table(console, "Units")
+    narrow = console.width < WIDE  # a laptop's 80 columns: shorter headers and bars, nothing cut
+    t = _table(console, "Units (Magnitude X2, track X34, Endurance X4)" if narrow else "Units")
     _names(t, "Unit", (u["name"] for u in units))
-    for col in ("Side", "Magnitude (X2)", "Track (X34)", "Endurance (X4)", "Formation", "Next tick", "State"):
-        t.add_column(col, no_wrap=col != "State", overflow="fold")
+    w = 4 if narrow else 8
+    heads = (("Side", "Magn.", "Track", "Endur.", "Form.", "Tick", "State") if narrow else
+             ("Side", "Magnitude (X2)", "Track (X34)", "Endurance (X4)", "Formation", "Next tick", "State"))
+    for col in heads:
+        t.add_column(col, no_wrap=col != "State", overflow="fold", min_width=len(col) if col == "State" else None)
     for u in units:
         state = []
         if u.get("disbanded"):
@@ -79,9 +83,9 @@ def print_units(console: Console, units: list[dict[str, Any]]) -> None:
             state.append("hesitating (X36)")
         if u.get("engaged"):
             state.append("engaged with " + ", ".join(u["engaged"]))
-        t.add_row(u["name"], u.get("side", ""), bar(u["magnitude"], u.get("starting_magnitude", u["magnitude"])),
-                  bar(u["levels_marked"], u.get("health_levels", 7), good_high=False),
-                  bar(u["endurance"], u.get("starting_endurance", u["endurance"])), u["formation"],
+        t.add_row(u["name"], u.get("side", ""), bar(u["magnitude"], u.get("starting_magnitude", u["magnitude"]), width=w),
+                  bar(u["levels_marked"], u.get("health_levels", 7), width=w, good_high=False),
+                  bar(u["endurance"], u.get("starting_endurance", u["endurance"]), width=w), u["formation"],
                   str(u["next_tick"]), "; ".join(state))
     console.print(t)
 
