@@ -226,15 +226,12 @@ class Paths(_Refuses):
         out: list[tuple[str, int]] = []
         problems: list[str] = []
         for part in _parts(value, self.label):
-            mt = _TRAIT.match(part)
-            if not mt:
-                problems.append(f"{short(part)} is not 'Path name level' (e.g. Lure of Flames 3)")
+            trait = _named_level(part, problems)
+            if trait is None:
+                if not _TRAIT.match(part):
+                    problems.append(f"{short(part)} is not 'Path name level' (e.g. Lure of Flames 3)")
                 continue
-            level = whole(mt.group(2))
-            if level is None:
-                problems.append(f"the level of {mt.group(1)!r} is too large")
-                continue
-            out.append((mt.group(1), level))
+            out.append(trait)
         if problems:
             raise CellProblems(problems, out)
         return out
@@ -242,6 +239,19 @@ class Paths(_Refuses):
     def encode(self, value: Any) -> Any:
         items = value.items() if isinstance(value, Mapping) else value or ()
         return _joined(f"{name} {level}" for name, level in items)
+
+
+def _named_level(part: str, problems: list[str]) -> tuple[str, int] | None:
+    """``Lure of Flames 3`` as ``("Lure of Flames", 3)`` (R6, R12); ``None`` for a part that is
+    not a name and a level, or whose level is too large (that problem is added)."""
+    mt = _TRAIT.match(part)
+    if not mt:
+        return None
+    level = whole(mt.group(2))
+    if level is None:
+        problems.append(f"the level of {mt.group(1)!r} is too large")
+        return None
+    return mt.group(1), level
 
 
 @dataclass(frozen=True)
@@ -282,15 +292,11 @@ class OtherTraits(_Refuses):
         out: list[tuple[str, int] | str] = []
         problems: list[str] = []
         for part in _parts(value, self.label):
-            mt = _TRAIT.match(part)
-            if not mt:
+            trait = _named_level(part, problems)
+            if trait is not None:
+                out.append(trait)
+            elif not _TRAIT.match(part):
                 out.append(part)
-                continue
-            level = whole(mt.group(2))
-            if level is None:
-                problems.append(f"the level of {mt.group(1)!r} is too large")
-                continue
-            out.append((mt.group(1), level))
         if problems:
             raise CellProblems(problems, out)
         return out
