@@ -118,6 +118,13 @@ def test_demo_runs_the_embedded_battle_and_writes_its_files(tmp_path: Path) -> N
     assert data["system"] == "exalted" and len(data["ticks"]) == 3
     last = load_battle(yaml.safe_load(Path(data["files"]["after"][-1]).read_text(encoding="utf-8")))
     assert len(last.history) == 3
+    # the same battle as a tracker workbook, built and its first long tick resolved
+    from sheetsync.app.exalted_tracker import export
+    from sheetsync.app.workbook_cli import excel_backend
+
+    workbook = Path(data["files"]["workbook"])
+    assert workbook.name == "exalted-tracker.xlsx"
+    assert export(excel_backend(workbook))["battle"]["started"] is True
 
 
 def test_a_bad_die_is_an_error_naming_its_path_and_nothing_is_written(battle_file: Path, tmp_path: Path) -> None:

@@ -228,7 +228,8 @@ def demo(console: Console, system: Any, out_dir: Path, as_json: bool,
          print_json: Callable[[Any], None], ticks: int = 3) -> None:
     """``sheetsync demo --system exalted``: the embedded battle (a Dragon-Blooded-led talon
     against a bandit mob), its derived traits and odds, its first long ticks resolved, and
-    the battle file after each written to ``out_dir``.  There is no tracker workbook yet."""
+    the battle file after each written to ``out_dir``, and the same battle as a tracker
+    workbook with its first long tick resolved (Build Units, then Next Tick)."""
     import yaml
 
     from sheetsync.app.files import dump_battle_file
@@ -248,9 +249,13 @@ def demo(console: Console, system: Any, out_dir: Path, as_json: bool,
         dump_battle_file(system.dump(battle), path)
         steps.append(step.json)
         files.append(str(path))
+    from sheetsync.app.workbook_cli import demo_system_workbook
+
+    start = system.load(yaml.safe_load(text), f"the embedded {system.id} example")
+    workbook = demo_system_workbook(system, start, out_dir / f"{system.id}-tracker.xlsx")
     if as_json:
         print_json({"system": system.id, "values": values, "ticks": steps,
-                    "files": {"example": str(example), "after": files}})
+                    "files": {"example": str(example), "after": files, "workbook": str(workbook)}})
         return
     console.rule(f"sheetsync demo: the example {system.title} battle")
     print_values(console, values)
@@ -258,5 +263,4 @@ def demo(console: Console, system: Any, out_dir: Path, as_json: bool,
         print_tick(console, data)
     console.print(f"The example battle file: {example}")
     console.print(f"The battle after each long tick: {', '.join(files)}")
-    console.print("There is no Exalted tracker workbook yet: resolve the battle file "
-                  f"(sheetsync resolve {files[-1] if files else example}).")
+    console.print(f"The same battle as a tracker workbook, long tick 0 resolved: {workbook}")
