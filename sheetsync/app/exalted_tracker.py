@@ -468,7 +468,7 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     data["orders"] = [o for _, o in orders.pending]
     battle = _load(data, problems, where).model_copy(update={"history": _history(rd)})
     try:
-        result = resolve(battle)
+        result = resolve(battle, new_units=False)  # X23: the Units rows are fixed at Build Units
     except InputError as err:  # a die cell wrong for its pool (E1), at its cell
         raise InputError(table.relocate(err.problems, where)) from None
     tick = result.tick
@@ -595,7 +595,7 @@ def _check(rd: _Read) -> Any:
     data["orders"] = [o for _, o in orders.pending]
     try:
         battle = _load(data, problems, where).model_copy(update={"history": _history(rd)})
-        result = resolve(battle)  # on a copy: the engine is pure, nothing is kept
+        result = resolve(battle, new_units=False)  # on a copy: the engine is pure, nothing is kept
     except InputError as err:
         return CheckReport(stored.tick, len(orders.pending),
                            [Refusal(table.locate(p.where, where) or p.where, "", "cell", p.message)

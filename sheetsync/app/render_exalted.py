@@ -153,12 +153,20 @@ def print_tick(console: Console, data: dict[str, Any]) -> None:
                 continue
             cmd = e.get("command") or {}
             rolls = dice_text(cmd.get("roll") or e.get("roll"))
+            both = {k: c for k, c in (e.get("commands") or {}).items() if c}  # X23, X24: both units roll
+            if both:
+                rolls = "\n".join(f"{k}: {dice_text(c.get('roll'))}, " + ("success" if c.get("success") else "failure")
+                                  + f" (difficulty {c['difficulty']['value']})" for k, c in both.items())
+            shot = e.get("called_shot")
+            if isinstance(shot, dict):  # X27: the called shot before a duel
+                rolls = (f"called shot: {dice_text(shot.get('roll'))} − {shot['external_penalty']['value']} vs DV "
+                         f"{shot['dv']['value']}: " + ("hit" if shot.get("hit") else "miss"))
             result = []
             if cmd:
                 result.append(("success" if cmd.get("success") else "failure") +
                               f" (difficulty {cmd['difficulty']['value']})")
             for key in ("formation", "yards", "reached", "magnitude", "disengaged", "aim_dice", "effect", "note"):
-                if key in e:
+                if key in e and not isinstance(e[key], dict):
                     result.append(f"{key.replace('_', ' ')}: {_v(e[key])}")
             if e.get("rout"):
                 result.append(_rout_text(e["rout"]))
@@ -222,6 +230,10 @@ def print_aftermath(console: Console, data: dict[str, Any]) -> None:
         t.add_row(u["name"], f"{u['magnitude']}/{u['starting_magnitude']}", str(u["dots_lost"]),
                   ", ".join(u["fallen"]), fates, str(u["healing_days"]["value"]))
     console.print(t)
+    for u in data.get("units", []):
+        if u.get("leaving"):  # X11: beyond the limit of 2 × Magnitude at battle end
+            console.print(f"{u['name']}: {', '.join(u['leaving'])} leave (X11: more special characters than "
+                          f"2 × Magnitude {u['magnitude']}; the last added go first)")
 
 
 def demo(console: Console, system: Any, out_dir: Path, as_json: bool,

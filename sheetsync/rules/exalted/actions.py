@@ -258,12 +258,16 @@ def split_unit(parent: str, new_unit: str, *, parent_commander: Character, hero:
                parent_headcount: int, split_headcount: int, parent_magnitude: int, parent_drill: int,
                new_drill: int, parent_formation: Formation, followers: Sequence[str] = (), new_relays: int = 0,
                parent_relays: Sequence[Character] = (), engaged: bool = False, roller: Roller,
-               typed: Sequence[TypedDice] = (None, None), where: str = "") -> SplitEvent:
+               typed: Sequence[TypedDice] = (None, None), where: str = "",
+               new_relay_characters: Sequence[Character] = (), wheres: Sequence[str] = (),
+               parent_endurance: int | None = None, new_endurance: int | None = None) -> SplitEvent:
     """X23: a hero leads ``split_headcount`` members away.  Magnitudes come from the
     headcounts, and the parent drops at least one dot; special characters up to the new
     unit's limit (2 × Magnitude) may follow.  Each unit then makes a command roll† (+2 if the
     parent was engaged); a failure: it hesitates and becomes Unordered.  The new unit keeps
-    the parent's formation only if its roll succeeds and its Drill and relays (X11) hold it."""
+    the parent's formation only if its roll succeeds and its Drill and relays (X11) hold it.
+    ``wheres`` names the two die cells (the parent's, the new unit's); the new unit's relays
+    (``new_relay_characters``) may give its roll (†)."""
     if hero is None:
         raise _refuse(where, f"{parent} has no hero to command the new unit (X23)")
     if not 1 <= split_headcount < parent_headcount:
@@ -276,10 +280,12 @@ def split_unit(parent: str, new_unit: str, *, parent_commander: Character, hero:
                              f"not {len(followers)} (X11, X23)")
     mods = [Entry("the parent was engaged", 2, "X23")] if engaged else []
     cells = list(typed) + [None] * (2 - len(typed))
+    places = list(wheres) + [where] * (2 - len(wheres))
     p_roll = command_roll(command_pool(parent_commander, parent_relays),
-                          command_difficulty(par_mag, parent_drill, mods), roller, typed=cells[0], where=where)
-    n_roll = command_roll(command_pool(hero), command_difficulty(new_mag, new_drill, mods), roller,
-                          typed=cells[1], where=where)
+                          command_difficulty(par_mag, parent_drill, mods), roller, endurance=parent_endurance,
+                          typed=cells[0], where=places[0])
+    n_roll = command_roll(command_pool(hero, new_relay_characters), command_difficulty(new_mag, new_drill, mods),
+                          roller, endurance=new_endurance, typed=cells[1], where=places[1])
     new_form = parent_formation if n_roll.success and formation_refusal(
         parent_formation, new_drill, communication_failure=new_mag >= 3 and new_relays < new_mag) is None \
         else Formation.UNORDERED
@@ -308,7 +314,8 @@ class MergeEvent:
 def merge_units(absorbing: str, absorbed: str, *, commanders: tuple[Character, Character],
                 headcounts: tuple[int, int], magnitudes: tuple[int, int], drills: tuple[int, int],
                 special_characters: Sequence[str] = (), leader: str | None = None, solo_joining: bool = False,
-                roller: Roller, typed: Sequence[TypedDice] = (None, None), where: str = "") -> MergeEvent:
+                roller: Roller, typed: Sequence[TypedDice] = (None, None), where: str = "",
+                wheres: Sequence[str] = (), endurances: Sequence[int | None] = (None, None)) -> MergeEvent:
     """X24: both commanders roll Charisma + War at their own max(1, Magnitude − Drill); a
     failure: no merge, and each unit that failed hesitates.  Success: the headcounts add, the
     larger unit's commander leads unless ``leader`` is agreed, and special characters beyond
@@ -317,8 +324,11 @@ def merge_units(absorbing: str, absorbed: str, *, commanders: tuple[Character, C
         return MergeEvent(absorbing, absorbed, (None, None), True, (), headcounts[0], magnitudes[0],
                           commanders[0].name, ())
     cells = list(typed) + [None] * (2 - len(typed))
-    rolls = tuple(command_roll(command_pool(c), command_difficulty(m, d), roller, typed=t, where=where)
-                  for c, m, d, t in zip(commanders, magnitudes, drills, cells[:2], strict=True))
+    places = list(wheres) + [where] * (2 - len(wheres))
+    ends = list(endurances) + [None] * (2 - len(endurances))
+    rolls = tuple(command_roll(command_pool(c), command_difficulty(m, d), roller, endurance=e, typed=t, where=w)
+                  for c, m, d, t, w, e in zip(commanders, magnitudes, drills, cells[:2], places[:2], ends[:2],
+                                              strict=True))
     failed = tuple(n for n, r in zip((absorbing, absorbed), rolls, strict=True) if not r.success)
     pair = (rolls[0], rolls[1])
     if failed:

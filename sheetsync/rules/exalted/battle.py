@@ -25,8 +25,43 @@ Readings where the rulings leave room (listed in the issue note):
   made on each resolved tick on which it does not act.
 - X26: a rally for Organization adds the order's target as a relay (a character of the
   file) or, without one, an unnamed relay.
-- Split Unit, Merge Units, Expel Special Character and Initiate Duel are refused for now
-  (play them at the table and type the result).
+- X23 Split Unit: the option is ``NEW NAME; hero: NAME; headcount: N; follow: A, B``; the
+  hero defaults to the unit's first, no one else follows unless named, ``dice`` is the
+  parent's command roll and ``target_dice`` the new unit's.  The new unit acts when the
+  parent next acts, is not engaged, keeps the parent's Endurance and arrows, and is written
+  under ``units:`` with ``split_from``.  The parent's headcount is what is left, at most the
+  top of its new Magnitude's row (no one died: X2's row minimum is for losses); its
+  starting Magnitude drops by as many dots (healing, X41); its excess relays fade (X11).
+  A split leaving the parent at Magnitude 0, or taking a lone hero (X38: expel her
+  instead), is refused.
+- X23 Expel Special Character: the option names her; she leaves the unit alive.
+- X24 Merge Units: the order's unit absorbs its ``target`` (``dice``: its commander's roll;
+  ``target_dice``: the other's); only the order's unit spends the action.  The option may
+  name ``leader: NAME`` (both commanders agreeing) and ``leaving: A, B``.  The commander
+  who does not lead joins as a hero, added last; special characters beyond 2 × Magnitude
+  leave, the last added first.  The merged unit keeps its own typed averages, the lower
+  Endurance, its own track and marked levels and both engagements; the absorbed unit
+  leaves the battle (``merged_into``).  A solo target joins as a special character
+  (option ``as: hero`` by default, or sorcerer or relay), with no roll.
+- X11: when a rally for Numbers or a merge raises Magnitude, special characters beyond the
+  limit leave (option ``leaving:``, default the last added); at battle end the aftermath
+  lists those beyond the limit (the last added).
+- X20 spreading out under fire: a ``Change Formation`` order whose option says ``spread``,
+  typed on the long tick a ranged attack on the unit resolves; it is rolled after the
+  tick's other orders (``dice``; ``rout_dice`` for the rout check it calls), moves nothing
+  on the timeline, and is refused when no ranged attack on the unit resolved that tick.
+- X27 Initiate Duel: the option may name ``challenger:`` (default the commander, else a
+  special character of the unit), ``foe:`` (default the target's commander) and say
+  ``willing``; an unwilling foe must first be hit by a called shot (``dice``) with the
+  challenger's own pool, no unit bonus and no damage, at the X32 penalty and the foe's own
+  DV.  It counts as an attack for the timeline and the target's onslaught (no engagement,
+  rout or exhaustion).  A duel begun stops the long ticks: the next resolve needs its
+  outcome, an ``Initiate Duel`` order on the duel's long tick whose option is ``result:
+  WINNER (or draw); slain: NAMES; wounds: NAME N, NAME N``, and resolves only that (one
+  undo step; the duel's long tick has ended, so other orders typed for it are refused).
+  The long tick the duel began on finishes first.
+- With ``new_units=False`` (the tracker, whose Units rows are fixed at Build Units) a
+  Split Unit is refused.
 """
 
 from __future__ import annotations
@@ -45,9 +80,12 @@ from sheetsync.rules.exalted.actions import (
     command_roll,
     dash_allowed,
     disengage,
+    merge_units,
     move_allowed,
     rally,
     signal_units,
+    split_unit,
+    spread_under_fire,
     turn,
 )
 from sheetsync.rules.exalted.attack import (
@@ -60,7 +98,7 @@ from sheetsync.rules.exalted.attack import (
     plan_attack,
     resolve_attack,
 )
-from sheetsync.rules.exalted.dice import PoolRoll, TypedDice
+from sheetsync.rules.exalted.dice import PoolRoll, TypedDice, roll_pool
 from sheetsync.rules.exalted.formations import (
     Terrain,
     dash_yards,
@@ -68,7 +106,7 @@ from sheetsync.rules.exalted.formations import (
     move_yards,
 )
 from sheetsync.rules.exalted.health import alone, health, spend_volley
-from sheetsync.rules.exalted.models import Character, Formation, UnitSpec
+from sheetsync.rules.exalted.models import Character, Formation, MemberGroup, UnitSpec
 from sheetsync.rules.exalted.morale import (
     RoutEvent,
     RoutTrigger,
@@ -81,15 +119,24 @@ from sheetsync.rules.exalted.morale import (
     relays_kept,
     rout_check,
 )
-from sheetsync.rules.exalted.state import Battle, BattleUnit, Order, UndoRecord, UnitState
+from sheetsync.rules.exalted.state import Battle, BattleUnit, Duel, Order, UndoRecord, UnitState
 from sheetsync.rules.exalted.timeline import Action, Clock, Timeline, act, defence_penalty, join_war
-from sheetsync.rules.exalted.traits import Entry, Trait, UnitTraits, derive_traits
+from sheetsync.rules.exalted.traits import (
+    Entry,
+    Trait,
+    UnitTraits,
+    derive_traits,
+    headcount,
+    magnitude_for_headcount,
+    row_minimum,
+)
 
-__all__ = ["TickResult", "battle_roller", "current_unit", "odds_json", "resolve", "roll_json", "trait_json", "undo",
-           "units_json"]
+__all__ = ["TickResult", "attack_plans", "battle_roller", "current_unit", "departures_at_end", "odds_json", "resolve", "roll_json",
+           "trait_json", "undo", "units_json"]
 
-NOT_YET = {Action.SPLIT: "X23", Action.MERGE: "X24", Action.EXPEL: "X23", Action.DUEL: "X27"}
-"""Actions a battle file cannot play yet."""
+OPTION_KEYS = {"name", "hero", "headcount", "follow", "leader", "leaving", "as", "challenger", "foe", "result", "slain",
+               "wounds"}
+"""X23, X24, X27, X11: the ``key: value`` parts an order's option may hold (``;`` between)."""
 
 
 class _Refused(Exception):
@@ -114,7 +161,8 @@ class TickResult:
         """``system``, ``tick``, ``events`` and ``units`` (the issue's contract), and the
         next tick on which some unit acts."""
         return {"system": "exalted", "tick": self.tick, "events": list(self.events), "units": units_json(self.battle),
-                "next_tick": _timeline(self.battle, list(self.battle.state)).next_tick()}
+                "next_tick": _timeline(self.battle, list(self.battle.state)).next_tick(),
+                "duel": self.battle.duel.model_dump(mode="json") if self.battle.duel is not None else None}
 
 
 def battle_roller(battle: Battle) -> Roller:
@@ -152,7 +200,9 @@ def units_json(battle: Battle) -> list[dict[str, Any]]:
                     "next_tick": s.next_tick, "hesitating": s.hesitating, "engaged": list(s.engaged),
                     "special_characters": {"heroes": list(s.heroes), "sorcerers": list(s.sorcerers),
                                            "relays": list(s.relays)},
-                    "solo": s.solo, "mob_rule": s.mob_rule, "disbanded": s.disbanded, "ammunition": s.ammunition})
+                    "solo": s.solo, "mob_rule": s.mob_rule, "disbanded": s.disbanded, "ammunition": s.ammunition,
+                    "headcount": _headcount(battle, s), "merged_into": s.merged_into,
+                    "departed": list(s.departed)})
     return out
 
 
@@ -169,12 +219,20 @@ def _odds(plan: AttackPlan) -> dict[str, Any]:
 class _Work:
     """The unit states during a tick (a mutable map of frozen values)."""
 
-    def __init__(self, battle: Battle, states: list[UnitState] | None = None) -> None:
+    def __init__(self, battle: Battle, states: list[UnitState] | None = None, *, new_units: bool = True) -> None:
         self.battle = battle
         self.states: dict[str, UnitState] = {s.name: s for s in (states if states is not None else battle.state)}
+        self.new_units = new_units
+        self.ranged_on: set[str] = set()
+        """X20: units a ranged attack resolved on this tick."""
+        self.duel: Duel | None = battle.duel
+        self.duel_claimed = False
+        """X27: an Initiate Duel order of this batch already passed its checks."""
 
     def copy(self) -> _Work:
-        return _Work(self.battle, list(self.states.values()))
+        w = _Work(self.battle, list(self.states.values()), new_units=self.new_units)
+        w.duel = self.duel
+        return w
 
     def get(self, name: str) -> UnitState:
         return self.states[name]
@@ -205,9 +263,12 @@ class _Work:
         """The unit as it stands: its current commander, formation, special characters and
         whether it has become solo (X34)."""
         st, u = self.get(name), self.unit(name)
+        more: dict[str, Any] = {}
+        if st.headcount is not None:  # X2, X23, X24: a split or merge changed who is in it
+            more["members"] = (MemberGroup(kind="Member", count=max(0, st.headcount - 1), weight=1),)
         return u.spec.model_copy(update={
             "commander": self.character(st.commander), "formation": st.formation, "solo": st.solo or u.spec.solo,
-            "relays": len(st.relays), "heroes": len(st.heroes), "sorcerers": len(st.sorcerers)})
+            "relays": len(st.relays), "heroes": len(st.heroes), "sorcerers": len(st.sorcerers), **more})
 
     def traits(self, name: str) -> UnitTraits:
         return derive_traits(self.spec(name), self.battle.house_rules)
@@ -447,6 +508,8 @@ def _lose_dots(w: _Work, st: UnitState, magnitude: int, marked: int, dots: int) 
     rules = w.battle.house_rules
     changes: dict[str, Any] = {"magnitude": magnitude, "marked": marked, "dots_lost": st.dots_lost + dots,
                                "largest_loss": max(st.largest_loss, dots)}
+    if dots and st.headcount is not None:  # X2: after a loss, the new row's minimum
+        changes["headcount"] = row_minimum(magnitude)
     if dots and magnitude > 0:
         keep = relays_kept(magnitude, len(st.relays), len(st.heroes), len(st.sorcerers))
         relays = st.relays[:keep]
@@ -557,6 +620,8 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
         return [_base(order, tick, timing, outcome="no effect", reason=f"{order.target} left the battle earlier "
                                                                            "this tick", rule_ref="E6")]
     first_ranged = planned.kind is AttackKind.RANGED and not tst.ranged_since
+    if planned.kind is AttackKind.RANGED:
+        w.ranged_on.add(order.target)  # X20: it may spread out now
     tst = w.put(tst, attacks_suffered=tst.attacks_suffered + 1,
                 ranged_since=tst.ranged_since or planned.kind is AttackKind.RANGED)
     dots = 0
@@ -646,9 +711,6 @@ def _prepare(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
     if not _stands(st):
         raise _Refused(f"{order.unit} has left the battle", "X34, X39")
     a = order.action
-    if a in NOT_YET:
-        raise _Refused(f"{a.value} is not played from a battle file yet: play it at the table and type the result "
-                       "into the file", NOT_YET[a])
     if st.mob_rule and a not in (Action.ATTACK, Action.GUARD, Action.MOVE):
         raise _Refused(f"{order.unit} is under Mob Rule: it only continues its task, Guards or answers attacks",
                        "X39")
@@ -754,6 +816,14 @@ def _prepare(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
         return _simple(work, order, tick, reached=list(reached), rule_ref="X25")
     if a is Action.RALLY:
         return _prepare_rally(work, order, tick, roller)
+    if a is Action.SPLIT:
+        return _prepare_split(work, order, tick, roller)
+    if a is Action.EXPEL:
+        return _prepare_expel(work, order, tick)
+    if a is Action.MERGE:
+        return _prepare_merge(work, order, tick, roller)
+    if a is Action.DUEL:
+        return _prepare_duel(work, order, tick, roller)
     if a is Action.CAST:
         return _simple(work, order, tick, effect=order.option or "", rule_ref="X27")
     if a is Action.INACTIVE:
@@ -786,8 +856,9 @@ class _NoRoll:
 def _prepare_rally(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
     """X26: Organization, Numbers or Second Wind."""
     st = work.get(order.unit)
+    head, fields = _fields(order)
     try:
-        kind = RallyKind(_option_words(order).title())
+        kind = RallyKind(head.title())
     except ValueError:
         raise _Refused(f"option {order.option!r} is not a rally (Organization, Numbers, Second Wind)", "X26") from None
     side = work.battle.side_of(order.unit)
@@ -804,6 +875,8 @@ def _prepare_rally(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
         rally(order.unit, kind, speaker, **args, roller=_NoRoll(), typed=0, where=_place(order))
     except InputError as exc:
         raise _Refused(exc.problems[0].message, "X26") from None
+    if kind is RallyKind.NUMBERS:
+        _check_picks(order.unit, list(st.joined_order()), 2 * (st.magnitude + 1), _names(fields.get("leaving")))
     changes, timing = _take_turn(work, order, tick)
     ev = rally(order.unit, kind, speaker, **args, roller=roller, typed=order.dice, where=_place(order, "dice"))
     if ev.roll.success:
@@ -813,10 +886,538 @@ def _prepare_rally(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
             changes["relays"] = (*st.relays, name)
         elif kind is RallyKind.NUMBERS:
             changes.update(magnitude=ev.magnitude, rallied=st.rallied + 1, formation=ev.formation)
+            if st.headcount is not None:  # X2: a rally gives the new row's minimum
+                changes["headcount"] = row_minimum(ev.magnitude)
+            leaving = _leaving(list(st.joined_order()), 2 * ev.magnitude, _names(fields.get("leaving")))
+            changes.update(_without(st, leaving))
+            more = {"leaving": list(leaving)} if leaving else {}
+            return _with_changes(order, tick, timing, changes, rally=kind.value, command=_command(ev.roll),
+                                 magnitude=ev.magnitude, endurance=ev.endurance, rule_ref="X26, X11", **more)
         else:
             changes["endurance"] = ev.endurance
     return _with_changes(order, tick, timing, changes, rally=kind.value, command=_command(ev.roll),
                          magnitude=ev.magnitude, endurance=ev.endurance, rule_ref="X26")
+
+
+# --- X11, X20, X23, X24, X27 --------------------------------------------------------------
+
+def _fields(order: Order) -> tuple[str, dict[str, str]]:
+    """An option as ``HEAD; key: value; flag``: the head (the first part that is not a
+    known ``key:``) and the keys and flags, in lower case (X23, X24, X27)."""
+    head = ""
+    out: dict[str, str] = {}
+    for i, part in enumerate(p.strip() for p in (order.option or "").split(";")):
+        if not part:
+            continue
+        key, sep, value = part.partition(":")
+        if sep and key.strip().casefold() in OPTION_KEYS:
+            out[key.strip().casefold()] = value.strip()
+        elif i == 0:
+            head = part
+        else:
+            out.setdefault(part.casefold(), "")
+    return head, out
+
+
+def _names(text: str | None) -> list[str]:
+    return [n.strip() for n in (text or "").split(",") if n.strip()]
+
+
+def _headcount(battle: Battle, st: UnitState) -> int:
+    """X2: a unit's headcount now: set by a split or merge; else as typed while its
+    Magnitude is the typed one; else its row's minimum (after a loss or a rally)."""
+    if st.headcount is not None:
+        return st.headcount
+    u = battle.unit(st.name)
+    typed = headcount(u.spec, battle.house_rules).value if u is not None else row_minimum(st.magnitude)
+    return typed if magnitude_for_headcount(typed) == st.magnitude else row_minimum(st.magnitude)
+
+
+def _check_picks(unit: str, joined: list[str], limit: int, picks: list[str]) -> None:
+    """X11: the special characters named to leave must be the unit's, and as many as are
+    beyond its limit (``leaving:``); refused before anything is rolled."""
+    if not picks:
+        return
+    for name in picks:
+        if name not in joined:
+            raise _Refused(f"{name!r} (leaving) is not a special character of {unit}", "X11")
+    excess = max(0, len(joined) - limit)
+    if len(picks) != excess:
+        raise _Refused(f"{unit} would have {excess} special character(s) beyond its limit of {limit}, and the "
+                       f"option names {len(picks)} to leave", "X11")
+
+
+def _leaving(joined: list[str], limit: int, picks: list[str]) -> tuple[str, ...]:
+    """X11: who leaves when a unit has more special characters than ``limit``: those named
+    (checked by :func:`_check_picks`), else the last added."""
+    excess = max(0, len(joined) - limit)
+    if not excess:
+        return ()
+    return tuple(picks) if picks else tuple(joined[len(joined) - excess:])
+
+
+def _without(st: UnitState, names: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """The changes that take ``names`` out of the unit alive (X11, X23)."""
+    if not names:
+        return {}
+    return {"heroes": tuple(h for h in st.heroes if h not in names),
+            "sorcerers": tuple(c for c in st.sorcerers if c not in names),
+            "relays": tuple(r for r in st.relays if r not in names), "departed": (*st.departed, *names)}
+
+
+def _new_formation(w: _Work, name: str, st: UnitState, formation: Formation, magnitude: int, relays: int) -> Formation:
+    """X11, X13: the formation a unit can hold at ``magnitude`` with ``relays`` relays."""
+    cf = magnitude >= 3 and relays < magnitude
+    drill = w.unit(name).spec.drill
+    eff = max(0, drill - 2) if cf else drill
+    return formation_after_drill_change(formation, eff, communication_failure=cf, rules=w.battle.house_rules)
+
+
+def _prepare_split(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
+    """X23 Split Unit (3/−1): a hero of the unit leads ``headcount`` away as a new unit;
+    Magnitudes from the headcounts, the parent drops at least one dot; the special
+    characters named (``follow:``) go with her, up to the new limit; then both units make
+    a command roll† (+2 if the parent was engaged): a failure hesitates and is Unordered."""
+    st = work.get(order.unit)
+    head, f = _fields(order)
+    new_name = (f.get("name") or head).strip()
+    if not work.new_units:
+        raise _Refused("the tracker has no Units row for a unit split off during the battle: export the battle "
+                       "(sheetsync export) and play the split in its battle file", "X23")
+    if st.solo or st.magnitude < 1:
+        raise _Refused(f"{order.unit} is a solo unit: there is no one to split off", "X23, X1")
+    if not new_name:
+        raise _Refused("Split Unit needs the new unit's name (option: NEW NAME; hero: NAME; headcount: N)", "X23")
+    if work.battle.unit(new_name) is not None:
+        raise _Refused(f"{new_name!r} is already a unit: the new unit needs a name of its own", "X23")
+    hero = f.get("hero") or (st.heroes[0] if st.heroes else "")
+    if not hero:
+        raise _Refused(f"{order.unit} has no hero to command the new unit", "X23")
+    if hero not in st.heroes:
+        raise _Refused(f"{hero!r} is not a hero of {order.unit}: only one of its heroes can command the new unit",
+                       "X23")
+    have = _headcount(work.battle, st)
+    try:
+        count = int(f.get("headcount", ""))
+    except ValueError:
+        raise _Refused(f"Split Unit needs the headcount the new unit takes (headcount: N, of {have})", "X23") \
+            from None
+    if not 1 < count < have:
+        raise _Refused(f"the new unit's headcount must be between 2 and {have - 1} ({order.unit} has {have}); a "
+                       "hero alone is a special character on her own: expel her instead", "X23, X38")
+    new_mag = magnitude_for_headcount(count)
+    par_mag = max(0, min(magnitude_for_headcount(have - count), st.magnitude - 1))
+    if par_mag < 1:
+        raise _Refused(f"{order.unit} would fall to Magnitude 0: it must drop at least one dot (Magnitude "
+                       f"{st.magnitude}) and keep one", "X23, X34")
+    follow = _names(f.get("follow"))
+    for n in follow:
+        if n not in st.special_characters or n == hero:
+            raise _Refused(f"{n!r} (follow) is not another special character of {order.unit}", "X23")
+    if len(follow) > 2 * new_mag:
+        raise _Refused(f"{new_name} (Magnitude {new_mag}) can take {2 * new_mag} special character(s), not "
+                       f"{len(follow)}", "X11, X23")
+    changes, timing = _take_turn(work, order, tick)
+    u = work.unit(order.unit)
+    hero_c = work.character(hero)
+    role = {n: k for k in ("heroes", "sorcerers", "relays") for n in getattr(st, k)}
+    roles = {k: tuple(n for n in follow if role[n] == k) for k in ("heroes", "sorcerers", "relays")}
+    spec = work.spec(order.unit).model_copy(update={
+        "name": new_name, "commander": hero_c, "members": (MemberGroup(kind="Member", count=count - 1, weight=1),),
+        "relays": len(roles["relays"]), "heroes": len(roles["heroes"]), "sorcerers": len(roles["sorcerers"])})
+    new_drill = derive_traits(spec, work.battle.house_rules).drill.value
+    stay = [n for n in st.special_characters if n != hero and n not in follow]
+    parent_relays = [c for r in st.relays if r in stay and (c := work.battle.character(r)) is not None]
+    new_relays = [c for r in roles["relays"] if (c := work.battle.character(r)) is not None]
+    ev = split_unit(order.unit, new_name, parent_commander=work.character(st.commander), hero=hero_c,
+                    parent_headcount=have, split_headcount=count, parent_magnitude=st.magnitude,
+                    parent_drill=_effective_drill(work, order.unit), new_drill=new_drill,
+                    parent_formation=st.formation, followers=follow, new_relays=len(roles["relays"]),
+                    parent_relays=parent_relays, new_relay_characters=new_relays, engaged=bool(st.engaged),
+                    roller=roller, typed=(order.dice, order.target_dice),
+                    wheres=(_place(order, "dice"), _place(order, "target_dice")), parent_endurance=st.endurance,
+                    new_endurance=st.endurance)
+    par_count = min(have - count, row_minimum(ev.parent_magnitude + 1) - 1)  # the new row's top at most
+
+    def apply(w: _Work, r: Roller) -> list[dict[str, Any]]:
+        me = w.get(order.unit)
+        gone = {hero, *follow}
+        me = w.put(me, **changes, heroes=tuple(n for n in me.heroes if n not in gone),
+                   sorcerers=tuple(n for n in me.sorcerers if n not in gone),
+                   relays=tuple(n for n in me.relays if n not in gone))
+        keep = relays_kept(ev.parent_magnitude, len(me.relays), len(me.heroes), len(me.sorcerers))
+        fading = me.relays[keep:]
+        me = w.put(me, relays=me.relays[:keep],
+                   fallen=(*me.fallen, *fading), magnitude=ev.parent_magnitude, headcount=par_count,
+                   starting_magnitude=max(ev.parent_magnitude,
+                                          me.starting_magnitude - (st.magnitude - ev.parent_magnitude)),
+                   hesitating=order.unit in ev.hesitating)
+        w.put(me, formation=_new_formation(w, order.unit, me, ev.parent_formation, ev.parent_magnitude,
+                                           len(me.relays)))
+        born = BattleUnit(spec=spec.model_copy(update={"formation": ev.new_formation}), heroes=roles["heroes"],
+                          sorcerers=roles["sorcerers"], relays=roles["relays"], cover=u.cover, split_from=order.unit)
+        w.battle = w.battle.model_copy(update={"units": (*w.battle.units, born)})
+        w.states[new_name] = UnitState(
+            name=new_name, magnitude=new_mag, headcount=count, health_levels=hero_c.health_levels,
+            endurance=st.endurance, starting_endurance=st.starting_endurance, starting_magnitude=new_mag,
+            formation=ev.new_formation, commander=hero, next_tick=changes["next_tick"],
+            dv_penalty=changes["dv_penalty"], last_action=Action.SPLIT, hesitating=new_name in ev.hesitating,
+            heroes=roles["heroes"], sorcerers=roles["sorcerers"], relays=roles["relays"], added=tuple(follow),
+            wounds={n: v for n, v in st.wounds.items() if n in (hero, *follow)}, ammunition=st.ammunition)
+        note = (f"{hero} leads {count} of {order.unit}'s {have} away as {new_name} (Magnitude {new_mag}); "
+                f"{order.unit} is Magnitude {ev.parent_magnitude}")
+        return [_base(order, tick, timing, new_unit=new_name, hero=hero, followers=list(follow),
+                      headcount={"parent": par_count, "new": count},
+                      magnitude={"parent": ev.parent_magnitude, "new": new_mag},
+                      commands={"parent": _command(ev.parent_roll), "new": _command(ev.new_roll)},
+                      formation={"parent": w.get(order.unit).formation.value, "new": ev.new_formation.value},
+                      hesitating=list(ev.hesitating), fading=list(fading), note=note, rule_ref="X23")]
+
+    return apply
+
+
+def _prepare_expel(work: _Work, order: Order, tick: int) -> Apply:
+    """X23: expelling one special character (0/−0, reflexive): she leaves the unit alive."""
+    st = work.get(order.unit)
+    head, f = _fields(order)
+    name = (f.get("name") or head).strip()
+    if not name:
+        raise _Refused("name the special character to expel in the option", "X23")
+    if name == st.commander:
+        raise _Refused(f"{name} commands {order.unit}: a commander cannot be expelled", "X23")
+    if name not in st.special_characters:
+        raise _Refused(f"{name!r} is not a special character of {order.unit}", "X23")
+    changes, timing = _take_turn(work, order, tick)
+    changes.update(_without(st, [name]))
+    return _with_changes(order, tick, timing, changes, expelled=name,
+                         note=f"{name} leaves {order.unit} (X23)", rule_ref="X23")
+
+
+def _prepare_merge(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
+    """X24 Merge Units (3/−1): both commanders roll; a failure: no merge, and each unit
+    that failed hesitates.  Success: the headcounts add, the larger unit's commander leads
+    unless ``leader:`` says otherwise, and special characters beyond the limit leave
+    (``leaving:``, default the last added, X11).  A solo target joins as a special
+    character with no roll."""
+    st = work.get(order.unit)
+    other = order.target
+    if other is None or other == order.unit:
+        raise _Refused("Merge Units needs the other unit as its target", "X24")
+    ost = work.get(other)
+    if not _stands(ost):
+        raise _Refused(f"{other} has left the battle", "X24, X34")
+    if work.battle.side_of(other) != work.battle.side_of(order.unit):
+        raise _Refused(f"{other} is not on {order.unit}'s side: only allies merge", "X24")
+    if ost.mob_rule:
+        raise _Refused(f"{other} is under Mob Rule: it only continues its task, Guards or answers attacks", "X39")
+    if st.solo:
+        raise _Refused(f"{order.unit} is a solo unit: to join {other} as a special character, give {other} the "
+                       f"order with {order.unit} as its target", "X24")
+    head, f = _fields(order)
+    if ost.solo:
+        return _prepare_join(work, order, tick, ost, f.get("as") or head or "hero")
+    counts = (_headcount(work.battle, st), _headcount(work.battle, ost))
+    mag = magnitude_for_headcount(sum(counts))
+    leader = f.get("leader") or None
+    if leader is not None and leader not in (st.commander, ost.commander):
+        raise _Refused(f"{leader!r} (leader) commands neither {order.unit} nor {other}", "X24")
+    chief = leader or (ost.commander if ost.magnitude > st.magnitude else st.commander)
+    second = ost.commander if chief == st.commander else st.commander
+    joined = [*st.joined_order(), *ost.joined_order(), second]
+    picks = _names(f.get("leaving"))
+    _check_picks(order.unit, joined, 2 * mag, picks)
+    order_list = [n for n in joined if n not in picks] + picks
+    changes, timing = _take_turn(work, order, tick)
+    ev = merge_units(order.unit, other, commanders=(work.character(st.commander), work.character(ost.commander)),
+                     headcounts=counts, magnitudes=(st.magnitude, ost.magnitude),
+                     drills=(_effective_drill(work, order.unit), _effective_drill(work, other)),
+                     special_characters=order_list, leader=chief, roller=roller,
+                     typed=(order.dice, order.target_dice),
+                     wheres=(_place(order, "dice"), _place(order, "target_dice")),
+                     endurances=(st.endurance, ost.endurance))
+    role = {n: k for s in (st, ost) for k in ("heroes", "sorcerers", "relays") for n in getattr(s, k)}
+    role[second] = "heroes"
+
+    def apply(w: _Work, r: Roller) -> list[dict[str, Any]]:
+        me, ot = w.get(order.unit), w.get(other)
+        rolls = {"unit": _command(ev.rolls[0]) if ev.rolls[0] else None,
+                 "target": _command(ev.rolls[1]) if ev.rolls[1] else None}
+        if not ev.merged:
+            w.put(me, **{**changes, "hesitating": order.unit in ev.hesitating})
+            if other in ev.hesitating:
+                w.put(w.get(other), hesitating=True)
+            return [_base(order, tick, timing, merged=False, commands=rolls, hesitating=list(ev.hesitating),
+                          note=f"no merge: {', '.join(ev.hesitating)} failed and hesitate", rule_ref="X24")]
+        kept = [n for n in order_list if n not in ev.leaving]
+        by = {k: tuple(n for n in kept if role[n] == k) for k in ("heroes", "sorcerers", "relays")}
+        enemies = tuple(dict.fromkeys(e for e in (*me.engaged, *ot.engaged) if e not in (order.unit, other)))
+        since = {e: min(me.engaged_since.get(e, tick), ot.engaged_since.get(e, tick)) for e in enemies}
+        lead = w.character(ev.commander)
+        me = w.put(me, **changes, magnitude=ev.magnitude, headcount=ev.headcount, commander=ev.commander,
+                   **by, added=(*me.added, *(n for n in kept if n not in me.special_characters)),
+                   departed=(*me.departed, *ev.leaving), engaged=enemies, engaged_since=since,
+                   enveloping=tuple(dict.fromkeys((*me.enveloping, *ot.enveloping))),
+                   enveloped_by=tuple(dict.fromkeys((*me.enveloped_by, *ot.enveloped_by))),
+                   endurance=min(me.endurance, ot.endurance), health_levels=lead.health_levels,
+                   marked=min(me.marked, lead.health_levels - 1), wounds={**ot.wounds, **me.wounds},
+                   ammunition=me.ammunition if me.ammunition is not None else ot.ammunition)
+        w.put(me, formation=_new_formation(w, order.unit, me, me.formation, ev.magnitude, len(me.relays)))
+        w.put(ot, disbanded=True, merged_into=order.unit, heroes=(), sorcerers=(), relays=(), engaged=(),
+              engaged_since={}, enveloping=(), enveloped_by=())
+        _retarget(w, other, order.unit)
+        return [_base(order, tick, timing, merged=True, commands=rolls, headcount=ev.headcount,
+                      magnitude=ev.magnitude, commander=ev.commander, leaving=list(ev.leaving),
+                      note=f"{other} merges into {order.unit}: headcount {ev.headcount}, Magnitude {ev.magnitude}, "
+                           f"led by {ev.commander}", rule_ref="X24, X11")]
+
+    return apply
+
+
+def _retarget(w: _Work, old: str, new: str) -> None:
+    """X24: the enemies engaged with a unit that merged are engaged with the merged unit."""
+    def swap(names: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(new if n == old else n for n in names))
+
+    for st in list(w.states.values()):
+        if st.name in (old, new) or old not in (*st.engaged, *st.enveloping, *st.enveloped_by):
+            continue
+        since = {(new if k == old else k): v for k, v in st.engaged_since.items()}
+        w.put(st, engaged=swap(st.engaged), enveloping=swap(st.enveloping), enveloped_by=swap(st.enveloped_by),
+              engaged_since=since)
+
+
+def _prepare_join(work: _Work, order: Order, tick: int, ost: UnitState, as_role: str) -> Apply:
+    """X24: a solo unit joins the order's unit as a special character: no roll, within the
+    limit of 2 × Magnitude (X11)."""
+    st = work.get(order.unit)
+    key = {"hero": "heroes", "heroes": "heroes", "sorcerer": "sorcerers", "sorcerers": "sorcerers",
+           "relay": "relays", "relays": "relays"}.get(as_role.strip().casefold())
+    if key is None:
+        raise _Refused(f"as {as_role!r}: a solo unit joins as a hero, sorcerer or relay", "X24, X11")
+    if len(st.special_characters) >= 2 * st.magnitude:
+        raise _Refused(f"{order.unit} already has {len(st.special_characters)} special characters, its limit "
+                       f"(2 × Magnitude {st.magnitude})", "X11, X24")
+    if ost.engaged:
+        raise _Refused(f"{ost.name} is engaged: it must Disengage before it joins", "X21, X24")
+    changes, timing = _take_turn(work, order, tick)
+    name = ost.commander
+
+    def apply(w: _Work, r: Roller) -> list[dict[str, Any]]:
+        me = w.get(order.unit)
+        w.put(me, **changes, **{key: (*getattr(me, key), name)}, added=(*me.added, name),
+              wounds={**me.wounds, name: w.get(ost.name).wounds.get(name, w.get(ost.name).marked)})
+        w.put(w.get(ost.name), disbanded=True, merged_into=order.unit)
+        return [_base(order, tick, timing, merged=True, joined=name, role=key, commands=None,
+                      note=f"{name} joins {order.unit} as one of its {key} (no roll)", rule_ref="X24, X11")]
+
+    return apply
+
+
+def _prepare_duel(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
+    """X27 Initiate Duel: counts as an attack; an unwilling foe must first be hit by a called
+    shot without unit bonuses (no damage); a duel begun stops the long ticks."""
+    st = work.get(order.unit)
+    head, f = _fields(order)
+    if "result" in f:
+        raise _Refused("no duel is being fought: a duel's result is typed only while its duel stops the long "
+                       "ticks", "X27")
+    target = order.target
+    if target is None or target == order.unit:
+        raise _Refused("Initiate Duel needs the enemy unit as its target", "X27")
+    tst = work.get(target)
+    if not _stands(tst):
+        raise _Refused(f"{target} has left the battle", "X27, X34")
+    if work.battle.side_of(target) == work.battle.side_of(order.unit):
+        raise _Refused(f"{target} is on {order.unit}'s side: a duel is fought with an enemy", "X27")
+    if tst.mob_rule:
+        raise _Refused(f"{target} is under Mob Rule: no one in it can be singled out", "X39")
+    if work.duel is not None or work.duel_claimed:
+        raise _Refused("a duel is begun already on this long tick: one duel at a time", "X27")
+    challenger = f.get("challenger") or st.commander
+    if challenger != st.commander and challenger not in (*st.heroes, *st.sorcerers):
+        raise _Refused(f"{challenger!r} is neither the commander nor a hero or sorcerer of {order.unit}", "X27")
+    foe = f.get("foe") or tst.commander
+    if foe != tst.commander and foe not in tst.special_characters:
+        raise _Refused(f"{foe!r} is neither the commander nor a special character of {target}", "X27, X32")
+    flags = {k for k, v in f.items() if not v} | {w.strip().casefold() for w in head.split(",") if w.strip()}
+    willing = "willing" in flags
+    ch = work.character(challenger)
+    kind = AttackKind.RANGED if "ranged" in flags else AttackKind.CLOSE
+    if kind is AttackKind.RANGED and ch.ranged_weapon is None:
+        raise _Refused(f"{challenger} has no ranged weapon", "X27, X31")
+    penalty = 0
+    if not willing:
+        if foe == tst.commander:
+            since = tst.engaged_since.get(order.unit)
+            if kind is not AttackKind.RANGED and (since is None or since >= tick):
+                raise _Refused("the called shot at a commander must be ranged, or follow an engagement begun on an "
+                               "earlier long tick", "X27, X32")
+        penalty = called_shot_penalty(work.traits(target).drill.value, tst.magnitude,
+                                      unordered=tst.formation is Formation.UNORDERED,
+                                      sorcerer=foe in tst.sorcerers).value
+    w_speed = (ch.ranged_weapon.speed if kind is AttackKind.RANGED and ch.ranged_weapon is not None
+               else ch.close_weapon.speed)
+    changes, timing = _take_turn(work, order, tick, w_speed)
+    work.duel_claimed = True
+    shot: dict[str, Any] | None = None
+    hit = willing
+    if not willing:
+        tl = _timeline(work.battle, list(work.states.values()))
+        fixed = tl.clock(target).fixed_dv
+        action_dv = defence_penalty(tl, target, work.battle.house_rules).value
+        opts: dict[str, Any] = {"rules": work.battle.house_rules, "attacker_magnitude": 0, "defender_magnitude": 0,
+                                "extra_external": penalty}
+        plan = plan_attack(alone(ch), alone(work.character(foe)), kind, **opts,
+                           defender_action_dv=0 if fixed is not None else action_dv)
+        if fixed is not None:
+            plan = plan_attack(alone(ch), alone(work.character(foe)), kind, **opts,
+                               defender_action_dv=max(0, plan.dv.value - fixed))
+        wound = health(ch, st.wounds.get(challenger, 0)).wound_penalty
+        dice = max(0, plan.pool.value - plan.internal_penalty - wound)
+        roll = roll_pool(dice, roller, order.dice, where=_place(order, "dice"))
+        net = max(0, roll.successes + plan.automatic - plan.external.value)
+        hit = net - plan.dv.value >= 1
+        shot = {"pool": {"value": dice, "breakdown": trait_json(plan.pool)["breakdown"], "wound_penalty": wound},
+                "roll": roll_json(roll), "successes": roll.successes,
+                "external_penalty": {"value": plan.external.value,
+                                     "breakdown": trait_json(plan.external)["breakdown"]},
+                "dv": {"value": plan.dv.value, "breakdown": trait_json(plan.dv)["breakdown"]},
+                "hit": hit, "damage": 0, "rule_ref": "X27, X32, E7"}
+
+    def apply(w: _Work, r: Roller) -> list[dict[str, Any]]:
+        w.put(w.get(order.unit), **changes)
+        t = w.get(target)
+        if not _stands(t):
+            return [_base(order, tick, timing, duel=False, note=f"{target} left the battle earlier this tick",
+                          rule_ref="E6, X27")]
+        w.put(t, attacks_suffered=t.attacks_suffered + 1)
+        if hit and w.duel is None:
+            w.duel = Duel(challenger=challenger, challenger_unit=order.unit, foe=foe, foe_unit=target, tick=tick)
+        note = (f"{challenger} and {foe} fight a duel: the long ticks stop until its result is typed (X27)" if hit
+                else f"{foe} is not hit by the called shot: no duel (X27)")
+        return [_base(order, tick, timing, challenger=challenger, foe=foe, willing=willing, called_shot=shot,
+                      duel=hit, note=note, rule_ref="X27")]
+
+    return apply
+
+
+def _is_spread(order: Order) -> bool:
+    return order.action is Action.CHANGE_FORMATION and "spread" in _option_words(order).casefold()
+
+
+def _spread(w: _Work, order: Order, tick: int, r: Roller, done: set[str]) -> list[dict[str, Any]]:
+    """X20: after a ranged attack on it resolved, the reflexive Change Formation roll†:
+    success puts the unit in Skirmish before the next tick and calls a rout check (+0, and
+    Skirmish's +2)."""
+    st = w.get(order.unit)
+    if st.solo:
+        raise _Refused(f"{order.unit} is a solo unit: it has no formation to spread", "X20, X1")
+    if order.unit not in w.ranged_on:
+        raise _Refused(f"no ranged attack on {order.unit} resolved on long tick {tick}: it spreads out only after "
+                       "one", "X20")
+    if order.unit in done:
+        raise _Refused(f"{order.unit} already tried to spread out on long tick {tick}", "X20")
+    if st.formation is Formation.SKIRMISH:
+        raise _Refused(f"{order.unit} is in Skirmish already", "X20")
+    t = w.traits(order.unit)
+    args: dict[str, Any] = {"commander": w.character(st.commander), "relays": w.relays(order.unit),
+                            "magnitude": st.magnitude, "drill": t.drill.value,
+                            "communication_failure": t.communication_failure, "engaged": bool(st.engaged),
+                            "endurance": st.endurance}
+    try:
+        spread_under_fire(order.unit, st.formation, **args, roller=_NoRoll(), typed=0, where=_place(order))
+    except InputError as exc:
+        raise _Refused(exc.problems[0].message, "X13, X20") from None
+    done.add(order.unit)
+    ev = spread_under_fire(order.unit, st.formation, **args, roller=r, typed=order.dice, where=_place(order, "dice"))
+    out = _base(order, tick, None, spread=True, command=_command(ev.roll), formation=ev.formation.value,
+                rule_ref="X20")
+    if ev.rout_trigger is not None:
+        w.put(st, formation=ev.formation)
+        out["rout"] = _rout(w, r, order.unit, [ev.rout_trigger], order.rout_dice, _place(order, "rout_dice"), "rout")
+    return [out]
+
+
+def departures_at_end(battle: Battle) -> dict[str, list[str]]:
+    """X11: at battle end, the special characters of each unit beyond its limit of 2 ×
+    Magnitude leave, the last added first."""
+    out: dict[str, list[str]] = {}
+    for st in battle.state:
+        if st.disbanded or st.solo:
+            continue
+        gone = _leaving(list(st.joined_order()), 2 * st.magnitude, [])
+        if gone:
+            out[st.name] = list(gone)
+    return out
+
+
+def _decide_duel(battle: Battle, duel: Duel) -> TickResult:
+    """X27: the Storyteller's outcome of the duel that stopped the long ticks: an Initiate
+    Duel order on the duel's long tick whose option is ``result: WINNER (or draw); slain:
+    NAMES; wounds: NAME N, ...``.  Only it resolves; the long ticks then go on."""
+    typed = [o for o in battle.orders if o.action is Action.DUEL and "result" in _fields(o)[1]]
+    found = [o for o in typed if o.tick == duel.tick]
+    if not found:
+        raise BattleStateError(
+            f"{duel.challenger} ({duel.challenger_unit}) and {duel.foe} ({duel.foe_unit}) fight a duel begun on long "
+            f"tick {duel.tick}: it stops the long ticks until its outcome is typed, as an Initiate Duel order on "
+            f"long tick {duel.tick} with option \"result: WINNER (or draw); slain: NAMES; wounds: NAME N\" (X27)")
+    order = found[0]
+    _, f = _fields(order)
+    where = _place(order, "option")
+    fighters = {duel.challenger: duel.challenger_unit, duel.foe: duel.foe_unit}
+    problems: list[Problem] = []
+    winner = f["result"]
+    if winner.casefold() != "draw" and winner not in fighters:
+        problems.append(Problem(where, f"result {winner!r} is neither {duel.challenger} nor {duel.foe}, nor draw "
+                                       "(X27)"))
+    slain = _names(f.get("slain"))
+    wounds: dict[str, int] = {}
+    for n in slain:
+        if n not in fighters:
+            problems.append(Problem(where, f"slain {n!r} did not fight the duel (X27)"))
+    for part in _names(f.get("wounds")):
+        name, _, num = part.rpartition(" ")
+        if name.strip() not in fighters or not num.isdigit():
+            problems.append(Problem(where, f"wounds {part!r} is not a duellist's name and a number of levels (X27)"))
+        else:
+            wounds[name.strip()] = int(num)
+    if problems:
+        raise InputError(problems)
+    work = _Work(battle)
+    notes: list[str] = []
+    for name, levels in wounds.items():
+        st = work.get(fighters[name])
+        hl = work.character(name).health_levels
+        marked = min(st.wounds.get(name, 0) + levels, hl)
+        st = work.put(st, wounds={**st.wounds, name: marked})
+        if st.solo and name == st.commander:
+            st = work.put(st, marked=marked)
+        if marked >= hl and name not in slain:
+            slain.append(name)
+    for name in slain:
+        st = work.get(fighters[name])
+        if name in st.fallen or not _stands(st):
+            continue
+        _, note = _slain(work, st, name)
+        notes.append(note)
+    event = {"kind": "Duel outcome", "order": order.row, "tick": battle.tick, "unit": order.unit,
+             "option": order.option, "challenger": duel.challenger, "foe": duel.foe, "winner": winner,
+             "slain": slain, "wounds": wounds, "notes": notes,
+             "note": f"the duel of {duel.challenger} and {duel.foe}: {winner}" + (f"; {', '.join(notes)}" if notes
+                                                                                 else ""),
+             "rule_ref": "X27"}
+    record = UndoRecord(tick=battle.tick, started=battle.started, orders=battle.orders, states=battle.state,
+                        duel=duel)
+    passed = [o for o in battle.orders if o is not order and o.tick <= battle.tick]
+    refused = [{"kind": "refused", "order": o.row, "tick": o.tick, "unit": o.unit, "action": o.action.value,
+                "reason": f"long tick {o.tick} has passed (the duel's outcome is resolved on its own)",
+                "rule_ref": "E5, X27"} for o in passed]
+    later = tuple(o.model_copy(update={"row": i})
+                  for i, o in enumerate(o for o in battle.orders if o is not order and o.tick > battle.tick))
+    new = battle.model_copy(update={"state": tuple(work.states[s.name] for s in battle.state), "orders": later,
+                                    "history": (*battle.history, record), "duel": None})
+    return TickResult(battle.tick, (event, *refused), new)
 
 
 # --- the loop ---------------------------------------------------------------------------------
@@ -853,16 +1454,21 @@ def _dice_problem(exc: InputError) -> bool:
     return any("dice" in p.where or "join_war" in p.where for p in exc.problems)
 
 
-def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = None) -> TickResult:
-    """E4-E6, X17-X39: resolve the next long tick on which a unit acts (or ``tick``).
+def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = None, *,
+            new_units: bool = True) -> TickResult:
+    """E4-E6, X17-X39: resolve the next long tick on which a unit acts (or ``tick``); while
+    a duel stops the long ticks, only its typed outcome (X27).
 
     A die typed wrong for its pool (a face outside 1-10, more successes than the pool can
     roll) is an :class:`~sheetsync.errors.InputError` naming its path, raised after every
-    order was looked at, and nothing changes."""
+    order was looked at, and nothing changes.  ``new_units=False`` refuses a Split Unit
+    (a tracker's Units rows are fixed)."""
     if battle.ended:
         raise BattleStateError("the battle has ended (End Battle): nothing is left to resolve")
+    if battle.duel is not None:
+        return _decide_duel(battle, battle.duel)
     roller = roller if roller is not None else battle_roller(battle)
-    work = _Work(battle)
+    work = _Work(battle, new_units=new_units)
     events: list[dict[str, Any]] = []
     started = battle.started
     if not started:
@@ -895,7 +1501,9 @@ def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = Non
                                                                f"act on it", "rule_ref": "E5"})
         else:
             ordered.append(o)
-    with_order = {o.unit for o in ordered if o.action is not Action.MOVE and o.action is not Action.DISENGAGE}
+    spreads = [o for o in ordered if _is_spread(o)]  # X20: after the tick's other orders
+    ordered = [o for o in ordered if not _is_spread(o)]
+    with_order = {o.unit for o in ordered if o.action not in (Action.MOVE, Action.DISENGAGE, Action.EXPEL)}
     for name in sorted(acting - with_order, key=lambda n: [u.name for u in battle.units].index(n)):
         ordered.append(Order(tick=tick, unit=name, action=Action.GUARD, row=-1))
     batches: list[list[Order]] = [ordered] if battle.house_rules.same_tick == "simultaneous" else \
@@ -916,6 +1524,11 @@ def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = Non
                     events.append({"kind": "refused", "order": o.row, "tick": tick, "unit": o.unit,
                                    "action": o.action.value, "reason": exc.problems[0].message, "rule_ref": "E5"})
         for o, apply in applies:
+            gone = work.get(o.unit).merged_into
+            if gone is not None:  # E6, X24: it merged earlier this tick
+                events.append(_base(o, tick, None, outcome="no effect", reason=f"{o.unit} merged into {gone} earlier "
+                                                                             "this tick", rule_ref="E6, X24"))
+                continue
             try:
                 got = apply(work, roller)
             except InputError as exc:
@@ -928,12 +1541,28 @@ def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = Non
                     e["kind"] = "Guard (no order)"
                     e["rule_ref"] = "E5, X19"
             events.extend(got)
+    spread_done: set[str] = set()
+    for o in spreads:
+        try:
+            if not _stands(work.get(o.unit)):
+                raise _Refused(f"{o.unit} has left the battle", "X34, X39")
+            events.extend(_spread(work, o, tick, roller, spread_done))
+        except _Refused as why:
+            events.append({"kind": "refused", "order": o.row, "tick": tick, "unit": o.unit,
+                           "action": o.action.value, "reason": why.reason, "rule_ref": why.rule_ref})
+        except InputError as exc:
+            if not _dice_problem(exc):
+                raise
+            problems.extend(exc.problems)
     if problems:
         raise InputError(problems)
-    record = UndoRecord(tick=battle.tick, started=battle.started, orders=battle.orders, states=battle.state)
-    states = tuple(work.states[s.name] for s in battle.state)
+    grew = work.battle.units != battle.units
+    record = UndoRecord(tick=battle.tick, started=battle.started, orders=battle.orders, states=battle.state,
+                        units=battle.units if grew else None)
+    states = tuple(work.states[u.name] for u in work.battle.units)
     new = battle.model_copy(update={"started": True, "tick": tick, "state": states, "orders": later,
-                                    "history": (*battle.history, record)})
+                                    "history": (*battle.history, record), "units": work.battle.units,
+                                    "duel": work.duel})
     return TickResult(tick, tuple(events), new)
 
 
@@ -943,8 +1572,27 @@ def undo(battle: Battle) -> Battle:
     if not battle.history:
         raise BattleStateError("nothing to undo: no long tick of this battle has been resolved yet")
     rec = battle.history[-1]
-    return battle.model_copy(update={"tick": rec.tick, "started": rec.started, "orders": rec.orders,
-                                     "state": rec.states, "history": battle.history[:-1], "ended": False})
+    update: dict[str, Any] = {"tick": rec.tick, "started": rec.started, "orders": rec.orders, "state": rec.states,
+                              "history": battle.history[:-1], "ended": False, "duel": rec.duel}
+    if rec.units is not None:  # X23: a unit split off in that tick goes again
+        update["units"] = rec.units
+    return battle.model_copy(update=update)
+
+
+def attack_plans(battle: Battle) -> dict[int, AttackPlan]:
+    """X28-X33: the engine's plan of each typed attack it would not refuse, by order index:
+    the figures :func:`odds_json` derives its odds from (the tracker's Odds formulas read
+    them, E1, E7)."""
+    work = _Work(battle)
+    out: dict[int, AttackPlan] = {}
+    for o in battle.orders:
+        if o.action is not Action.ATTACK:
+            continue
+        try:
+            out[o.row] = _plan_order(work, o, o.tick).plan
+        except (_Refused, InputError):
+            continue
+    return out
 
 
 def odds_json(battle: Battle) -> list[dict[str, Any]]:

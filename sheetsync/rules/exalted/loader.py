@@ -26,7 +26,18 @@ The keys (RULINGS-exalted.md "What the Tracker types")::
       - {tick: 0, unit: Cathak Talon, action: Attack, target: Bandit Mob, option: Close, dice: "7 3 10 2 1 8 9"}
 
 A die cell holds the faces rolled or a number of successes; blank means rolled from the
-seed.  ``started``, ``tick``, ``state`` and ``history`` are written by :func:`battle_to_file`
+seed.  ``target_dice`` is the second unit's own roll (X23: the new unit's; X24: the other
+commander's).  Options with several parts put ``;`` between them (``battle.py`` lists them)::
+
+      - {tick: 0, unit: Cathak Talon, action: Split Unit,
+         option: "Talon Left; hero: Peleps Ama; headcount: 10; follow: Talon Sergeant"}
+      - {tick: 0, unit: Cathak Talon, action: Merge Units, target: Talon Reserve, option: "leaving: Nellens Ivo"}
+      - {tick: 0, unit: Cathak Talon, action: Initiate Duel, target: Bandit Mob, option: "ranged"}
+      - {tick: 0, unit: Cathak Talon, action: Initiate Duel, option: "result: Cathak Reyen; slain: Red Harrow"}
+      - {tick: 0, unit: Bandit Mob, action: Change Formation, option: Spread out}   # X20, after a volley
+
+A unit split off during the battle is written with ``split_from``, and a duel that stops
+the long ticks as ``duel:`` (X23, X27).  ``started``, ``tick``, ``state`` and ``history`` are written by :func:`battle_to_file`
 for the next long tick and for undo.
 """
 
@@ -42,18 +53,19 @@ from sheetsync.rules.exalted.formations import check_formation
 from sheetsync.rules.exalted.health import starting_ammunition
 from sheetsync.rules.exalted.models import Character, HouseRules, UnitSpec
 from sheetsync.rules.exalted.morale import Weather
-from sheetsync.rules.exalted.state import Battle, BattleUnit, Order, UndoRecord, UnitState
+from sheetsync.rules.exalted.state import Battle, BattleUnit, Duel, Order, UndoRecord, UnitState
 from sheetsync.rules.exalted.traits import derive_traits
 from sheetsync.rules.loading import validate
 
 __all__ = ["battle_to_file", "initial_state", "load_battle"]
 
 TOP_KEYS = {"system", "seed", "house_rules", "characters", "units", "orders", "started", "tick", "state", "history",
-            "ended"}
+            "ended", "duel"}
 ROLES = ("commander", "hero", "sorcerer", "relay", "member")
 SPECIAL_KEYS = {"heroes", "sorcerers", "relays"}
-UNIT_EXTRA_KEYS = {"commander", "special_characters", "named_members", "ammunition", "fortified", "cover", "join_war"}
-DICE_KEYS = ("dice", "damage_dice", "rout_dice", "exhaustion_dice", "target_exhaustion_dice")
+UNIT_EXTRA_KEYS = {"commander", "special_characters", "named_members", "ammunition", "fortified", "cover", "join_war",
+                   "split_from"}
+DICE_KEYS = ("dice", "damage_dice", "rout_dice", "exhaustion_dice", "target_exhaustion_dice", "target_dice")
 
 
 def _list(data: dict[str, Any], key: str, problems: list[Problem], *, required: bool = False) -> list[Any]:
@@ -161,14 +173,14 @@ def _unit(raw: Any, i: int, chars: dict[str, Character], rules: HouseRules, prob
                  *roles["relays"], *members):
         if name is None:
             continue
-        if name in used and used[name] != raw.get("name"):
+        if name in used and used[name] != raw.get("name") and not raw.get("split_from"):  # X23: moved in battle
             problems.append(Problem(where, f"{name!r} is already in unit {used[name]!r}: a character serves in one "
                                            "unit"))
         used[name] = str(raw.get("name"))
     spec_data.update(relays=len(roles["relays"]), heroes=len(roles["heroes"]), sorcerers=len(roles["sorcerers"]))
     spec_data["commander"] = commander.model_dump() if commander is not None else {"name": "?"}
     spec = validate(UnitSpec, spec_data, where, problems)
-    extra = {k: raw[k] for k in ("ammunition", "fortified", "cover") if k in raw}
+    extra = {k: raw[k] for k in ("ammunition", "fortified", "cover", "split_from") if k in raw}
     _dice_format(raw.get("join_war"), f"{where}.join_war", problems)
     unit = None
     if spec is not None:
@@ -266,9 +278,15 @@ def load_battle(data: Any, source: str = "") -> Battle:
         rec = validate(UndoRecord, h, f"history[{i}]", problems)
         if rec is not None:
             history.append(rec)
+    duel = validate(Duel, data["duel"], "duel", problems) if data.get("duel") is not None else None
     if problems:
         raise InputError(problems, source)
     if not state:
+        born = [Problem(f"units[{i}].split_from", f"{u.name!r} split off {u.split_from!r} during the battle (X23): "
+                                                  "remove it to start the battle again")
+                for i, u in enumerate(units) if u.split_from is not None]
+        if born:
+            raise InputError(born, source)
         state = [initial_state(u, rules) for u in units]
     elif {s.name for s in state} != {u.name for u in units}:
         raise InputError([Problem("state", "does not list the same units as units: (it is written by sheetsync; "
@@ -276,7 +294,7 @@ def load_battle(data: Any, source: str = "") -> Battle:
     try:
         return Battle(seed=seed, house_rules=rules, characters=tuple(chars), roles=roles, units=tuple(units),
                       orders=tuple(orders), started=bool(data.get("started", False)), tick=int(data.get("tick", 0)),
-                      state=tuple(state), history=tuple(history), ended=bool(data.get("ended", False)))
+                      state=tuple(state), history=tuple(history), ended=bool(data.get("ended", False)), duel=duel)
     except (ValidationError, TypeError, ValueError) as exc:
         raise InputError([Problem("", f"the battle's started, tick or ended key is not valid: {exc}")],
                          source) from None
@@ -292,7 +310,7 @@ def _unit_to_file(u: BattleUnit) -> dict[str, Any]:
         out["special_characters"] = special
     if u.named_members:
         out["named_members"] = list(u.named_members)
-    for key in ("ammunition", "fortified", "cover", "join_war"):
+    for key in ("ammunition", "fortified", "cover", "join_war", "split_from"):
         value = getattr(u, key)
         if value not in (None, False, 0) or (key == "join_war" and value == 0):
             out[key] = value
@@ -326,4 +344,6 @@ def battle_to_file(battle: Battle) -> dict[str, Any]:
         out["history"] = [h.model_dump(mode="json") for h in battle.history]
     if battle.ended:
         out["ended"] = True
+    if battle.duel is not None:
+        out["duel"] = battle.duel.model_dump(mode="json")
     return out

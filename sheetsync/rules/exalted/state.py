@@ -10,7 +10,7 @@ from pydantic import Field
 from sheetsync.rules.exalted.models import Character, Formation, Frozen, HouseRules, UnitSpec
 from sheetsync.rules.exalted.timeline import Action
 
-__all__ = ["Battle", "BattleUnit", "Order", "UndoRecord", "UnitState"]
+__all__ = ["Battle", "BattleUnit", "Duel", "Order", "UndoRecord", "UnitState"]
 
 Dice = str | int | None
 """E1: a die cell: faces (``"7 3 10 2 1"``), a number of successes, or blank (rolled)."""
@@ -30,6 +30,9 @@ class BattleUnit(Frozen):
     fortified: bool = False
     cover: int = Field(default=0, ge=0, le=100)
     join_war: Dice = None
+    split_from: str | None = None
+    """X23: the unit it split off from during the battle (written by sheetsync; a unit typed
+    before the battle has none)."""
 
     @property
     def name(self) -> str:
@@ -52,6 +55,9 @@ class Order(Frozen):
     rout_dice: Dice = None
     exhaustion_dice: Dice = None
     target_exhaustion_dice: Dice = None
+    target_dice: Dice = None
+    """X23, X24: the second unit's own roll (Split Unit: the new unit's command roll; Merge
+    Units: the other commander's)."""
     row: int = 0
     """Where it was typed (its index in ``orders``), kept for messages."""
 
@@ -99,10 +105,39 @@ class UnitState(Frozen):
     dots_lost: int = 0
     largest_loss: int = 0
     rallied: int = 0
+    headcount: int | None = None
+    """X2, X23, X24: the headcount once a split or merge has changed it (None: as typed, or
+    the row's minimum after a loss)."""
+    added: tuple[str, ...] = ()
+    """X11: special characters who joined during the battle, in the order they joined
+    (the last added leave first)."""
+    departed: tuple[str, ...] = ()
+    """X11, X23, X24: special characters who left the unit alive (expelled, or beyond the
+    limit)."""
+    merged_into: str | None = None
+    """X24: the unit this one merged into (it has left the battle)."""
 
     @property
     def special_characters(self) -> tuple[str, ...]:
         return (*self.heroes, *self.sorcerers, *self.relays)
+
+    def joined_order(self) -> tuple[str, ...]:
+        """X11: the special characters in the order they joined: those typed (heroes,
+        sorcerers, relays) first, then those added during the battle."""
+        now = self.special_characters
+        later = tuple(n for n in self.added if n in now)
+        return (*(n for n in now if n not in later), *later)
+
+
+class Duel(Frozen):
+    """X27: a duel begun and not yet decided: it stops the long ticks until its outcome is
+    typed (an ``Initiate Duel`` order whose option starts ``result:``)."""
+
+    challenger: str
+    challenger_unit: str
+    foe: str
+    foe_unit: str
+    tick: int
 
 
 class UndoRecord(Frozen):
@@ -113,6 +148,10 @@ class UndoRecord(Frozen):
     started: bool
     orders: tuple[Order, ...]
     states: tuple[UnitState, ...]
+    units: tuple[BattleUnit, ...] | None = None
+    """X23: the units before the tick, when it split one off (None: unchanged)."""
+    duel: Duel | None = None
+    """X27: the duel pending before the tick."""
 
 
 class Battle(Frozen):
@@ -129,6 +168,8 @@ class Battle(Frozen):
     state: tuple[UnitState, ...] = ()
     history: tuple[UndoRecord, ...] = ()
     ended: bool = False
+    duel: Duel | None = None
+    """X27: a duel being fought: no long tick resolves until its outcome is typed."""
 
     def unit(self, name: str) -> BattleUnit | None:
         return next((u for u in self.units if u.name == name), None)

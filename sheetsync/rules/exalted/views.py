@@ -7,7 +7,13 @@ from typing import Any
 
 from sheetsync.dice import RandomRoller, Roller
 from sheetsync.rules.exalted.aftermath import casualties, healing_days
-from sheetsync.rules.exalted.battle import current_unit, odds_json, roll_json, trait_json
+from sheetsync.rules.exalted.battle import (
+    current_unit,
+    departures_at_end,
+    odds_json,
+    roll_json,
+    trait_json,
+)
 from sheetsync.rules.exalted.health import essence_against_magic
 from sheetsync.rules.exalted.state import Battle
 
@@ -38,9 +44,11 @@ def pools_json(battle: Battle) -> dict[str, Any]:
 def aftermath_json(battle: Battle, roller: Roller | None = None) -> dict[str, Any]:
     """X40, X41: for each unit that lost dots, each named rank-and-file member's casualty
     rolls (Wits + Willpower against the largest loss in one event, then against the total),
-    and each unit's healing days back to its starting Magnitude.  Dice come from the seed
+    and each unit's healing days back to its starting Magnitude; X11: the special characters
+    beyond a unit's limit leave at battle end (``leaving``).  Dice come from the seed
     (``f"{seed}:aftermath"``)."""
     roller = roller if roller is not None else RandomRoller(f"{battle.seed}:aftermath")
+    leaving = departures_at_end(battle)  # X11
     units = []
     for u in battle.units:
         st = battle.state_of(u.name)
@@ -58,5 +66,6 @@ def aftermath_json(battle: Battle, roller: Roller | None = None) -> dict[str, An
         units.append({"name": u.name, "side": u.spec.side, "magnitude": st.magnitude,
                       "starting_magnitude": st.starting_magnitude, "dots_lost": st.dots_lost,
                       "largest_loss": st.largest_loss, "fallen": list(st.fallen), "casualties": fates,
-                      "healing_days": trait_json(days), "rule_ref": "X40, X41"})
+                      "healing_days": trait_json(days), "leaving": leaving.get(u.name, []),
+                      "rule_ref": "X40, X41, X11"})
     return {"system": "exalted", "tick": battle.tick, "units": units}
