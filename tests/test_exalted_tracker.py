@@ -31,7 +31,7 @@ from sheetsync.rules.exalted.loader import load_battle
 from sheetsync.rules.exalted.sheet import DieCell, house_rule_rows, layout
 from sheetsync.rules.exalted.sheet_views import aftermath_rows
 from sheetsync.rules.exalted.views import aftermath_json
-from sheetsync.sheets.backend import MemoryBackend, RangeUpdate
+from sheetsync.sheets.backend import Formula, MemoryBackend, RangeUpdate
 from sheetsync.sheets.draw import draw_workbook
 
 LAY = layout(None)
@@ -191,7 +191,12 @@ def test_e1_x28_build_writes_the_engines_odds_and_traits() -> None:
     orders = LAY.block("Orders_Table")
     assert cell(backend, orders.cell(0, "pool")) == odds["pool"]
     assert cell(backend, orders.cell(0, "dv")) == odds["dv"]
-    assert cell(backend, orders.cell(0, "p_hit")) == round(100 * odds["p_hit_float"], 2)
+    assert cell(backend, orders.cell(0, "added")) == odds["successes_added"]
+    assert cell(backend, orders.cell(0, "external")) == odds["external_penalty"]
+    # the chance of a hit and the expected levels are live formulas over those cells
+    row = orders.first_row
+    for key in ("needed", "p_hit", "expected"):
+        assert cell(backend, orders.cell(0, key)) == Formula(LAY.formulas[f"Orders_Table.{key}"](LAY, row))
     units = LAY.block("Units_Table")
     assert cell(backend, units.cell(1, "magnitude_now")) == 3  # X2: 120 people
     assert "X6" in cell(backend, units.cell(0, "breakdown"))
@@ -225,7 +230,8 @@ def test_e1_openpyxl_workbook_file_holds_the_same_cells_as_the_memory_backend(tm
         for (row, col), value in memory.sheets[name].items():
             if name == "Battle" and (row, col) == (5, 2):
                 continue
-            assert wb[name].cell(row=row, column=col).value == value, (name, row, col)
+            want = value.text if isinstance(value, Formula) else value  # openpyxl holds a formula as its text
+            assert wb[name].cell(row=row, column=col).value == want, (name, row, col)
 
 
 def test_e1_bad_cells_are_all_named_and_nothing_is_written() -> None:

@@ -14,6 +14,12 @@
   are pending again.
 * **end** (X40, X41): the Aftermath sheet; a later resolve is refused, an undo reopens.
 
+Each step that writes the pending orders writes what their odds depend on (the pool, the
+successes added, the external penalty, the DV and the damage figures, E1, E7, X28-X33) as
+the engine's own values, with the live formulas beside them that derive the successes
+needed, the exact chance of a hit and the expected levels
+(:mod:`sheetsync.rules.exalted.formulas`); a resolved row keeps its odds before the roll.
+
 Every bad cell is reported at once, by address (``Orders!G5: die 2: 11 is not a d10 face
 ...``), and nothing is written when anything is wrong.
 """
@@ -29,6 +35,7 @@ from sheetsync.app.step_report import StepReport
 from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError
 from sheetsync.rules.exalted import sheet_views as views
 from sheetsync.rules.exalted.battle import resolve, undo
+from sheetsync.rules.exalted.formulas import ODDS_KEYS
 from sheetsync.rules.exalted.loader import battle_to_file, load_battle
 from sheetsync.rules.exalted.models import HouseRules
 from sheetsync.rules.exalted.sheet import HOUSE_RULE_NOTES, house_rule_rows, layout
@@ -68,7 +75,8 @@ _UNIT_PLAIN = ("name", "side", "commander", "formation", "drill", "might", "avg_
 _SPECIAL = ("heroes", "sorcerers", "relays")
 _ORDER_INPUTS = ("tick", "unit", "action", "target", "option", "weather", "dice", "damage_dice", "rout_dice",
                  "exhaustion_dice", "target_exhaustion_dice")
-_ODDS = ("pool", "added", "external", "dv", "p_hit", "expected")
+_ODDS = (*views.ODDS_INPUTS, *ODDS_KEYS)
+"""E1, E7, X28-X33: the odds columns: the values the steps write, then the live formulas."""
 _RESULTS = ("resolved", "outcome", "result")
 HEROIC = "Heroic mortal"
 _TOUCH = ("Ticks!A1:A1", "Log!A1:A1", "Aftermath!A1:A1")
@@ -320,9 +328,17 @@ def _fits(lay: Any, battle: Battle, orders: int) -> None:
             for where, have, limit, what in checks if have > limit])
 
 
+def _formulas(lay: Any, offset: int) -> dict[str, Formula]:
+    """E1, E7, X28-X33: the live odds formulas of Orders data row ``offset`` (``lay.formulas``)."""
+    block = lay.block("Orders_Table")
+    row = block.first_row + offset
+    return {key: Formula(lay.formulas[f"{block.name}.{key}"](lay, row)) for key in ODDS_KEYS}
+
+
 def _odds_updates(lay: Any, battle: Battle, pending: Sequence[tuple[int, dict[str, Any]]]) -> list[RangeUpdate]:
-    """E1, E7, X28-X33: the odds columns of the pending rows, from ``battle`` with those
-    orders (a row that can't be read yet keeps blank odds)."""
+    """E1, E7, X28-X33: the odds columns of the pending rows: what the odds depend on, from
+    ``battle`` with those orders (a row that can't be read yet keeps them blank), and the
+    live formulas over them, written again so that a row always holds them."""
     block = lay.block("Orders_Table")
     data = {**_file(battle), "orders": [o for _, o in pending]}
     try:
@@ -332,9 +348,9 @@ def _odds_updates(lay: Any, battle: Battle, pending: Sequence[tuple[int, dict[st
     odds = views.odds_rows(with_orders)
     out = []
     for i, (off, _order) in enumerate(pending):
-        row = odds.get(i, dict.fromkeys((*_ODDS, "result")))
-        out.append(table.block_update(block, [{k: row.get(k) for k in (*_ODDS, "result")}], off,
-                                      keys=[*_ODDS, *_RESULTS]))
+        row = odds.get(i, dict.fromkeys((*views.ODDS_INPUTS, "result")))
+        out.append(table.block_update(block, [{**{k: row.get(k) for k in (*views.ODDS_INPUTS, "result")},
+                                               **_formulas(lay, off)}], off, keys=[*_ODDS, *_RESULTS]))
     return out
 
 
@@ -696,7 +712,8 @@ def _load_into(lay: Any, battle: Battle, rd: _Read) -> tuple[StepReport, list[Ra
         *ss.clear_records(old),
         table.block_fill(lay.block("Characters_Table"), chars),
         table.block_fill(lay.block("Units_Table"), units),
-        table.block_fill(ob, [{k: o.get(k) for k in _ORDER_INPUTS} for _, o in pending]),
+        table.block_fill(ob, [{**({k: pending[i][1].get(k) for k in _ORDER_INPUTS} if i < len(pending) else {}),
+                               **_formulas(lay, i)} for i in range(ob.rows or 0)]),
         table.block_fill(lay.block("HouseRules_Table"), house),
         RangeUpdate("Battle!B6", [[battle.seed]]),
         *_view_updates(lay, battle, offsets, pending, ended=battle.ended, last_action=name),

@@ -6,10 +6,13 @@ formation, averages, Drill, Might and special characters; computed traits X1-X11
 Magnitude and the health track drawn as bars, and each trait's breakdown), Ticks (a row per
 long tick, a column per unit: who acts when, E5), Orders (typed tick, unit, action, target,
 option and die cells; the odds E1, E7, X28-X33 and, once resolved, the outcome), Log,
-Aftermath (X40, X41), House Rules, and the hidden Lists and State.
+Aftermath (X40, X41), House Rules, and the hidden Odds, Lists and State.
 
-The odds columns are plain values written by the steps from the engine's own figures (no
-live formulas: the pools depend on the whole battle).  Capacity grows with the battle:
+The odds of each Orders row are live formulas (:mod:`sheetsync.rules.exalted.formulas`):
+the steps write what depends on the whole battle (the pool, the successes added, the
+external penalty, the DV, the raw damage, soak, minimum dice and Hardness) as the engine's
+own values, and the successes needed, the exact chance of a hit and the expected levels
+are formulas over those cells and the hidden Odds sheet.  Capacity grows with the battle:
 ``layout({"units": 40, "characters": 120, "orders": 400})``; the capacity used is recorded
 beside the mark ``exalted@1``, so every step reads the same cells.
 """
@@ -33,6 +36,7 @@ from sheetsync.core.layout import (
     Layout,
     Names,
 )
+from sheetsync.rules.exalted.formulas import ODDS_SHEET, add_odds
 from sheetsync.rules.exalted.models import DamageType, Formation, HouseRules, Mount, RangedKind
 from sheetsync.rules.exalted.morale import Weather
 from sheetsync.rules.exalted.timeline import Action
@@ -205,10 +209,11 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
     """The Exalted tracker's layout, with room for ``capacity`` (at least :data:`CAPACITY`)."""
     cap = _capacity(capacity)
     lay = Layout(system=SYSTEM_ID, version=VERSION, capacity=cap, lists={k: list(v) for k, v in LISTS.items()})
-    lay.sheets = ["Battle", "Characters", "Units", "Ticks", "Orders", "Log", "Aftermath", "House Rules", "Lists",
-                  "State"]
-    lay.hidden = ["Lists", "State"]
-    lay.protected = ["Battle", "Characters", "Units", "Ticks", "Orders", "Log", "Aftermath", "House Rules"]
+    lay.sheets = ["Battle", "Characters", "Units", "Ticks", "Orders", "Log", "Aftermath", "House Rules", ODDS_SHEET,
+                  "Lists", "State"]
+    lay.hidden = [ODDS_SHEET, "Lists", "State"]
+    lay.protected = ["Battle", "Characters", "Units", "Ticks", "Orders", "Log", "Aftermath", "House Rules",
+                     ODDS_SHEET]
 
     # -- Battle ---------------------------------------------------------------------------
     lay.add_cell(Cell("Battle_Tick", "Battle", "B3", "Current long tick",
@@ -316,8 +321,13 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
         _out("added", "Successes added", note="X28"),
         _out("external", "External penalty", note="X30"),
         _out("dv", "DV", note="E8, X29"),
-        _out("p_hit", "Hit chance %", kind="number", width=8, note="E1: exact"),
-        _out("expected", "Expected levels", kind="number", width=8, note="X33"),
+        _out("raw", "Raw damage", note="X33: Strength + weapon + Damage Rating, before the threshold"),
+        _out("soak", "Soak", note="X29, X33: taken off the raw damage"),
+        _out("min_dice", "Minimum dice", note="X33: the least damage dice of a hit (E9: not past Hardness)"),
+        _out("hardness", "Hardness", note="E9, X8: a hit whose raw damage is not above it does nothing"),
+        _out("needed", "Successes needed", note="E7: DV + 1 + external penalty - successes added (a formula)"),
+        _out("p_hit", "Hit chance %", kind="number", width=8, note="E1, E7: exact (a formula over the Odds sheet)"),
+        _out("expected", "Expected levels", kind="number", width=8, note="E1, X33: a formula over the Odds sheet"),
         _out("resolved", "Resolved", width=8, note="Stamped with the long tick when resolved; blank = pending"),
         _out("outcome", "Outcome", kind="text", width=9),
         _out("result", "Result", kind="text", width=60),
@@ -365,4 +375,5 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
     lay.bars.append(DataBar("Units_Table.magnitude_now", colour="5B9BD5"))
     lay.bars.append(DataBar("Units_Table.health_left", colour="70AD47"))
     lay.names.update({"Unit_Names": "Units_Table.name", "Character_Names": "Characters_Table.name"})
+    add_odds(lay)
     return lay

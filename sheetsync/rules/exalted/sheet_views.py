@@ -1,19 +1,24 @@
 """The computed cells of the Exalted tracker (:mod:`sheetsync.rules.exalted.sheet`) from a
 battle: the Units traits with their breakdowns (X1-X11), the Sides, the Ticks board (E5),
-the Orders odds (E1, E7, X28-X33) and results, the Log rows and the Aftermath (X40, X41).
-Pure: every function returns rows keyed by the layout's column keys."""
+the cells the Orders odds formulas read (E1, E7, X28-X33) and the results, the Log rows and
+the Aftermath (X40, X41).  Pure: every function returns rows keyed by the layout's column keys."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sheetsync.rules.exalted.attack import AttackPlan
 from sheetsync.rules.exalted.battle import current_unit, odds_json
 from sheetsync.rules.exalted.sheet import UNIT_TRAITS
 from sheetsync.rules.exalted.state import Battle
 
-__all__ = ["aftermath_rows", "dice_text", "event_outcome", "log_rows", "odds_rows", "side_rows", "status",
+__all__ = ["ODDS_INPUTS", "aftermath_rows", "dice_text", "event_outcome", "log_rows", "odds_rows", "side_rows", "status",
            "tick_board", "unit_rows"]
+
+
+ODDS_INPUTS = ("pool", "added", "external", "dv", "raw", "soak", "min_dice", "hardness")
+"""The Orders columns the steps write for the odds formulas (E1, E3, E7, E9, X28-X33)."""
 
 
 def _v(x: Any) -> Any:
@@ -116,22 +121,38 @@ def tick_board(battle: Battle, orders: Sequence[tuple[int, str, str]], rows: int
 
 
 def odds_rows(battle: Battle) -> dict[int, dict[str, Any]]:
-    """E1, E7, X28-X33: each typed attack's odds before rolling, by its index in
-    ``battle.orders``: pool, successes added, external penalty, DV, the exact chance of a
-    hit (%), the expected levels; an attack the rules refuse says why in Result."""
+    """E1, E3, E7, E9, X28-X33: what each typed attack's odds depend on, by its index in
+    ``battle.orders``, from the engine's own plan against the battle as it stands: the
+    pool after internal penalties, the successes added, the external penalty, the DV, the
+    raw damage before the threshold, the soak, the minimum dice and the Hardness.  The
+    chance of a hit and the expected levels are the Orders sheet's live formulas over these
+    (:mod:`sheetsync.rules.exalted.formulas`).  An attack the rules refuse says why in
+    Result; a pool beyond the Odds sheet says so."""
+    from sheetsync.rules.exalted.formulas import ODDS_DICE
+
+    plans = _plans(battle)
     out: dict[int, dict[str, Any]] = {}
     for row in odds_json(battle):
         odds = row.get("odds")
-        if odds is None:
-            out[row["order"]] = {"pool": None, "added": None, "external": None, "dv": None, "p_hit": None,
-                                 "expected": None,
+        plan = plans.get(row["order"])
+        if odds is None or plan is None:
+            out[row["order"]] = {**dict.fromkeys(ODDS_INPUTS),
                                  "result": f"would be refused: {row.get('refused')} ({row.get('rule_ref')})"}
             continue
+        note = (f"the Odds sheet holds pools of up to {ODDS_DICE} dice: sheetsync pools shows the odds of this "
+                f"{odds['pool']}-die pool" if odds["pool"] > ODDS_DICE else None)
         out[row["order"]] = {"pool": odds["pool"], "added": odds["successes_added"],
-                             "external": odds["external_penalty"], "dv": odds["dv"],
-                             "p_hit": round(100 * float(odds["p_hit_float"]), 2),
-                             "expected": round(float(odds["expected_levels_float"]), 3), "result": None}
+                             "external": odds["external_penalty"], "dv": odds["dv"], "raw": plan.base_raw.value,
+                             "soak": plan.soak.value, "min_dice": plan.minimum, "hardness": plan.hardness,
+                             "result": note}
     return out
+
+
+def _plans(battle: Battle) -> dict[int, AttackPlan]:
+    """X28-X33: the engine's plan of each typed attack it would not refuse, by order index."""
+    from sheetsync.rules.exalted.battle import attack_plans
+
+    return attack_plans(battle)
 
 
 def event_outcome(e: Mapping[str, Any]) -> tuple[str, str]:
