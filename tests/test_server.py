@@ -489,3 +489,12 @@ def test_timings_are_kept_per_action(app: Any, http: httpx.Client, example_paylo
     new = list(app.state.timings)[count:]
     assert [name for name, _ in new] == ["noop", "undo"]
     assert all(0 < seconds < 60 for _, seconds in new)
+
+
+def test_issue12_an_unknown_engine_is_refused_and_the_timings_are_bounded() -> None:
+    from sheetsync.app.server import ENGINES
+
+    assert ENGINES == ("payload", "xlwings")
+    assert create_app(api_key=KEY).state.timings.maxlen == 10_000  # bounded, however many clicks
+    with pytest.raises(ValueError, match="unknown engine 'excel'; known: payload, xlwings"):
+        create_app(api_key=KEY, engine="excel")

@@ -1,8 +1,10 @@
-"""The endpoint under abuse (issue 8, items 8, 18 and 19): it stays flat in memory, it never
-answers 500 or shows a traceback, its schema is closed, and ``serve`` refuses to start
-without what it needs.
+"""The endpoint under abuse (issue 8, items 8, 18 and 19; issue 12): it stays flat in
+memory, it never answers 500 or shows a traceback, its schema is closed, and ``serve``
+refuses to start without what it needs.
 
-The app runs for real under uvicorn on a loopback port (``serving`` from test_server).
+The app runs for real under uvicorn on a loopback port (``serving`` from test_server), with
+its default engine (the payload read straight from its JSON); the tests of what xlwings'
+remote engine keeps run on an app of the ``xlwings`` engine.
 """
 
 from __future__ import annotations
@@ -50,6 +52,18 @@ def http(url: str) -> Iterator[httpx.Client]:
 
 
 @pytest.fixture(scope="module")
+def xlwings_url() -> Iterator[str]:
+    with serving(create_app(api_key=KEY, engine="xlwings")) as base:
+        yield base
+
+
+@pytest.fixture
+def xlwings_http(xlwings_url: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=xlwings_url, headers={"Authorization": KEY}, timeout=120) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
 def tracker(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("hardening") / "tracker.xlsx"
     new_workbook(path, example_path())
@@ -76,20 +90,64 @@ def only_alert(response: httpx.Response) -> str:
 
 
 def test_issue8_18_no_xlwings_book_stays_open_over_50_requests(
-    http: httpx.Client, payload: dict[str, Any]
+    xlwings_http: httpx.Client, payload: dict[str, Any]
 ) -> None:
-    http.post("/api/noop", json=payload)  # the engine is registered by now
+    xlwings_http.post("/api/noop", json=payload)  # the engine is registered by now
     before = open_remote_books()
     kinds = ("resolve", "undo", "noop", "end", "build")  # successes and refusals alike
     for i in range(50):
-        response = http.post(f"/api/{kinds[i % len(kinds)]}", json=payload)
+        response = xlwings_http.post(f"/api/{kinds[i % len(kinds)]}", json=payload)
         assert response.status_code == 200, response.text
     assert open_remote_books() == before
 
 
-def test_issue8_18_a_step_that_fails_closes_its_book_too(
+def varied(payload: dict[str, Any], i: int) -> dict[str, Any]:
+    """``payload`` with one more cell in its Battle sheet, which no step reads: the workbook
+    of a later click, whose content has changed."""
+    out = dict(payload)
+    out["sheets"] = [dict(s) for s in payload["sheets"]]
+    battle = next(s for s in out["sheets"] if s["name"] == "Battle")
+    battle["values"] = [*battle["values"], [f"click {i}"]]
+    return out
+
+
+def test_issue12_xlwings_range_cache_keeps_nothing_of_past_requests(
+    xlwings_http: httpx.Client, payload: dict[str, Any]
+) -> None:
+    """xlwings' remote engine caches every range it reads, keyed by the sheet's whole grid
+    and never emptied: each click's workbook would stay in memory.  Closing the book empties
+    the cache, so after any number of different workbooks it holds nothing."""
+    from xlwings.pro import _xlremote
+
+    answers = []
+    for i, kind in enumerate(("resolve", "undo", "resolve", "build", "end", "resolve")):
+        response = xlwings_http.post(f"/api/{kind}", json=varied(payload, i))
+        assert response.status_code == 200, response.text
+        assert _xlremote.get_range_api.cache_info().currsize == 0
+        answers.append([a["func"] for a in response.json()["actions"]])
+    assert "setValues" in answers[0] and answers[1] == ["alert"]  # they read the sheets, and resolved
+
+
+def test_issue12_the_default_engine_opens_no_xlwings_book(
     http: httpx.Client, payload: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from sheetsync.backends import xlwings_remote
+
+    opened: list[Any] = []
+    monkeypatch.setattr(xlwings_remote, "remote_book", lambda p: opened.append(p))  # would break the step
+    answers = []
+    for i, kind in enumerate(("resolve", "undo", "noop")):
+        response = http.post(f"/api/{kind}", json=varied(payload, i))
+        assert response.status_code == 200, response.text
+        answers.append([a["func"] for a in response.json()["actions"]])
+    assert opened == []
+    assert "setValues" in answers[0] and answers[1:] == [["alert"], []]
+
+
+def test_issue8_18_a_step_that_fails_closes_its_book_too(
+    xlwings_http: httpx.Client, payload: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    http = xlwings_http
     http.post("/api/noop", json=payload)
     before = open_remote_books()
 

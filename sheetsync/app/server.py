@@ -2,14 +2,21 @@
 ``runPython`` from xlwings.js) and for Excel without a local Python (VBA
 ``RunRemotePython``).
 
-Each route takes the JSON an xlwings remote client sends, opens it with
-``xw.Book(json=payload)``, runs the step through the same :class:`XlwingsBackend` as the
-desktop buttons, and answers with the actions the client applies.  The routes are the four
-actions (``/api/build``, ``/resolve``, ``/undo``, ``/end``) of every rule system: the step
-finds the tracker's system from the mark in its hidden State sheet (``State!B1``, which the
-clients send with the other sheets; :func:`sheetsync.app.steps.run`), so one endpoint serves
-a battalion tracker's Resolve Phase and a hex tracker's Resolve Turn.  The book is closed
-again after every request, so the server's memory stays flat however many clicks it serves.
+Each route takes the JSON an xlwings remote client sends, runs the step on it and answers
+with the actions the client applies.  By default the step reads the grids straight from
+the payload (:class:`~sheetsync.backends.payload.PayloadBackend`, issue 12), which answers
+the same actions as xlwings' own ``xw.Book(json=payload)`` under the
+:class:`XlwingsBackend` the desktop buttons use; ``create_app(engine="xlwings")`` keeps
+that path, which is several times slower (xlwings copies a sheet into tuples for every
+range it touches).
+
+The routes are the four actions (``/api/build``, ``/resolve``, ``/undo``, ``/end``) of every
+rule system: the step finds the tracker's system from the mark in its hidden State sheet
+(``State!B1``, which the clients send with the other sheets; :func:`sheetsync.app.steps.run`),
+so one endpoint serves a battalion tracker's Resolve Phase and a hex tracker's Resolve
+Turn.  Nothing of a
+request is kept after its answer (on the xlwings path the book is closed and xlwings'
+range cache emptied), so the server's memory stays flat however many clicks it serves.
 
 A failed step answers 200 with one ``alert`` action and nothing else, so the Tracker sees
 the problem in the sheet and nothing is written.  The alert shows the user's problem (the
@@ -46,10 +53,14 @@ from sheetsync.app.files import whole_or_text
 from sheetsync.core.system import ACTIONS
 from sheetsync.errors import SheetSyncError
 
-__all__ = ["DEFAULT_MAX_BYTES", "FAILED", "alert_answer", "create_app", "require_remote_engine", "user_message"]
+__all__ = ["DEFAULT_MAX_BYTES", "ENGINES", "FAILED", "alert_answer", "create_app", "require_remote_engine",
+           "user_message"]
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 REQUIRED_KEYS = ("client", "version", "book", "sheets")
+ENGINES = ("payload", "xlwings")
+"""How a step reads the payload: straight from its JSON (the default) or through
+``xw.Book(json=...)``; both answer the same actions."""
 TIMINGS_KEPT = 10_000
 """How many (action, seconds) pairs ``app.state.timings`` keeps (the most recent)."""
 
@@ -109,9 +120,26 @@ def _shape_problem(payload: dict[str, Any]) -> str | None:
     return None
 
 
-def _step(action: str, payload: dict[str, Any]) -> JSONResponse:
-    """Open the payload, run ``action`` on it, answer with its actions; the book is closed
-    whatever happens."""
+def _refused(action: str, exc: SheetSyncError) -> JSONResponse:
+    # The user's problem: shown in the sheet, and nothing is written.
+    log.info("%s refused: %s", action, exc, exc_info=exc.__cause__ is not None)
+    return JSONResponse(alert_answer(user_message(exc)))
+
+
+def _step(action: str, payload: dict[str, Any], engine: str = "payload") -> JSONResponse:
+    """Run ``action`` on the payload and answer with its actions: read straight from the
+    payload (``engine="payload"``) or through ``xw.Book(json=payload)`` (``"xlwings"``,
+    whose book is closed whatever happens)."""
+    if engine == "payload":
+        from sheetsync.backends.payload import PayloadBackend
+
+        backend = PayloadBackend(payload)
+        try:
+            if action != "noop":
+                steps.run(action, backend)
+            return JSONResponse(backend.json())
+        except SheetSyncError as exc:
+            return _refused(action, exc)
     from sheetsync.backends.xlwings_backend import XlwingsBackend
     from sheetsync.backends.xlwings_remote import close_book, remote_book
 
@@ -125,9 +153,7 @@ def _step(action: str, payload: dict[str, Any]) -> JSONResponse:
             steps.run(action, XlwingsBackend(book))
         return JSONResponse(book.json())
     except SheetSyncError as exc:
-        # The user's problem: shown in the sheet, and nothing is written.
-        log.info("%s refused: %s", action, exc, exc_info=exc.__cause__ is not None)
-        return JSONResponse(alert_answer(user_message(exc)))
+        return _refused(action, exc)
     finally:
         close_book(book)
 
@@ -149,9 +175,14 @@ def create_app(
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     timer: Callable[[], float] = time.perf_counter,
+    engine: str = "payload",
 ) -> FastAPI:
     """The endpoint.  ``api_key`` defaults to ``SHEETSYNC_API_KEY``; without one the app
-    refuses to be built (an open endpoint would let anyone resolve your battle)."""
+    refuses to be built (an open endpoint would let anyone resolve your battle).  ``engine``
+    is one of :data:`ENGINES`.  ``app.state.timings`` keeps the last :data:`TIMINGS_KEPT`
+    (action, seconds) pairs of the server's own time per step."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
     key = api_key if api_key is not None else os.environ.get("SHEETSYNC_API_KEY", "")
     if not key:
         from sheetsync.errors import BackendError
@@ -207,7 +238,7 @@ def create_app(
     def run_step(action: str, payload: dict[str, Any]) -> JSONResponse:
         start = timer()
         with lock:
-            answer = _step(action, payload)
+            answer = _step(action, payload, engine)
         app.state.timings.append((action, timer() - start))
         return answer
 

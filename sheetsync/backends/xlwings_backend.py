@@ -98,8 +98,12 @@ def _from_xl(value: Any) -> CellValue:
     return str(value)
 
 
-def _to_xl(value: CellValue, where: str) -> Any:
-    """A seam value as written through xlwings (see the module docstring)."""
+def _to_xl(value: CellValue, rng: A1Range, i: int, j: int) -> Any:
+    """A seam value as written through xlwings (see the module docstring); ``rng``, ``i``
+    and ``j`` place it, for the message of a value that can't be written (the address is
+    only worked out then: issue 12)."""
+    if value is None or type(value) is int:
+        return value
     if isinstance(value, Formula):
         return value.text
     if value is None or value == "":
@@ -108,9 +112,9 @@ def _to_xl(value: CellValue, where: str) -> Any:
         return "'" + value
     if isinstance(value, (bool, int, float)):
         if isinstance(value, float) and not math.isfinite(value):
-            raise BackendError(f"{where}: {value!r} can't be stored in a spreadsheet cell")
+            raise BackendError(f"{rng.cell(i, j)}: {value!r} can't be stored in a spreadsheet cell")
         return value
-    raise TypeError(f"{where}: {type(value).__name__} is not a cell value")
+    raise TypeError(f"{rng.cell(i, j)}: {type(value).__name__} is not a cell value")
 
 
 def _two_d(data: Any) -> list[list[Any]]:
@@ -199,6 +203,9 @@ class XlwingsBackend:
             rows.append(out)
         return trim_grid(rows, rng.width)
 
+    def _write_block(self, sheet: Any, row: int, col: int, grid: list[list[Any]]) -> None:
+        sheet.range((row, col)).value = grid  # one xlwings write (one setValues remotely)
+
     # -- the seam -------------------------------------------------------------------------
 
     def read_ranges(self, ranges: Sequence[str]) -> list[Grid]:
@@ -230,7 +237,7 @@ class XlwingsBackend:
                 rng = A1Range(rng.sheet, rng.col1, row1, rng.col2, None)
             rows = [list(row) for row in update.values]
             encoded = [
-                [_to_xl(v, rng.cell(i, j)) for j, v in enumerate(row)] for i, row in enumerate(rows)
+                [_to_xl(v, rng, i, j) for j, v in enumerate(row)] for i, row in enumerate(rows)
             ]
             widths = {len(row) for row in encoded}
             if len(widths) <= 1:
@@ -247,7 +254,7 @@ class XlwingsBackend:
         self.writes += 1
         try:
             for sheet, row, col, grid in targets:
-                sheet.range((row, col)).value = grid
+                self._write_block(sheet, row, col, grid)
                 self.range_writes += 1
         except SheetSyncError:
             raise

@@ -10,8 +10,9 @@ of *actions*, goes back and the client applies them.  This module plays the clie
 * :func:`remote_book` opens a payload with xlwings (registering xlwings' remote engine if
   ``XLWINGS_LICENSE_KEY`` was set only after ``xlwings`` was imported), and
   :func:`close_book` closes it again: xlwings' remote engine keeps every book it opened in
-  its one app until the book is closed, so a server that doesn't close them grows by the
-  size of each payload on every request;
+  its one app until the book is closed, and caches every range it reads keyed by the
+  sheet's whole grid, so a server that doesn't close them (which empties that cache too)
+  grows by the size of each payload on every request;
 * :func:`supported_actions` lists the actions a client implements, read from the client
   code that ships in the installed xlwings (``js/xlwings.js``, ``addin/Remote.bas``).
 
@@ -41,6 +42,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -115,8 +117,10 @@ def remote_book(payload: Mapping[str, Any]) -> xw.Book:
 def close_book(book: xw.Book) -> None:
     """Close a book :func:`remote_book` opened, so xlwings lets go of it and its payload.
 
-    Closing forgets the queued actions too: take ``book.json()`` first.  Never raises (a
-    book already closed is left as it is)."""
+    Closing forgets the queued actions too: take ``book.json()`` first.  It also empties
+    xlwings' range cache (``get_range_api``, unbounded and keyed by each sheet's grid), which
+    would otherwise keep a copy of every payload's sheets.  Never raises (a book already
+    closed is left as it is)."""
     try:
         impl = book.impl
         books = impl.books
@@ -125,6 +129,11 @@ def close_book(book: xw.Book) -> None:
         book.close()
         if getattr(books, "_active", None) is impl:
             books._active = None  # the engine's "active book" would keep the last one alive
+        # Every range xlwings' remote engine reads goes through one unbounded cache keyed
+        # by the sheet's whole grid: each new payload adds a copy of its sheets (issue 12).
+        cached = getattr(sys.modules.get(type(impl).__module__), "get_range_api", None)
+        if cached is not None and hasattr(cached, "cache_clear"):
+            cached.cache_clear()
     except Exception:  # closing is clean-up: it must not hide the step's own outcome
         import logging
 
