@@ -4,14 +4,11 @@ class name) without a traceback, exit code 1."""
 
 from __future__ import annotations
 
-import json
-import secrets
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
 from sheetsync.errors import SheetSyncError
 
@@ -27,13 +24,51 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-console = Console()
-err_console = Console(stderr=True)
+
+
+class _LazyConsole:
+    """A rich ``Console`` made on first use: ``sheetsync --help`` and ``--json`` never
+    import rich (issue 12).  Every attribute, ``isinstance`` and ``with`` go to the real one."""
+
+    def __init__(self, **options: Any) -> None:
+        object.__setattr__(self, "_options", options)
+        object.__setattr__(self, "_real", None)
+
+    def _get(self) -> Any:
+        real = object.__getattribute__(self, "_real")
+        if real is None:
+            from rich.console import Console
+
+            real = Console(**object.__getattribute__(self, "_options"))
+            object.__setattr__(self, "_real", real)
+        return real
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # isinstance(console, Console) holds
+        return type(self._get())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._get(), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._get(), name, value)
+
+    def __enter__(self) -> Any:
+        return self._get().__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._get().__exit__(*exc)
+
+
+console: Any = _LazyConsole()
+err_console: Any = _LazyConsole(stderr=True)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 
 def _print_json(data: Any) -> None:
+    import json
+
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -100,6 +135,8 @@ def _load_any(path: Path, seed: int | None = None) -> tuple[Any, Any]:
 def _ensure_seed(battle: Any) -> Any:
     """A battle with no seed gets a fresh one, recorded in its output so it can be replayed (R25)."""
     if battle.seed is None:
+        import secrets
+
         return battle.model_copy(update={"seed": secrets.randbelow(10**9)})
     return battle
 

@@ -2,21 +2,33 @@
 at a glance (``sheetsync status``).
 
 Everything reads at 80 columns: names never wrap or shrink to ``Nig…``, headers are short
-when the terminal is narrow, and the phase's long texts go on their own lines there."""
+when the terminal is narrow, and the phase's long texts go on their own lines there.
+
+The tables look like rich's ``Table`` (the same boxes, widths and wrapping) but are laid
+out here and printed with one ``console.print`` of ready segments: rich measures and renders
+every cell through several layers, which took 0.3 s for a 100-cohort phase and 3 s for its
+pools (issue 12)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
-from rich import box
-from rich.console import Console
-from rich.table import Table
+from rich.cells import cell_len
+from rich.segment import Segment, Segments
+from rich.style import Style
 from rich.text import Text
 
-from sheetsync.rules.bbn import AftermathEntry, Battle, CohortPools, PhaseResult
+if TYPE_CHECKING:
+    from rich.console import Console
 
-__all__ = ["health_bar", "print_aftermath", "print_phase", "print_pools", "print_standing", "print_status"]
+    from sheetsync.rules.bbn import AftermathEntry, Battle, CohortPools, PhaseResult
+
+__all__ = ["Col", "Frag", "Grid", "Out", "health_bar", "print_aftermath", "print_phase", "print_pools", "print_standing",
+           "print_status", "wrap_frags"]
 
 STATE_STYLE = {"Active": "green", "Scared": "yellow", "Knocked Out": "red", "Stabilized": "cyan", "Dead": "bold white on red"}
 OUTCOME_STYLE = {"hit": "bold green", "miss": "yellow", "refused": "bold red", "done": "cyan"}
@@ -24,54 +36,410 @@ WIDE = 120
 """At this console width and above, the full tables; below it, the compact ones."""
 POOL_HEADERS = {"Actions": "Act", "Health": "HP", "Melee": "Mel", "Ranged": "Rng", "Mystical": "Mys", "Defense": "Def",
                 "Temper": "Tmp", "Movement": "Mov", "Resolve": "Res", "Control": "Ctl"}
+_NEWLINE = Segment("\n")
+
+Frag = tuple[str, str]
+"""A piece of text and its rich style name ("" for none)."""
+
+_WORD = re.compile(r"\S+")
+_BOXES = {  # rich's HEAVY_HEAD (wide) and SIMPLE_HEAD (narrow), by part: top, head row, head rule, row, bottom
+    "heavy": ("┏━┳┓", "┃┃┃", "┡━╇┩", "│││", "└─┴┘"),
+    "simple": ("    ", "   ", " ── ", "   ", "    "),
+}
+
+
+_ODD_WIDTH = re.compile("[\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u1100-\u115f"
+                        "\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff"
+                        "\ufe00-\ufe0f\ufe20-\ufe6f\uff00-\uff60\uffe0-\uffe6\U0001f000-\U0001faff"
+                        "\U00020000-\U0003fffd]")
+"""Characters that may not take exactly one cell (wide, combining, zero-width): rich measures those."""
+
+
+def _width(text: str) -> int:
+    """Cells ``text`` takes on a terminal (rich's count; one a character for the usual text)."""
+    if text.isascii() or not _ODD_WIDTH.search(text):
+        return len(text)
+    return cell_len(text)
+
+
+def _ratio_reduce(total: int, ratios: list[int], maximums: list[int], values: list[int]) -> list[int]:
+    """Take ``total`` off ``values`` in proportion to ``ratios``, at most ``maximums`` each
+    (the same split rich makes, so the tables keep rich's column widths)."""
+    ratios = [r if m else 0 for r, m in zip(ratios, maximums, strict=True)]
+    left_ratio = sum(ratios)
+    if not left_ratio:
+        return values[:]
+    left = total
+    out = []
+    for ratio, maximum, value in zip(ratios, maximums, values, strict=True):
+        if ratio and left_ratio > 0:
+            taken = min(maximum, round(ratio * left / left_ratio))
+            out.append(value - taken)
+            left -= taken
+            left_ratio -= ratio
+        else:
+            out.append(value)
+    return out
+
+
+def _collapse(widths: list[int], wrapable: list[bool], max_width: int) -> list[int]:
+    """Narrow the widest wrapable columns, down to the next widest each time, until the
+    table fits ``max_width`` (or nothing wrapable is left to narrow)."""
+    total = sum(widths)
+    excess = total - max_width
+    if not any(wrapable):
+        return widths
+    while total and excess > 0:
+        widest = max(w for w, ok in zip(widths, wrapable, strict=True) if ok)
+        second = max((w if ok and w != widest else 0) for w, ok in zip(widths, wrapable, strict=True))
+        ratios = [1 if (w == widest and ok) else 0 for w, ok in zip(widths, wrapable, strict=True)]
+        if not any(ratios) or widest == second:
+            break
+        widths = _ratio_reduce(excess, ratios, [min(excess, widest - second)] * len(widths), widths)
+        total = sum(widths)
+        excess = total - max_width
+    return widths
+
+
+@lru_cache(maxsize=4096)  # a battle's tables repeat their texts (rules, traits) cohort after cohort
+def _line_spans(text: str, width: int, fold: bool) -> list[tuple[int, int]]:
+    """Where each line of ``text`` word-wrapped at ``width`` cells starts and ends.  A
+    paragraph's leading spaces stay (indents); a word longer than the line is folded."""
+    simple = text.isascii() or not _ODD_WIDTH.search(text)
+
+    def size(a: int, b: int) -> int:
+        return b - a if simple else cell_len(text[a:b])
+
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for para in text.split("\n"):
+        end_of_para = start + len(para)
+        line_start = -1
+        line_end = start
+        first = True
+        for m in _WORD.finditer(text, start, end_of_para):
+            ws, we = m.span()
+            if first:
+                ws, first = start, False
+            if line_start >= 0 and size(line_start, we) <= width:
+                line_end = we
+                continue
+            if line_start >= 0:
+                spans.append((line_start, line_end))
+            if fold and size(ws, we) > width:
+                pieces = list(range(ws, we, max(width, 1)))
+                spans.extend((p, p + width) for p in pieces[:-1])
+                line_start, line_end = pieces[-1], we
+            else:
+                line_start, line_end = ws, we
+        spans.append((line_start, line_end) if line_start >= 0 else (start, start))
+        start = end_of_para + 1
+    return spans
+
+
+@lru_cache(maxsize=4096)
+def _text_lines(text: str, width: int, fold: bool) -> list[tuple[str, int]]:
+    """Plain text (no odd-width characters) as lines and their widths; a word too long
+    for a column that does not fold ends in an ellipsis."""
+    return [(text[a:b], b - a) if b - a <= width else (text[a:a + width - 1] + "…", width)
+            for a, b in _line_spans(text, width, fold)]
+
+
+@lru_cache(maxsize=4096)  # rules and traits come back in every cohort's table
+def _padded(text: str, edge: str, left: int, right: int, room: int, rjust: bool, fold: bool,
+            no_wrap: bool) -> tuple[str, ...]:
+    """A plain cell too wide for its column: its wrapped lines, each with the border and
+    padding before it and the padding after it."""
+    if (text.isascii() or not _ODD_WIDTH.search(text)) and not no_wrap:
+        lines = _text_lines(text, room, fold)
+    else:
+        lines = [(t, _width(t)) for t in ("".join(t for t, _ in line)
+                                          for line in wrap_frags([(text, "")], room, fold=fold, no_wrap=no_wrap))]
+    lead = edge + " " * left
+    if rjust:
+        return tuple(lead + " " * (room - n) + t + " " * right for t, n in lines)
+    return tuple(lead + t + " " * (room - n + right) for t, n in lines)
+
+
+def _slice(frags: list[Frag], a: int, b: int) -> list[Frag]:
+    out: list[Frag] = []
+    pos = 0
+    for text, style in frags:
+        end = pos + len(text)
+        if end > a and pos < b:
+            out.append((text[max(a - pos, 0):b - pos], style))
+        pos = end
+        if pos >= b:
+            break
+    return out
+
+
+def _crop(frags: list[Frag], width: int) -> list[Frag]:
+    """A line cut to ``width`` cells, ending in an ellipsis."""
+    out: list[Frag] = []
+    room = width - 1
+    for text, style in frags:
+        if room <= 0:
+            break
+        piece = text[:room]
+        out.append((piece, style))
+        room -= _width(piece)
+    out.append(("…", ""))
+    return out
+
+
+def wrap_frags(frags: list[Frag], width: int, *, fold: bool = True, no_wrap: bool = False) -> list[list[Frag]]:
+    """Styled text as lines of at most ``width`` cells (the lines rich would print)."""
+    text = "".join(t for t, _ in frags)
+    if "\n" not in text and _width(text) <= width:
+        return [frags]
+    if no_wrap:
+        return [_crop(frags, width)]
+    lines = []
+    for a, b in _line_spans(text, width, fold):
+        line = _slice(frags, a, b)
+        if _width(text[a:b]) > width:
+            line = _crop(line, width)
+        lines.append(line)
+    return lines
+
+
+@dataclass(slots=True)
+class Col:
+    """A column of a :class:`Grid`: as rich's ``Table.add_column`` takes it."""
+
+    header: str
+    justify: str = "left"
+    no_wrap: bool = False
+    fold: bool = False
+    min_width: int = 0
+
+
+class Out:
+    """Lines of styled text, printed with one ``console.print`` (issue 12: rich's own
+    tables measure and render every cell through several layers, 300 ms at 100 cohorts)."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.width = console.width
+        self._segments: list[Segment] = []
+        self._plain: list[str] = []  # plain lines not yet made a segment
+        self._styles: dict[str, Style | None] = {"": None}
+
+    def _flush(self) -> None:
+        if self._plain:
+            self._plain.append("")
+            self._segments.append(Segment("\n".join(self._plain)))
+            self._plain = []
+
+    def line(self, frags: Iterable[Frag]) -> None:
+        self._flush()
+        add = self._segments.append
+        styles = self._styles
+        plain: list[str] = []  # unstyled pieces in a row become one segment
+        for text, style in frags:
+            if not text:
+                continue
+            if not style:
+                plain.append(text)
+                continue
+            if plain:
+                add(Segment("".join(plain)))
+                plain = []
+            if style not in styles:
+                styles[style] = self.console.get_style(style)
+            add(Segment(text, styles[style]))
+        if plain:
+            add(Segment("".join(plain)))
+        add(_NEWLINE)
+
+    def plain(self, text: str) -> None:
+        """A line without styles."""
+        self._plain.append(text)
+
+    def paragraph(self, frags: list[Frag]) -> None:
+        """Text wrapped at the console's width, as ``console.print(Text(...))`` would."""
+        for line in wrap_frags(frags, self.width):
+            self.line(line)
+
+    def print(self) -> None:
+        self._flush()
+        if self._segments:
+            self.console.print(Segments(self._segments), crop=False, soft_wrap=True)
+            self._segments = []
+
+
+class Grid:
+    """A table drawn the way rich draws ``Table(title=..., header_style="bold")`` (or, on a
+    narrow console, with ``box.SIMPLE_HEAD`` and tight padding), in a fraction of the time."""
+
+    def __init__(self, title: str, cols: list[Col], *, narrow: bool) -> None:
+        self.title = title
+        self.cols = cols
+        self.narrow = narrow
+        self.rows: list[list[list[Frag]] | None] = []  # None: every cell is a plain string
+        self._texts: list[list[str]] = []
+        self._sizes: list[list[int]] = []
+
+    def add_row(self, *cells: str | list[Frag]) -> None:
+        """A row: each cell a string, or styled pieces of text."""
+        if all(isinstance(c, str) for c in cells):
+            texts = [c for c in cells if isinstance(c, str)]
+            self.rows.append(None)
+        else:
+            texts = [c if isinstance(c, str) else "".join(t for t, _ in c) for c in cells]
+            self.rows.append([[(c, "")] if isinstance(c, str) else c for c in cells])
+        self._texts.append(texts)
+        self._sizes.append([len(t) if t.isascii() and "\n" not in t else
+                            max(_width(line) for line in t.split("\n")) for t in texts])
+
+    def _pads(self) -> list[tuple[int, int]]:
+        n = len(self.cols)
+        if not self.narrow:
+            return [(1, 1)] * n
+        return [(0 if i == 0 else 1, 0 if i == n - 1 else 1) for i in range(n)]
+
+    def _widths(self, max_width: int, pads: list[tuple[int, int]]) -> list[int]:
+        """Column widths with padding, rich's way: each column as wide as its widest cell;
+        too wide for the console, the widest wrapable ones are narrowed first."""
+        cols = self.cols
+        natural = [max(_width(c.header), c.min_width) for c in cols]
+        if self._sizes:
+            natural = [max(n, *column) for n, column in zip(natural, zip(*self._sizes, strict=True), strict=True)]
+        natural = [w + left + right for w, (left, right) in zip(natural, pads, strict=True)]
+        widths = natural[:]
+        if sum(widths) > max_width:
+            widths = _collapse(widths, [not c.no_wrap for c in cols], max_width)
+            if sum(widths) > max_width:
+                widths = _ratio_reduce(sum(widths) - max_width, [1] * len(widths), widths, widths)
+            floor = [c.min_width + left + right for c, (left, right) in zip(cols, pads, strict=True)]
+            widths = [max(min(n, w), f) for n, w, f in zip(natural, widths, floor, strict=True)]
+        return widths
+
+    def print(self, out: Out) -> None:
+        top, head, rule, row, bottom = _BOXES["simple" if self.narrow else "heavy"]
+        pads = self._pads()
+        n = len(self.cols)
+        widths = self._widths(out.width - (n + 1), pads)
+        total = sum(widths) + n + 1
+        if self.title:
+            for line in wrap_frags([(self.title, "table.title")], total):
+                size = sum(_width(t) for t, _ in line)
+                left = (total - size) // 2
+                out.line([(" " * left, ""), *line, (" " * (total - size - left), "")])
+        layout = [(left, right, w - left - right, col.justify == "right", col)
+                  for (left, right), w, col in zip(pads, widths, self.cols, strict=True)]
+        out.plain(top[0] + top[2].join(top[1] * w for w in widths) + top[3])
+        self._styled_row(out, [[(c.header, "bold")] for c in self.cols], layout, head, bottom=True)
+        out.plain(rule[0] + rule[2].join(rule[1] * w for w in widths) + rule[3])
+        for cells, texts, sizes in zip(self.rows, self._texts, self._sizes, strict=True):
+            if cells is None:
+                self._plain_row(out, texts, sizes, layout, row)
+            else:
+                self._styled_row(out, cells, layout, row)
+        out.plain(bottom[0] + bottom[2].join(bottom[1] * w for w in widths) + bottom[3])
+
+    @staticmethod
+    def _plain_row(out: Out, texts: list[str], sizes: list[int], layout: list[tuple[int, int, int, bool, Col]],
+                   edges: str) -> None:
+        """A row without styles, drawn as plain lines (most rows): each cell's lines are
+        padded strings, put side by side."""
+        first, inner, end = edges[0], edges[1], edges[2]
+        columns: list[tuple[str, ...]] = []
+        height = 1
+        edge = first
+        for text, size, (left, right, room, rjust, col) in zip(texts, sizes, layout, strict=True):
+            if size <= room and "\n" not in text:
+                lead = edge + " " * left
+                columns.append((lead + " " * (room - size) + text + " " * right if rjust
+                                else lead + text + " " * (room - size + right),))
+            else:
+                lines = _padded(text, edge, left, right, room, rjust, col.fold, col.no_wrap)
+                columns.append(lines)
+                if len(lines) > height:
+                    height = len(lines)
+            edge = inner
+        if height == 1:
+            out.plain("".join([c[0] for c in columns]) + end)
+            return
+        blanks = [(edges[0] if k == 0 else inner) + " " * (left + room + right)
+                  for k, (left, right, room, _, _) in enumerate(layout)]
+        for i in range(height):
+            out.plain("".join([c[i] if i < len(c) else blank for c, blank in zip(columns, blanks, strict=True)])
+                      + end)
+
+    @staticmethod
+    def _styled_row(out: Out, cells: list[list[Frag]], layout: list[tuple[int, int, int, bool, Col]], edges: str,
+                    *, bottom: bool = False) -> None:
+        """A row with styled cells; a cell shorter than the others is padded below (the
+        header row: above, as rich does)."""
+        fitted: list[list[tuple[list[Frag], int]]] = []
+        for cell, (_, _, room, _, col) in zip(cells, layout, strict=True):
+            fitted.append([(line, _width("".join(t for t, _ in line)))
+                           for line in wrap_frags(cell, room, fold=col.fold, no_wrap=col.no_wrap)])
+        height = max(len(lines) for lines in fitted)
+        if height > 1:
+            blank: tuple[list[Frag], int] = ([], 0)
+            if bottom:
+                fitted = [[blank] * (height - len(lines)) + lines for lines in fitted]
+            else:
+                fitted = [lines + [blank] * (height - len(lines)) for lines in fitted]
+        first, inner, end = edges[0], edges[1], edges[2]
+        for i in range(height):
+            line: list[Frag] = []
+            gap = 0
+            edge = first
+            for lines, (left, right, room, rjust, _) in zip(fitted, layout, strict=True):
+                frags, size = lines[i]
+                if rjust:
+                    line.append((" " * gap + edge + " " * (left + room - size), ""))
+                    gap = right
+                else:
+                    line.append((" " * gap + edge + " " * left, ""))
+                    gap = room - size + right
+                line.extend(frags)
+                edge = inner
+            line.append((" " * gap + end, ""))
+            out.line(line)
 
 
 def _narrow(console: Console) -> bool:
     return console.width < WIDE
 
 
-def _table(console: Console, title: str) -> Table:
-    """A table that fits: on a narrow console, light borders and tight padding."""
-    if _narrow(console):
-        return Table(title=title, header_style="bold", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
-    return Table(title=title, header_style="bold")
-
-
-def _name_column(table: Table, header: str, names: Iterable[str]) -> None:
+def _name_col(header: str, names: Iterable[str]) -> Col:
     """A column of names, as wide as the longest one: never wrapped, never cut."""
-    width = max([len(header), *(len(n) for n in names)])
-    table.add_column(header, no_wrap=True, min_width=width)
+    return Col(header, no_wrap=True, min_width=max([len(header), *(len(n) for n in names)]))
 
 
 def print_pools(console: Console, pools: Iterable[CohortPools], *, breakdown: bool = True) -> None:
     pools = list(pools)
-    table = _table(console, "Cohort pools")
-    _name_column(table, "Cohort", (p.name for p in pools))
+    narrow = _narrow(console)
+    out = Out(console)
+    cols = [_name_col("Cohort", (p.name for p in pools))]
     for col in ("Actions", "Health", "Melee", "Ranged", "Mystical", "Defense", "Temper", "Movement", "Resolve", "Control"):
-        table.add_column(POOL_HEADERS[col] if _narrow(console) else col, justify="right", no_wrap=True)
+        cols.append(Col(POOL_HEADERS[col] if narrow else col, justify="right", no_wrap=True))
+    table = Grid("Cohort pools", cols, narrow=narrow)
     for p in pools:
         v = p.pools
         table.add_row(p.name, str(p.actions), *(str(v[k]) for k in ("health", "melee", "ranged", "mystical", "defense",
                                                                       "temper", "movement", "resolve", "control")))
-    console.print(table)
-    if not breakdown:
-        return
-    for p in pools:
-        t = _table(console, f"{p.name}: who gave what")
-        for col in ("Pool", "From", "Trait", "+", "Rule", "Detail"):
-            if col in ("Pool", "From"):
-                t.add_column(col, no_wrap=True)
-            else:
-                t.add_column(col, justify="right" if col == "+" else "left", overflow="fold")
-        for pool, lines in p.breakdown.items():
-            for c in lines:
-                if c.amount == 0 and c.kind == "base":
-                    continue
-                t.add_row(pool, c.member or "cohort", c.trait, str(c.amount), c.rule_ref, c.detail)
-        console.print(t)
-        if p.not_counted:
-            console.print(Text("  Not counted: " + "; ".join(f"{n.member}: {n.trait} ({n.reason})" for n in p.not_counted),
-                               style="dim"))
+    table.print(out)
+    if breakdown:
+        cols = [Col("Pool", no_wrap=True), Col("From", no_wrap=True), Col("Trait", fold=True),
+                Col("+", justify="right", fold=True), Col("Rule", fold=True), Col("Detail", fold=True)]
+        for p in pools:
+            t = Grid(f"{p.name}: who gave what", cols, narrow=narrow)
+            for pool, lines in p.breakdown.items():
+                for c in lines:
+                    if c.amount == 0 and c.kind == "base":
+                        continue
+                    t.add_row(pool, c.member or "cohort", c.trait, str(c.amount), c.rule_ref, c.detail)
+            t.print(out)
+            if p.not_counted:
+                out.paragraph([("  Not counted: " + "; ".join(f"{n.member}: {n.trait} ({n.reason})"
+                                                            for n in p.not_counted), "dim")])
+    out.print()
 
 
 def _effects_text(effects: Iterable[Any]) -> str:
@@ -84,18 +452,18 @@ def _effects_text(effects: Iterable[Any]) -> str:
     return "; ".join(parts)
 
 
-def _print_phase_narrow(console: Console, result: PhaseResult) -> None:
+def _print_phase_narrow(out: Out, result: PhaseResult) -> None:
     """The phase as a list, one order a paragraph: fits 80 columns with nothing cut."""
-    console.print(Text(f"Phase {result.phase}", style="bold"), justify="center")
+    title = f"Phase {result.phase}"
+    left = max(out.width - len(title), 0) // 2
+    out.line([(" " * left, ""), (title, "bold"), (" " * max(out.width - len(title) - left, 0), "")])
     for e in result.events:
         rolls = ", ".join(f"{r.value}{'' if r.source == 'entered' else '*'}" for r in e.rolls if r.sides == 10)
-        head = Text(f"{e.order + 1:>2}. ")
-        head.append(e.cohort, style="bold")
+        head: list[Frag] = [(f"{e.order + 1:>2}. ", ""), (e.cohort, "bold")]
         if e.target:
-            head.append(f" → {e.target}")
-        head.append(f"  {e.task.value}" + (f" ({e.moment.value})" if e.moment else ""))
-        head.append("  ")
-        head.append(e.outcome, style=OUTCOME_STYLE[e.outcome])
+            head.append((f" → {e.target}", ""))
+        head.append((f"  {e.task.value}" + (f" ({e.moment.value})" if e.moment else "") + "  ", ""))
+        head.append((e.outcome, OUTCOME_STYLE[e.outcome]))
         numbers = []
         if rolls:
             numbers.append(f"d10 {rolls}")
@@ -104,103 +472,110 @@ def _print_phase_narrow(console: Console, result: PhaseResult) -> None:
         if e.damage:
             numbers.append(f"{e.damage} damage")
         if numbers:
-            head.append("  " + ", ".join(numbers))
-        head.append(f"  [{e.rule_ref}]", style="dim")
-        console.print(head)
+            head.append(("  " + ", ".join(numbers), ""))
+        head.append((f"  [{e.rule_ref}]", "dim"))
+        out.paragraph(head)
         what = e.reason if e.outcome == "refused" else _effects_text(e.effects)
         if what:
-            console.print(Text("    " + what))
+            out.paragraph([("    " + what, "")])
 
 
 def print_phase(console: Console, result: PhaseResult) -> None:
+    out = Out(console)
     if _narrow(console):
-        _print_phase_narrow(console, result)
-        _print_phase_footer(console, result)
-        return
-    table = Table(title=f"Phase {result.phase}", header_style="bold")
-    for col in ("#", "Cohort", "Task", "Target", "Roll", "Total", "Def", "Outcome", "Dmg", "Rule", "What happened"):
-        table.add_column(col, justify="right" if col in ("#", "Roll", "Total", "Def", "Dmg") else "left")
-    for e in result.events:
-        rolls = ", ".join(f"{r.value}{'' if r.source == 'entered' else '*'}" for r in e.rolls if r.sides == 10)
-        what = e.reason if e.outcome == "refused" else _effects_text(e.effects)
-        table.add_row(
-            str(e.order + 1), e.cohort, e.task.value + (f" ({e.moment.value})" if e.moment else ""), e.target or "",
-            rolls, "" if e.total is None else str(e.total), "" if e.defense is None else str(e.defense),
-            Text(e.outcome, style=OUTCOME_STYLE[e.outcome]), str(e.damage or ""), e.rule_ref, what or "",
-        )
-    console.print(table)
-    _print_phase_footer(console, result)
-
-
-def _print_phase_footer(console: Console, result: PhaseResult) -> None:
-    console.print(Text("  * rolled by sheetsync; other dice were typed in (R25)", style="dim"))
+        _print_phase_narrow(out, result)
+    else:
+        cols = [Col(c, justify="right" if c in ("#", "Roll", "Total", "Def", "Dmg") else "left")
+                for c in ("#", "Cohort", "Task", "Target", "Roll", "Total", "Def", "Outcome", "Dmg", "Rule",
+                          "What happened")]
+        table = Grid(f"Phase {result.phase}", cols, narrow=False)
+        for e in result.events:
+            rolls = ", ".join(f"{r.value}{'' if r.source == 'entered' else '*'}" for r in e.rolls if r.sides == 10)
+            what = e.reason if e.outcome == "refused" else _effects_text(e.effects)
+            table.add_row(
+                str(e.order + 1), e.cohort, e.task.value + (f" ({e.moment.value})" if e.moment else ""), e.target or "",
+                rolls, "" if e.total is None else str(e.total), "" if e.defense is None else str(e.defense),
+                [(e.outcome, OUTCOME_STYLE[e.outcome])], str(e.damage or ""), e.rule_ref, what or "",
+            )
+        table.print(out)
+    out.paragraph([("  * rolled by sheetsync; other dice were typed in (R25)", "dim")])
     for f in result.end_of_phase:
-        console.print(Text(f"  End of phase: {f.cohort}: {f.text} ({f.rule_ref})", style="magenta" if f.kind == "flag" else "dim"))
-    print_standing(console, result.battle)
+        out.paragraph([(f"  End of phase: {f.cohort}: {f.text} ({f.rule_ref})", "magenta" if f.kind == "flag" else "dim")])
+    _standing(out, result.battle)
+    out.print()
 
 
-def _members_text(battle: Battle, name: str) -> Text:
+def _members_frags(battle: Battle, name: str) -> list[Frag]:
     """Members grouped by state (Tasks 5.12): ``Active 3: Marcus, Ana, Ben · Scared 1: Cy``."""
     from sheetsync.rules.bbn import State
 
-    st = battle.state[name]
-    out = Text()
+    states = battle.state[name].states
+    out: list[Frag] = []
     for state in State:
-        members = [m for m, s in st.states.items() if s is state]
+        members = [m for m, s in states.items() if s is state]
         if not members:
             continue
         if out:
-            out.append(" · ")
-        out.append(f"{state.value} {len(members)}", style=STATE_STYLE[state.value])
-        out.append(": " + ", ".join(members))
+            out.append((" · ", ""))
+        out.append((f"{state.value} {len(members)}", STATE_STYLE[state.value]))
+        out.append((": " + ", ".join(members), ""))
     return out
 
 
-def print_standing(console: Console, battle: Battle) -> None:
-    table = _table(console, f"Standing before phase {battle.phase}")
-    _name_column(table, "Cohort", (c.name for c in battle.cohorts))
-    for col in ("Side", "Health", "Temper", "Control"):
-        table.add_column(col, justify="left" if col == "Side" else "right", no_wrap=True)
-    table.add_column("Members", ratio=1)
+def _standing(out: Out, battle: Battle) -> None:
+    narrow = _narrow(out.console)
+    cols = [_name_col("Cohort", (c.name for c in battle.cohorts)), Col("Side", no_wrap=True)]
+    cols += [Col(c, justify="right", no_wrap=True) for c in ("Health", "Temper", "Control")]
+    cols.append(Col("Members"))
+    table = Grid(f"Standing before phase {battle.phase}", cols, narrow=narrow)
     for spec in battle.cohorts:
         st = battle.state[spec.name]
         max_h = battle.pools[spec.name].pools["health"]
-        health = Text(f"{st.health}/{max_h}", style="red" if st.health <= 0 else "")
-        table.add_row(Text(spec.name), Text(spec.side + (", support" if spec.support else "")), health,
-                      str(st.temper), str(st.control), _members_text(battle, spec.name))
-    console.print(table)
+        table.add_row(spec.name, spec.side + (", support" if spec.support else ""),
+                      [(f"{st.health}/{max_h}", "red" if st.health <= 0 else "")],
+                      str(st.temper), str(st.control), _members_frags(battle, spec.name))
+    table.print(out)
+
+
+def print_standing(console: Console, battle: Battle) -> None:
+    out = Out(console)
+    _standing(out, battle)
+    out.print()
 
 
 def print_aftermath(console: Console, entries: list[AftermathEntry]) -> None:
-    table = _table(console, "Battle aftermath")
     narrow = _narrow(console)
-    _name_column(table, "Cohort", (e.cohort for e in entries))
-    _name_column(table, "Character", (e.name for e in entries))
+    cols = [_name_col("Cohort", (e.cohort for e in entries)), _name_col("Character", (e.name for e in entries))]
     short = {"Damage": "Dmg", "Aggravated": "Agg", "Lethal": "Let", "Temper back": "Tmp+"}
     for col in ("Damage", "Aggravated", "Lethal", "Aegis", "Torpor", "Lasting effect", "Temper back"):
         if col == "Lasting effect":
-            table.add_column(col, ratio=1, overflow="fold")
+            cols.append(Col(col, fold=True))
         else:
-            table.add_column(short.get(col, col) if narrow else col, justify="right", no_wrap=True)
+            cols.append(Col(short.get(col, col) if narrow else col, justify="right", no_wrap=True))
+    table = Grid("Battle aftermath", cols, narrow=narrow)
     for e in entries:
         if e.dead:
-            table.add_row(e.cohort, Text(e.name, style="bold red"), Text("DEAD: removed from play (R30)", style="bold red"),
+            table.add_row(e.cohort, [(e.name, "bold red")], [("DEAD: removed from play (R30)", "bold red")],
                           "", "", "", "", "", "")
             continue
         lasting = f"{e.lasting_effect.band}+: d10={e.lasting_effect.roll} → {e.lasting_effect.result}" if e.lasting_effect else ""
         table.add_row(e.cohort, e.name, str(e.damage), str(e.aggravated), str(e.lethal), str(e.aegis),
                       "yes" if e.torpor else "", lasting, str(e.temper_returned))
-    console.print(table)
+    out = Out(console)
+    table.print(out)
+    out.print()
+
+
+def _bar_frags(health: int, max_health: int, width: int = 20) -> list[Frag]:
+    share = 0.0 if max_health <= 0 else max(0.0, min(1.0, health / max_health))
+    full = round(share * width)
+    style = "green" if share >= 0.5 else "yellow" if share >= 0.25 else "red"
+    return [("█" * full, style), ("░" * (width - full), "dim")]
 
 
 def health_bar(health: int, max_health: int, width: int = 20) -> Text:
     """Health as a bar of ``width`` cells, green, yellow under half, red under a quarter."""
-    share = 0.0 if max_health <= 0 else max(0.0, min(1.0, health / max_health))
-    full = round(share * width)
-    style = "green" if share >= 0.5 else "yellow" if share >= 0.25 else "red"
-    bar = Text("█" * full, style=style)
-    bar.append("░" * (width - full), style="dim")
-    return bar
+    return Text.assemble(*_bar_frags(health, max_health, width))
 
 
 def print_status(console: Console, battle: Battle, *, status: str | None = None) -> None:
@@ -209,23 +584,21 @@ def print_status(console: Console, battle: Battle, *, status: str | None = None)
     (Actions 4, R11), and its members grouped by state (Tasks 5.12)."""
     from sheetsync.rules.bbn.pools import actions_available
 
+    out = Out(console)
     resolved = len(battle.history)
-    head = Text(f"Phase {battle.phase} to resolve", style="bold")
-    head.append(f"  ({resolved} resolved)" if resolved else "  (none resolved yet)", style="dim")
-    console.print(head)
+    out.paragraph([(f"Phase {battle.phase} to resolve", "bold"),
+                   (f"  ({resolved} resolved)" if resolved else "  (none resolved yet)", "dim")])
     if status:
-        console.print(Text(status, style="italic"))
+        out.paragraph([(status, "italic")])
     name_width = max(len(c.name) for c in battle.cohorts) if battle.cohorts else 0
     for spec in battle.cohorts:
         st = battle.state[spec.name]
         max_h = battle.pools[spec.name].pools["health"]
-        line = Text("\n")
-        line.append(spec.name.ljust(name_width), style="bold")
-        line.append("  ")
-        line.append_text(health_bar(st.health, max_h))
-        line.append(f" {st.health}/{max_h} Health", style="bold red" if st.health <= 0 else "")
-        console.print(line)
+        out.plain("")
+        out.paragraph([(spec.name.ljust(name_width), "bold"), ("  ", ""), *_bar_frags(st.health, max_h),
+                       (f" {st.health}/{max_h} Health", "bold red" if st.health <= 0 else "")])
         side = spec.side + (", support" if spec.support else "")
         actions = actions_available(st.states.values(), battle.house_rules)
-        console.print(Text(f"  {side} · Temper {st.temper} · Control {st.control} · Actions left {actions}"))
-        console.print(Text("  ") + _members_text(battle, spec.name))
+        out.paragraph([(f"  {side} · Temper {st.temper} · Control {st.control} · Actions left {actions}", "")])
+        out.paragraph([("  ", ""), *_members_frags(battle, spec.name)])
+    out.print()

@@ -32,9 +32,10 @@ __all__ = [
 
 
 class Frozen(BaseModel):
-    """Base of every value: frozen, and unknown keys are an error."""
+    """Base of every value: frozen, and unknown keys are an error.  Each model's validator
+    is built on first use, not at import (issue 12: a resolve never uses some of them)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class State(StrEnum):

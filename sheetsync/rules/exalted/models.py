@@ -25,9 +25,10 @@ __all__ = [
 
 
 class Frozen(BaseModel):
-    """Base of every value: frozen, and unknown keys are an error."""
+    """Base of every value: frozen, and unknown keys are an error.  Each model's validator
+    is built on first use, not at import (issue 12)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class DamageType(StrEnum):

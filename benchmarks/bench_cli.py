@@ -1,0 +1,228 @@
+"""What the command line costs to start, to import and to print (issue 12, rows 6-8).
+
+    python benchmarks/bench_cli.py [--repeat 11] [--cohorts 100] [--no-bytecode-cache]
+
+Every sample is a fresh interpreter, and the variants are run alternately, so that drift
+(other work on the machine) hits them alike.  CPU time (user + system) of the child.
+
+* ``python -c pass``: the floor, what any Python start costs here;
+* ``sheetsync --help`` (``python -m sheetsync --help``), and a bare typer app with the
+  same command names and nothing else (what typer alone costs);
+* ``sheetsync resolve`` of an ``--cohorts``-cohort battalion battle file, and a
+  ``python -c "import ..."`` of exactly the modules that resolve loaded: the time spent
+  importing is that minus the floor, its share is of the whole resolve; the same without
+  sheetsync's own modules is what the libraries alone cost;
+* the tables ``sheetsync resolve`` and ``sheetsync pools`` print for that battle, timed
+  inside a fresh interpreter (no warm caches), at 80 and 200 columns; and, as the floor
+  of what they replaced, the same who-gave-what tables drawn by rich's ``Table``.
+
+Bytecode: by default the children write and reuse ``.pyc`` files (in a temporary
+``PYTHONPYCACHEPREFIX``, so the tree stays clean), as an installed sheetsync does.
+``--no-bytecode-cache`` sets ``PYTHONDONTWRITEBYTECODE=1`` instead: every sheetsync module
+is then compiled at every start (a read-only checkout, some sandboxes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from battles import make_battle  # noqa: E402
+
+HELP_RATIO = 3.0
+IMPORT_SHARE = 0.15
+RENDER_MS = 30.0
+
+RENDER = """
+import io, json, sys, time
+sys.path.insert(0, {tests!r})
+from battles import make_battle
+from rich.console import Console
+from sheetsync.app.render import print_phase, print_pools
+from sheetsync.rules.bbn import load_battle, resolve_phase
+battle = load_battle(make_battle({n}))
+result = resolve_phase(battle)
+out = {{}}
+for width in (80, 200):
+    console = Console(file=io.StringIO(), width=width)
+    t = time.process_time()
+    print_phase(console, result)
+    out[f"resolve@{{width}}"] = time.process_time() - t
+    t = time.process_time()
+    print_pools(console, battle.pools.values())
+    out[f"pools@{{width}}"] = time.process_time() - t
+if {reference}:  # the same who-gave-what tables drawn by rich's Table, as sheetsync did before
+    from rich import box
+    from rich.table import Table
+    console = Console(file=io.StringIO(), width=80)
+    t = time.process_time()
+    for p in battle.pools.values():
+        table = Table(title=f"{{p.name}}: who gave what", header_style="bold", box=box.SIMPLE_HEAD,
+                      padding=(0, 1), pad_edge=False)
+        for col in ("Pool", "From", "Trait", "+", "Rule", "Detail"):
+            table.add_column(col, no_wrap=col in ("Pool", "From"), justify="right" if col == "+" else "left",
+                             overflow="fold")
+        for pool, lines in p.breakdown.items():
+            for c in lines:
+                if not (c.amount == 0 and c.kind == "base"):
+                    table.add_row(pool, c.member or "cohort", c.trait, str(c.amount), c.rule_ref, c.detail)
+        console.print(table)
+    out["rich Table: pools@80"] = time.process_time() - t
+print(json.dumps(out))
+"""
+
+MODULES = """
+import atexit, json, sys
+atexit.register(lambda: open({dump!r}, "w").write(json.dumps(sorted(sys.modules))))
+sys.argv = ["sheetsync", "resolve", {battle!r}]
+from sheetsync.app.cli import main
+main()
+"""
+
+
+def cpu(cmd: list[str], env: dict[str, str]) -> float:
+    """CPU seconds (user + system) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env, cwd=ROOT)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def bare_typer_app() -> str:
+    """A typer app with sheetsync's command names and short helps, and no code behind them."""
+    from sheetsync.app.cli import app
+
+    lines = ["import typer", "app = typer.Typer(name='sheetsync', no_args_is_help=True, add_completion=False, "
+             "rich_markup_mode=None, pretty_exceptions_enable=False)"]
+    for i, info in enumerate(app.registered_commands):
+        name = info.name or (info.callback.__name__ if info.callback else f"c{i}")
+        lines.append(f"@app.command({name!r}, short_help={info.short_help!r})\ndef c{i}() -> None:\n    pass")
+    for group in app.registered_groups:
+        text = group.help if isinstance(group.help, str) else group.typer_instance.info.help
+        text = text if isinstance(text, str) else ""
+        lines.append(f"app.add_typer(typer.Typer(), name={group.name!r}, help={text!r})")
+    lines.append("app()")
+    return "\n".join(lines)
+
+
+def imported_modules(battle: Path, env: dict[str, str], work: Path) -> list[str]:
+    """The modules ``sheetsync resolve`` loads beyond a bare interpreter's."""
+    dump = work / "modules.json"
+    subprocess.run([sys.executable, "-c", MODULES.format(dump=str(dump), battle=str(battle))], check=True, env=env,
+                   stdout=subprocess.DEVNULL, cwd=ROOT)
+    loaded = json.loads(dump.read_text(encoding="utf-8"))
+    bare = json.loads(subprocess.run([sys.executable, "-c", "import sys, json; print(json.dumps(sorted(sys.modules)))"],
+                                     check=True, env=env, capture_output=True, text=True).stdout)
+    return [m for m in loaded if m not in set(bare) and m != "__main__"]
+
+
+def import_code(modules: list[str]) -> str:
+    """A script importing ``modules`` in order (those that fail alone are skipped)."""
+    return (f"import importlib\nfor name in {modules!r}:\n    try:\n        importlib.import_module(name)\n"
+            "    except Exception:\n        pass\n")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=11)
+    ap.add_argument("--cohorts", type=int, default=100)
+    ap.add_argument("--no-bytecode-cache", action="store_true")
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
+        run(args, Path(tmp))
+
+
+def run(args: argparse.Namespace, work: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    env["COLUMNS"] = "80"
+    if args.no_bytecode_cache:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    else:
+        env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+    battle = work / f"battle-{args.cohorts}.yaml"
+    battle.write_text(yaml.safe_dump(make_battle(args.cohorts), sort_keys=False), encoding="utf-8")
+    modules = imported_modules(battle, env, work)
+    libraries = [m for m in modules if m.split(".")[0] != "sheetsync"]
+    py = sys.executable
+    variants = {
+        "python -c pass": [py, "-c", "pass"],
+        "sheetsync --help": [py, "-m", "sheetsync", "--help"],
+        "bare typer app --help": [py, "-c", bare_typer_app(), "--help"],
+        "sheetsync resolve": [py, "-m", "sheetsync", "resolve", str(battle)],
+        "import resolve's modules": [py, "-c", import_code(modules)],
+        "  of which libraries (no sheetsync)": [py, "-c", import_code(libraries)],
+    }
+    render_cmd = [py, "-c", RENDER.format(tests=str(ROOT / "tests"), n=args.cohorts, reference=True)]
+    for cmd in variants.values():  # warm the file cache (and write the .pyc files)
+        cpu(cmd, env)
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    renders: dict[str, list[float]] = {}
+    for _ in range(args.repeat):
+        for name, cmd in variants.items():
+            times[name].append(cpu(cmd, env))
+        sample = json.loads(subprocess.run(render_cmd, check=True, env=env, capture_output=True, text=True,
+                                           cwd=ROOT).stdout)
+        for key, value in sample.items():
+            renders.setdefault(key, []).append(value)
+
+    med = {name: statistics.median(data) * 1000 for name, data in times.items()}
+    rmed = {name: statistics.median(data) * 1000 for name, data in renders.items()}
+    print("$ " + shlex.join([Path(py).name, *sys.argv]))
+    print(f"{args.repeat} fresh interpreters per variant, alternating; CPU time (user + system); "
+          f"bytecode cache {'off (PYTHONDONTWRITEBYTECODE=1)' if args.no_bytecode_cache else 'on'}; "
+          f"{len(modules)} modules imported by the resolve\n")
+    print(f"{'variant':36} | {'median (ms)':>11} | {'min (ms)':>8}")
+    print("-" * 36 + "-+-" + "-" * 11 + "-+-" + "-" * 8)
+    for name, data in times.items():
+        print(f"{name:36} | {med[name]:11.1f} | {min(data) * 1000:8.1f}")
+    for name, data in renders.items():
+        print(f"{'tables: ' + name:36} | {rmed[name]:11.1f} | {min(data) * 1000:8.1f}")
+    reference = rmed.pop("rich Table: pools@80")
+
+    floor = med["python -c pass"]
+    help_ratio = med["sheetsync --help"] / floor
+    typer_ratio = med["bare typer app --help"] / floor
+    share = (med["import resolve's modules"] - floor) / med["sheetsync resolve"]
+    rows = [
+        ("sheetsync --help / python -c pass", f"{help_ratio:.2f}x", f"<= {HELP_RATIO:.0f}x", help_ratio <= HELP_RATIO),
+        (f"importing / whole resolve ({args.cohorts} cohorts)", f"{share:.0%}", f"<= {IMPORT_SHARE:.0%}",
+         share <= IMPORT_SHARE),
+    ]
+    for width in (80, 200):
+        total = rmed[f"resolve@{width}"]
+        rows.append((f"resolve tables at {width} columns", f"{total:.1f} ms", f"<= {RENDER_MS:.0f} ms",
+                     total <= RENDER_MS))
+        pools = rmed[f"pools@{width}"]
+        rows.append((f"pools tables at {width} columns", f"{pools:.1f} ms", f"<= {RENDER_MS:.0f} ms",
+                     pools <= RENDER_MS))
+    print()
+    print(f"{'issue 12 target':42} | {'measured':>9} | {'target':>8} | result")
+    print("-" * 42 + "-+-" + "-" * 9 + "-+-" + "-" * 8 + "-+-------")
+    for label, value, target, ok in rows:
+        print(f"{label:42} | {value:>9} | {target:>8} | {'met' if ok else 'NOT met'}")
+    print(f"\nThe pools tables at 80 columns take {rmed['pools@80']:.1f} ms, rich's Table took {reference:.0f} ms "
+          f"for the who-gave-what tables alone in this run ({reference / rmed['pools@80']:.0f}x).")
+    importing = med["import resolve's modules"] - floor
+    library = med["  of which libraries (no sheetsync)"] - floor
+    whole = med["sheetsync resolve"]
+    print(f"\nA bare typer app with the same commands takes {typer_ratio:.2f}x the floor.  The resolve spends "
+          f"{importing:.0f} ms of {whole:.0f} ms importing; the libraries alone (typer, pydantic, rich, yaml and the "
+          f"standard modules they load) take {library:.0f} ms, {library / whole:.0%} of the resolve.")
+
+
+if __name__ == "__main__":
+    main()
