@@ -142,3 +142,42 @@ def test_issue8_17_an_unreadable_private_key_is_named(server: FakeSheetsServer, 
 def test_issue8_17_a_missing_or_unreadable_key_file(server: FakeSheetsServer, tmp_path: Path) -> None:
     assert "no such service-account key file" in refusal(tmp_path / "nope.json", server)
     assert "can't read the service-account key file" in refusal(tmp_path, server)  # a directory
+
+
+# -- issue 11: forecast, report and import on a Google Sheet ---------------------------------------
+
+
+def test_issue11_gsheet_has_forecast_report_and_import() -> None:
+    res = runner.invoke(app, ["gsheet", "--help"])
+    assert res.exit_code == 0
+    for command in ("forecast", "report", "import"):
+        assert command in res.stdout
+
+
+def test_issue11_gsheet_import_of_a_grapevine_file_is_refused_before_any_request(
+        server: FakeSheetsServer, key_file: Path, tmp_path: Path) -> None:
+    from sheetsync.errors import InputError
+
+    key = server.create_spreadsheet("Import")
+    gex = Path(__file__).parent / "data" / "grapevine" / "lanterns.gex"
+    server.clear_requests()
+    res = runner.invoke(app, ["gsheet", "import", str(gex), "--into", key, "--service-account", str(key_file)])
+    assert isinstance(res.exception, InputError) and "import a Grapevine file into a workbook" in str(res.exception)
+    assert server.api_requests() == []
+
+
+def test_issue11_gsheet_import_into_a_started_battle_is_refused_and_writes_nothing(
+        server: FakeSheetsServer, key_file: Path, tmp_path: Path) -> None:
+    """Cohort Sheet 1.1-1.7: a tracker with a phase resolved keeps its characters."""
+    key = server.create_spreadsheet("Started")
+    sa = ["--service-account", str(key_file)]
+    wb = tmp_path / "battle.xlsx"
+    new_workbook(wb, example_path())
+    assert runner.invoke(app, ["upload", str(wb), key, *sa]).exit_code == 0
+    assert runner.invoke(app, ["gsheet", "resolve", key, *sa, "--json"]).exit_code == 0
+    server.clear_requests()
+    lanterns = Path(__file__).parent / "data" / "csv" / "lanterns.csv"
+    res = runner.invoke(app, ["gsheet", "import", str(lanterns), "--into", key, *sa, "--replace"])
+    assert isinstance(res.exception, BattleStateError) and "is resolved already" in str(res.exception)
+    assert res.exception.args[0].startswith(f"{key}: ")
+    assert "POST" not in [r.method for r in server.api_requests()]

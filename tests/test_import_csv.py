@@ -113,11 +113,17 @@ def test_template_csv_refuses_an_existing_file_unless_force(
     assert out.with_name("chars.csv.bak").read_text(encoding="utf-8") == "mine\n"
 
 
-def test_template_csv_for_exalted_says_not_yet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
-    code, _o, err = run_main(monkeypatch, capsys, "template", "--csv", str(tmp_path / "x.csv"), "--system", "exalted")
-    assert code == 1 and "is not read yet" in err and "sheetsync demo --system exalted" in err
-    assert not (tmp_path / "x.csv").exists()
+def test_template_csv_for_exalted_writes_characters_then_units(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """E7-E10, X1-X11: an Exalted battle takes a CSV per sheet; the name (or --sheet) picks it."""
+    out = ok(monkeypatch, capsys, "template", "--csv", str(tmp_path / "x.csv"), "--system", "exalted")
+    assert "--sheet units" in out
+    assert (tmp_path / "x.csv").read_text(encoding="utf-8").startswith("Character,Role,Dex,Str,Sta,")
+    ok(monkeypatch, capsys, "template", "--csv", str(tmp_path / "my units.csv"), "--system", "exalted")
+    assert (tmp_path / "my units.csv").read_text(encoding="utf-8").startswith("Unit,Side,Commander,Extras,")
+    code, _o, err = run_main(monkeypatch, capsys, "template", "--csv", str(tmp_path / "y.csv"), "--system",
+                             "exalted", "--sheet", "orders")
+    assert code == 1 and "'orders' is not a sheet of an Exalted CSV" in err and not (tmp_path / "y.csv").exists()
 
 
 def test_template_without_a_workbook_or_csv_is_a_clear_error(monkeypatch: pytest.MonkeyPatch,
@@ -350,12 +356,24 @@ def test_a_hex_tracker_holding_units_is_refused_unless_replace(
     assert [sheet[f"A{r}"].value for r in range(3, 6)] == ["A", "B", None]  # the three old rows below: cleared
 
 
-def test_exalted_battle_files_from_csv_are_not_yet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    code, _out, err = run_main(monkeypatch, capsys, "import", str(DATA / "lanterns.csv"), "--into",
-                               str(tmp_path / "x.yaml"), "--system", "exalted")
-    assert code == 1 and "importing Exalted 2e mass combat characters or units is not built yet" in err
+def test_x3_an_exalted_battle_file_needs_a_characters_and_a_units_csv(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    chars = tmp_path / "chars.csv"
+    chars.write_text("Character,Role,Cha\nTepet Arada,commander,3\n", encoding="utf-8")
+    code, _out, err = run_main(monkeypatch, capsys, "import", str(chars), "--into", str(tmp_path / "x.yaml"),
+                               "--system", "exalted")
+    assert code == 1 and "an Exalted battle needs its characters and its units" in err and "no units CSV" in err
     assert not (tmp_path / "x.yaml").exists()
+    units = tmp_path / "units.csv"
+    units.write_text("unit,SIDE,commander,extras,drill\nFang,Realm,Tepet Arada,20,2\n",  # R12 headers
+                     encoding="utf-8")
+    ok(monkeypatch, capsys, "import", str(chars), str(units), "--into", str(tmp_path / "x.yaml"), "--system",
+       "exalted")
+    data = _json(monkeypatch, capsys, "pools", str(tmp_path / "x.yaml"))
+    assert [u["name"] for u in data["units"]] == ["Fang"]
+    code, _out, err = run_main(monkeypatch, capsys, "import", str(DATA / "lanterns.csv"), str(units), "--into",
+                               str(tmp_path / "y.yaml"))
+    assert code == 1 and "a bbn import reads one CSV file" in err and not (tmp_path / "y.yaml").exists()
 
 
 def _many_units(path: Path, count: int) -> Path:

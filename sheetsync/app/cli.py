@@ -524,13 +524,16 @@ def template(
     csv_out: Annotated[Path | None, typer.Option(
         "--csv", help="Instead, write an empty CSV with the system's Characters (or Units) headers, for "
                       "sheetsync import.")] = None,
+    sheet: Annotated[str | None, typer.Option(
+        "--sheet", help="With --csv for Exalted: characters or units (default: units when the CSV's name says "
+                        "so).")] = None,
 ) -> None:
     """Write a blank tracker workbook (.xlsx, or .xlsm with --macros) for a rule system, or
     with --csv the empty CSV of its characters or units."""
     from sheetsync.core.registry import find_system
 
     if csv_out is not None:
-        _template_csv(csv_out, out, macros=macros, force=force, system_name=system_name)
+        _template_csv(csv_out, out, macros=macros, force=force, system_name=system_name, sheet=sheet)
         return
     if out is None:
         from sheetsync.errors import InputError, Problem
@@ -621,27 +624,35 @@ def _new_from_grapevine(out: Path, gex: Path, *, force: bool, cohort_by: str, on
     console.print(f"{out}: {summary}. {report.message}")
 
 
-def _template_csv(csv_out: Path, out: Path | None, *, macros: bool, force: bool, system_name: str) -> None:
+def _template_csv(csv_out: Path, out: Path | None, *, macros: bool, force: bool, system_name: str,
+                  sheet: str | None = None) -> None:
     """``template --csv``: the empty CSV whose headers ``sheetsync import`` reads."""
     from sheetsync.app.files import check_suffix
     from sheetsync.core.registry import find_system
     from sheetsync.errors import InputError, Problem
-    from sheetsync.importers.csv_import import write_template_csv
+    from sheetsync.importers.csv_import import template_sheet, write_template_csv
 
     if out is not None or macros:
         raise InputError([Problem("--csv", "writes the CSV only: leave out the workbook name and --macros (write the "
                                   "tracker with a second sheetsync template)")])
     check_suffix(csv_out, (".csv",), "the CSV file to write")
     system = find_system(system_name)
-    write_template_csv(csv_out, system.id, force=force)
-    what = "characters, one row each" if system.id == "bbn" else "units, one row each"
+    chosen = template_sheet(system.id, csv_out, sheet)
+    write_template_csv(csv_out, system.id, force=force, sheet=chosen)
+    what = "characters, one row each" if system.id == "bbn" or chosen == "characters" else "units, one row each"
+    if chosen is not None:
+        other = "units" if chosen == "characters" else "characters"
+        what += (f" (an Exalted battle needs a CSV of {other} too: sheetsync template --csv {other}.csv --system "
+                 f"exalted --sheet {other}; import both at once)")
     console.print(f"Empty {system.title.lower()} CSV written to {csv_out}. Fill in its {what}, then: "
                   f"sheetsync import {csv_out} --into battle.xlsx", highlight=False, soft_wrap=True)
 
 
 @app.command("import", short_help="Characters from Grapevine (.gex) or CSV into a tracker or battle file.")
 def import_command(
-    source: Annotated[Path, typer.Argument(help="A Grapevine exchange file (.gex) or a CSV of characters or units.")],
+    source: Annotated[list[Path], typer.Argument(
+        metavar="FILE...", help="A Grapevine exchange file (.gex) or a CSV of characters or units (Exalted: a "
+                                "CSV of characters and one of units).")],
     into: Annotated[Path, typer.Option(
         "--into", help="An existing tracker workbook (.xlsx/.xlsm), or a battle file (.yaml/.json) to write.")],
     replace: Annotated[bool, typer.Option(
@@ -667,7 +678,7 @@ def import_command(
         err_console.print(f"Note: {line}", highlight=False, soft_wrap=True)
     from rich.table import Table
 
-    table = Table(title=f"Imported from {source.name}", header_style="bold")
+    table = Table(title=f"Imported from {', '.join(p.name for p in source)}", header_style="bold")
     table.add_column(report.group_word, no_wrap=True)
     table.add_column("Members", overflow="fold")
     traits = report.group_word == "Cohort"  # a hex unit has no traits to leave out
@@ -881,6 +892,80 @@ def gsheet_end(spreadsheet: str, service_account: ServiceAccount = None, oauth: 
     _gsheet_step("end", spreadsheet, service_account, oauth, as_json)
 
 
+@gsheet_app.command("forecast")
+def gsheet_forecast(
+    spreadsheet: str,
+    runs: Annotated[int, typer.Option("--runs", help="Battles to simulate.")] = 10000,
+    phases: Annotated[int, typer.Option("--phases", help="Steps (phases, turns) at most per battle.")] = 12,
+    seed: Annotated[int | None, typer.Option("--seed", help="Seed of the simulated dice (default: the battle's).")] = None,
+    write: Annotated[bool, typer.Option("--write", help="Add (or replace) a Forecast sheet with a chart.")] = False,
+    workers: Annotated[int | None, typer.Option("--workers", help="Processes to use (default: every core).")] = None,
+    as_json: JsonOpt = False,
+    service_account: ServiceAccount = None,
+    oauth: OAuth = False,
+) -> None:
+    """Forecast the Google Sheet's battle (as sheetsync forecast does); --write adds a
+    Forecast sheet with a chart in one request, unless a step ran meanwhile."""
+    from sheetsync.app import forecast_io
+
+    backend = _gsheet(spreadsheet, service_account, oauth)
+    data = forecast_io.gsheet_forecast(backend, spreadsheet, runs=runs, phases=phases, seed=seed, workers=workers,
+                                       write=write, console=None if as_json else err_console)
+    if as_json:
+        _print_json(data)
+        return
+    forecast_io.print_forecast(console, data, spreadsheet)
+    if write:
+        console.print(f"Forecast sheet written to {spreadsheet} ({backend.request_count} requests).",
+                      highlight=False, soft_wrap=True)
+
+
+@gsheet_app.command("report")
+def gsheet_report(
+    spreadsheet: str,
+    html_out: Annotated[Path | None, typer.Option("--html", help="Write the report here as one HTML file.")] = None,
+    md_out: Annotated[Path | None, typer.Option("--md", help="Write the report here as Markdown.")] = None,
+    service_account: ServiceAccount = None,
+    oauth: OAuth = False,
+) -> None:
+    """The after-action report of the Google Sheet's battle (as sheetsync report does); it only reads."""
+    from sheetsync.app.report import build_account, to_markdown, write_reports
+
+    def progress(line: str) -> None:
+        err_console.print(line, style="yellow", highlight=False)
+
+    acc = build_account(spreadsheet, service_account=service_account, oauth=oauth, progress=progress, google=True)
+    if html_out is None and md_out is None:
+        from rich.markdown import Markdown
+
+        console.print(Markdown(to_markdown(acc, images=False)))
+        return
+    for path in write_reports(acc, spreadsheet, html_path=html_out, md_path=md_out):
+        console.print(f"Report written to {path}.", highlight=False, soft_wrap=True)
+
+
+@gsheet_app.command("import")
+def gsheet_import(
+    sources: Annotated[list[Path], typer.Argument(metavar="FILE...", help="CSV files of characters or units.")],
+    spreadsheet: Annotated[str, typer.Option("--into", help="The Google Sheet tracker (its key or URL).")],
+    replace: Annotated[bool, typer.Option(
+        "--replace", help="Replace the characters (or units) the tracker already holds.")] = False,
+    service_account: ServiceAccount = None,
+    oauth: OAuth = False,
+) -> None:
+    """Import CSV characters or units into a Google Sheet tracker in one write (as
+    sheetsync import does into a workbook); nothing is written when anything is wrong."""
+    from sheetsync.importers.into import import_into_backend
+
+    backend = _gsheet(spreadsheet, service_account, oauth)
+    report = import_into_backend(sources, backend, spreadsheet, replace=replace,
+                                 build=f"sheetsync gsheet build {spreadsheet}")
+    for line in report.notes:
+        err_console.print(f"Note: {line}", highlight=False, soft_wrap=True)
+    console.print(f"{spreadsheet}: {report.message} ({backend.request_count} requests)", highlight=False,
+                  soft_wrap=True)
+
+
 @app.command(short_help="Copy a workbook's battle into a Google Sheet.")
 def upload(workbook: Path, spreadsheet: str, service_account: ServiceAccount = None, oauth: OAuth = False,
            init: Annotated[bool, typer.Option(help="Lay out the tracker first (a spreadsheet without one).")] = True) -> None:
@@ -1074,12 +1159,12 @@ def forecast(
     google = service_account is not None or oauth or source.startswith(("https://", "http://"))
     if google:
         if write:
-            raise BattleStateError("--write puts a Forecast sheet in a tracker workbook (.xlsx, .xlsm); for a "
-                                   "Google Sheet, print the forecast (or --json) instead")
+            raise BattleStateError("--write puts a Forecast sheet in a tracker workbook (.xlsx, .xlsm); this command "
+                                   "only reads a Google Sheet, and its steps write it: sheetsync gsheet forecast "
+                                   f"{source} --write")
         backend = _gsheet(source, service_account, oauth)
-        system_id, battle, places = forecast_io.battle_of_backend(backend)
-        data = forecast_io.run_forecast(battle, system_id, places, runs=runs, phases=phases, seed=seed,
-                                        workers=workers, console=shown)
+        data = forecast_io.gsheet_forecast(backend, source, runs=runs, phases=phases, seed=seed, workers=workers,
+                                           write=False, console=shown)
     elif _is_workbook(Path(source)):
         data = forecast_io.workbook_forecast(Path(source), runs=runs, phases=phases, seed=seed, workers=workers,
                                              write=write, console=shown)

@@ -10,7 +10,8 @@ check (X35, X36) or a Mob Rule check (X39) in the run, and *destroyed* when it f
 Magnitude 0 (X34) or leaves the battle (disbanded, X32, X39).  A side is in the fight while
 one of its units stands with Magnitude above 0 (or is a lone character from the start, X1).
 
-There is no Exalted tracker yet: the forecast runs on battle files only.
+The forecast runs on a battle file, and on a tracker (workbook or Google Sheet) from its
+stored battle, undo records and pending Orders rows (:mod:`sheetsync.app.forecast_io`).
 """
 
 from __future__ import annotations

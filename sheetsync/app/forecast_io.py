@@ -1,23 +1,29 @@
 """Where the forecast (:mod:`sheetsync.app.forecast`) reads from and shows: a battle file,
-a tracker workbook or a Google Sheet in; a rich table (with a progress bar), JSON, or a
-Forecast sheet with a chart out.
+a tracker workbook or a Google Sheet in (battalion, hex wargame or Exalted); a rich table
+(with a progress bar), JSON, or a Forecast sheet with a chart out.
 
 Reading never writes: a battle file is only read, and a tracker is read through its
-backend like ``sheetsync check`` reads it, pending orders included.  ``--write`` adds or
-replaces the Forecast sheet and saves the workbook the way every workbook step does
-(atomically, keeping ``.bak``, refused while the workbook is open elsewhere).
+backend as its next step would read it, pending orders included.  ``--write`` adds or
+replaces the Forecast sheet: a workbook is saved the way every workbook step does
+(atomically, keeping ``.bak``, refused while the workbook is open elsewhere); a Google
+Sheet (``sheetsync gsheet forecast --write``) gets the sheet, its cells and a column chart
+in one atomic ``batchUpdate``.  Either is refused when the tracker changed while the
+forecast ran.  The sheet is laid out once, as data (:func:`forecast_sheet`), and drawn by
+both.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["SHEET", "battle_of_backend", "print_forecast", "run_forecast", "write_forecast_sheet"]
+__all__ = ["SHEET", "ForecastSheet", "SheetCell", "battle_of_backend", "forecast_sheet", "gsheet_forecast",
+           "gsheet_requests", "print_forecast", "run_forecast", "workbook_forecast", "write_forecast_sheet"]
 
 SHEET = "Forecast"
 """The sheet ``--write`` adds to a tracker workbook (replacing an older one)."""
@@ -67,6 +73,37 @@ def _hex_pending(backend: Any, capacity: dict[str, int] | None) -> tuple[Any, li
     return battle, places
 
 
+def _exalted_pending(backend: Any, capacity: dict[str, int] | None) -> tuple[Any, list[str]]:
+    """E5, X17-X39: an Exalted tracker's stored battle (with its undo records, so E1's
+    dice go on as Next Tick's would) and its pending Orders rows (Resolved blank), read as
+    Next Tick reads them: every bad cell at once, a die typed wrong for its pool at its
+    cell; and each order's cell."""
+    from sheetsync.app import exalted_tracker as et
+    from sheetsync.errors import BattleStateError, InputError, Problem
+    from sheetsync.rules.exalted.battle import resolve
+    from sheetsync.rules.exalted.sheet import layout
+    from sheetsync.sheets import table
+
+    lay = layout(capacity or None)
+    rd = et._parse(lay, backend.read_ranges(et._plan(lay)))
+    et._stored(rd)  # a tracker with no units yet says so
+    if rd.session.extra.get("ended"):
+        raise BattleStateError("there is nothing to forecast: the battle has ended (End Battle wrote the "
+                               "Aftermath); Undo Tick reopens it")
+    problems: list[Problem] = []
+    where: dict[str, str] = {"orders": f"Orders!A{lay.block('Orders_Table').first_row}"}
+    orders = et._orders(rd, problems, where)
+    data = dict(rd.session.battle or {})
+    data["house_rules"] = et._house_rules(rd, problems, where)
+    data["orders"] = [o for _, o in orders.pending]
+    battle = et._load(data, problems, where).model_copy(update={"history": et._history(rd)})
+    try:
+        resolve(battle)  # E1: a die typed wrong for its pool is named by its cell now, not in every run
+    except InputError as err:
+        raise InputError(table.relocate(err.problems, where)) from None
+    return battle, [where.get(f"orders[{i}]", f"orders[{i}]") for i in range(len(battle.orders))]
+
+
 def battle_of_backend(backend: Any) -> tuple[str, Any, list[str]]:
     """The tracker's system id, its battle with the pending orders, and each order's cell."""
     from sheetsync.app.steps import detect
@@ -76,6 +113,8 @@ def battle_of_backend(backend: Any) -> tuple[str, Any, list[str]]:
         battle, places = _bbn_pending(backend)
     elif tracker.system.id == "hexwar":
         battle, places = _hex_pending(backend, tracker.capacity)
+    elif tracker.system.id == "exalted":
+        battle, places = _exalted_pending(backend, tracker.capacity)
     else:
         from sheetsync.app.forecast_systems import adapter_for
 
@@ -175,8 +214,7 @@ def print_forecast(console: Console, data: dict[str, Any], source: str) -> None:
     steps = end["steps"]
     spread = ", ".join(f"{n}: {100 * p:.0f}%" for n, p in steps["distribution"])
     console.print(f"{word.capitalize()}s fought: {_mean(steps)} on average ({spread})", highlight=False)
-    lost = {"bbn": "Health lost", "exalted": "Magnitude lost"}.get(data["system"], "casualties added, %")
-    t = Table(title=f"Expected losses ({lost})",
+    t = Table(title=f"Expected losses ({_losses_caption(data['system'])})",
               title_justify="left")
     for col in (ent, "Side", "Loss"):
         t.add_column(col, justify="right" if col == "Loss" else "left")
@@ -208,107 +246,147 @@ def _members_table(console: Console, data: dict[str, Any], members: list[dict[st
 
 # -- the Forecast sheet ------------------------------------------------------------------------
 
-def _fill_sheet(ws: Any, data: dict[str, Any], source: str) -> None:
-    """Plain values (no formulas), a header per table, and a bar chart of each outcome's
-    chance beside the battle-to-its-end table."""
-    from openpyxl.chart import BarChart, Reference
-    from openpyxl.styles import Font
+@dataclass(frozen=True)
+class SheetCell:
+    """One cell of the Forecast sheet (1-based ``row`` and ``col``) and its look:
+    ``title``, ``heading``, ``bold``, ``pct`` (shown as 0.0%) or ``None``."""
 
-    bold = Font(bold=True)
+    row: int
+    col: int
+    value: Any
+    style: str | None = None
+
+
+@dataclass(frozen=True)
+class ForecastSheet:
+    """The Forecast sheet as data, drawn by :func:`_fill_sheet` (openpyxl) and
+    :func:`gsheet_requests` (Google Sheets): plain values, no formulas."""
+
+    cells: tuple[SheetCell, ...]
+    chart_header: int
+    """The row of the battle-to-its-end table's header; its outcomes follow down to
+    :attr:`chart_last` (the chart's categories in A, its values in B)."""
+    chart_last: int
+    widths: tuple[int, ...]
+    """Columns A, B, ... widths, in characters."""
+
+    @property
+    def rows(self) -> int:
+        return max((c.row for c in self.cells), default=1)
+
+    @property
+    def cols(self) -> int:
+        return max((c.col for c in self.cells), default=1)
+
+
+CHART_ANCHOR = (4, 8)
+"""The chart's top-left cell (row, column): H4, beside the tables."""
+CHART_TITLE = "Chance of each outcome"
+
+
+def _losses_caption(system: str) -> str:
+    return {"bbn": "Health lost", "exalted": "Magnitude lost"}.get(system, "casualties added, %")
+
+
+def forecast_sheet(data: dict[str, Any], source: str) -> ForecastSheet:
+    """R37, H12, X34: the forecast as the Forecast sheet's cells: a header per table, the
+    battle to its end first (the chart's data), then the steps fought, the losses, each
+    member's chances and the next step's orders and standing."""
+    cells: list[SheetCell] = []
     word = _step_word(data)
-    ws["A1"] = f"Forecast of {source}, {word} {data['step']}"
-    ws["A1"].font = Font(bold=True, size=14)
-    ws["A2"] = (f"{data['runs']} simulated battles, up to {data['phases']} {word}s, seed {data['seed']}; "
-                "Low and High are the 95% confidence interval. Written by sheetsync forecast --write.")
+    cells.append(SheetCell(1, 1, f"Forecast of {source}, {word} {data['step']}", "title"))
+    cells.append(SheetCell(2, 1, f"{data['runs']} simulated battles, up to {data['phases']} {word}s, seed "
+                                 f"{data['seed']}; Low and High are the 95% confidence interval. Written by "
+                                 "sheetsync forecast --write."))
     row = 4
 
-    def header(cols: list[str]) -> None:
+    def put(values: list[Any], *, pct_from: int | None = None, pct: tuple[int, ...] = (), style: str | None = None) -> None:
         nonlocal row
-        for j, c in enumerate(cols, start=1):
-            ws.cell(row=row, column=j, value=c).font = bold
+        for j, v in enumerate(values, start=1):
+            look = style or ("pct" if (pct_from is not None and j >= pct_from) or j in pct else None)
+            if v is not None or look in ("bold", "title", "heading"):
+                cells.append(SheetCell(row, j, v, look))
         row += 1
 
     def title(text: str) -> None:
-        nonlocal row
-        ws.cell(row=row, column=1, value=text).font = Font(bold=True, size=12)
-        row += 1
+        put([text], style="heading")
 
     title("The battle to its end, under standing orders")
-    header(["Outcome", "Chance", "Low", "High"])
-    first = row
+    chart_header = row
+    put(["Outcome", "Chance", "Low", "High"], style="bold")
     for s in data["to_the_end"]["sides"]:
         label = {"(draw)": "Draw", "(undecided)": "Undecided"}.get(s["side"], f"{s['side']} wins")
-        for j, v in enumerate((label, s["win"]["p"], s["win"]["low"], s["win"]["high"]), start=1):
-            ws.cell(row=row, column=j, value=v)
-        for j in (2, 3, 4):
-            ws.cell(row=row, column=j).number_format = "0.0%"
-        row += 1
-    last = row - 1
-    chart = BarChart()
-    chart.type = "col"
-    chart.title = "Chance of each outcome"
-    chart.y_axis.title = "Chance"
-    chart.y_axis.number_format = "0%"
-    chart.y_axis.scaling.min = 0
-    chart.y_axis.scaling.max = 1
-    chart.add_data(Reference(ws, min_col=2, min_row=first - 1, max_row=last), titles_from_data=True)
-    chart.set_categories(Reference(ws, min_col=1, min_row=first, max_row=last))
-    chart.legend = None
-    chart.width, chart.height = 14, 7
-    ws.add_chart(chart, "H4")
+        put([label, s["win"]["p"], s["win"]["low"], s["win"]["high"]], pct_from=2)
+    chart_last = row - 1
     row += 1
     steps = data["to_the_end"]["steps"]
     title(f"{word.capitalize()}s fought: mean {steps['mean']} (95% {steps['low']} to {steps['high']})")
-    header([f"{word.capitalize()}s", "Chance"])
+    put([f"{word.capitalize()}s", "Chance"], style="bold")
     for n, p in steps["distribution"]:
-        ws.cell(row=row, column=1, value=n)
-        ws.cell(row=row, column=2, value=p).number_format = "0.0%"
-        row += 1
+        put([n, p], pct=(2,))
     row += 1
-    title("Expected losses" + (" (Health lost)" if data["system"] == "bbn" else " (casualties added, %)"))
-    header([data["entity"].capitalize(), "Side", "Mean", "Low", "High"])
+    title(f"Expected losses ({_losses_caption(data['system'])})")
+    put([data["entity"].capitalize(), "Side", "Mean", "Low", "High"], style="bold")
     for e in data["to_the_end"]["entities"]:
-        for j, v in enumerate((e["name"], e["side"], e["loss"]["mean"], e["loss"]["low"], e["loss"]["high"]), start=1):
-            ws.cell(row=row, column=j, value=v)
-        row += 1
+        put([e["name"], e["side"], e["loss"]["mean"], e["loss"]["low"], e["loss"]["high"]])
     row += 1
     for key, caption in (("to_the_end", "At the end: each member's chance"),
                          ("next_step", f"After the next {word}: each member's chance")):
         members = data[key]["members"]
         flags = [k for k in (members[0] if members else {}) if k not in ("entity", "name")]
         title(caption)
-        header([data["entity"].capitalize(), "Member", *[f"{f} {x}" for f in flags for x in ("", "low", "high")]])
+        put([data["entity"].capitalize(), "Member", *[f"{f} {x}" for f in flags for x in ("", "low", "high")]],
+            style="bold")
         for m in members:
             values: list[Any] = [m["entity"], m["name"]]
             for f in flags:
                 values += [m[f]["p"], m[f]["low"], m[f]["high"]]
-            for j, v in enumerate(values, start=1):
-                c = ws.cell(row=row, column=j, value=v)
-                if j > 2:
-                    c.number_format = "0.0%"
-            row += 1
+            put(values, pct_from=3)
         row += 1
     title(f"The next {word}, as declared: each order's chance to succeed")
-    header(["Order", "Who", "Task", "Against", "Exact", "Simulated", "Low", "High", "Refused"])
+    put(["Order", "Who", "Task", "Against", "Exact", "Simulated", "Low", "High", "Refused"], style="bold")
     for o in data["next_step"]["orders"]:
-        values = [o["where"], o["actor"], o["task"], o["target"], o["exact"]["p"] if o["exact"] else None,
-                  o["success"]["p"], o["success"]["low"], o["success"]["high"], o["refused"]["p"]]
-        for j, v in enumerate(values, start=1):
-            c = ws.cell(row=row, column=j, value=v)
-            if j > 4:
-                c.number_format = "0.0%"
-        row += 1
+        put([o["where"], o["actor"], o["task"], o["target"], o["exact"]["p"] if o["exact"] else None,
+             o["success"]["p"], o["success"]["low"], o["success"]["high"], o["refused"]["p"]], pct_from=5)
     row += 1
     title(f"After the next {word}: {data['level']}")
-    header([data["entity"].capitalize(), "Side", "Now", "Mean", "Low", "High", "Exact mean"])
+    put([data["entity"].capitalize(), "Side", "Now", "Mean", "Low", "High", "Exact mean"], style="bold")
     for e in data["next_step"]["entities"]:
-        values = [e["name"], e["side"], e["now"], e["after"]["mean"], e["after"]["low"], e["after"]["high"],
-                  e["exact"]["mean"] if e.get("exact") else None]
-        for j, v in enumerate(values, start=1):
-            ws.cell(row=row, column=j, value=v)
-        row += 1
-    for col, width in zip("ABCDEFG", (30, 16, 16, 16, 12, 12, 12), strict=True):
-        ws.column_dimensions[col].width = width
+        put([e["name"], e["side"], e["now"], e["after"]["mean"], e["after"]["low"], e["after"]["high"],
+             e["exact"]["mean"] if e.get("exact") else None])
+    return ForecastSheet(tuple(cells), chart_header, chart_last, (30, 16, 16, 16, 12, 12, 12))
+
+
+def _fill_sheet(ws: Any, data: dict[str, Any], source: str) -> None:
+    """The Forecast sheet's cells into an openpyxl sheet, with a bar chart of each
+    outcome's chance beside the battle-to-its-end table."""
+    from openpyxl.chart import BarChart, Reference
+    from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
+
+    sheet = forecast_sheet(data, source)
+    fonts = {"title": Font(bold=True, size=14), "heading": Font(bold=True, size=12), "bold": Font(bold=True)}
+    for c in sheet.cells:
+        cell = ws.cell(row=c.row, column=c.col, value=c.value)
+        if c.style in fonts:
+            cell.font = fonts[c.style]
+        elif c.style == "pct":
+            cell.number_format = "0.0%"
+    chart = BarChart()
+    chart.type = "col"
+    chart.title = CHART_TITLE
+    chart.y_axis.title = "Chance"
+    chart.y_axis.number_format = "0%"
+    chart.y_axis.scaling.min = 0
+    chart.y_axis.scaling.max = 1
+    chart.add_data(Reference(ws, min_col=2, min_row=sheet.chart_header, max_row=sheet.chart_last),
+                   titles_from_data=True)
+    chart.set_categories(Reference(ws, min_col=1, min_row=sheet.chart_header + 1, max_row=sheet.chart_last))
+    chart.legend = None
+    chart.width, chart.height = 14, 7
+    ws.add_chart(chart, f"{get_column_letter(CHART_ANCHOR[1])}{CHART_ANCHOR[0]}")
+    for j, width in enumerate(sheet.widths, start=1):
+        ws.column_dimensions[get_column_letter(j)].width = width
 
 
 def write_forecast_sheet(backend: Any, data: dict[str, Any], source: str) -> None:
@@ -321,6 +399,112 @@ def write_forecast_sheet(backend: Any, data: dict[str, Any], source: str) -> Non
     ws = wb.create_sheet(SHEET)
     _fill_sheet(ws, data, source)
     backend.save()
+
+
+# -- the Forecast sheet on Google Sheets -------------------------------------------------------
+
+def _grid_range(sheet_id: int, row1: int, row2: int, col: int) -> dict[str, int]:
+    """A GridRange of column ``col`` (1-based), rows ``row1`` to ``row2`` (1-based, inclusive)."""
+    return {"sheetId": sheet_id, "startRowIndex": row1 - 1, "endRowIndex": row2, "startColumnIndex": col - 1,
+            "endColumnIndex": col}
+
+
+def gsheet_requests(sheet: ForecastSheet, sheet_id: int, *, replace: int | None = None) -> list[dict[str, Any]]:
+    """The ``spreadsheets.batchUpdate`` requests that lay ``sheet`` as the Forecast sheet
+    (id ``sheet_id``) of a Google Sheet, all in one atomic batch: the old Forecast sheet
+    (id ``replace``) deleted, the new one added, its cells (values, bold headers, 0.0%
+    chances), its column widths, and a column chart (``basicChart``, ``COLUMN``) of each
+    outcome's chance, its categories and values the battle-to-its-end table's."""
+    from sheetsync.backends.gsheets import cell_data
+
+    requests: list[dict[str, Any]] = []
+    if replace is not None:
+        requests.append({"deleteSheet": {"sheetId": replace}})
+    requests.append({"addSheet": {"properties": {
+        "sheetId": sheet_id, "title": SHEET,
+        "gridProperties": {"rowCount": max(100, sheet.rows + 10), "columnCount": max(26, sheet.cols + 2)}}}})
+    grid: list[list[dict[str, Any]]] = [[{} for _ in range(sheet.cols)] for _ in range(sheet.rows)]
+    formats: dict[str | None, dict[str, Any]] = {
+        "title": {"textFormat": {"bold": True, "fontSize": 14}},
+        "heading": {"textFormat": {"bold": True, "fontSize": 12}},
+        "bold": {"textFormat": {"bold": True}},
+        "pct": {"numberFormat": {"type": "PERCENT", "pattern": "0.0%"}},
+    }
+    for c in sheet.cells:
+        cell = cell_data(c.value, f"{SHEET}!R{c.row}C{c.col}")
+        if c.style in formats:
+            cell["userEnteredFormat"] = formats[c.style]
+        grid[c.row - 1][c.col - 1] = cell
+    requests.append({"updateCells": {"start": {"sheetId": sheet_id, "rowIndex": 0, "columnIndex": 0},
+                                     "rows": [{"values": r} for r in grid],
+                                     "fields": "userEnteredValue,userEnteredFormat"}})
+    for j, width in enumerate(sheet.widths):
+        requests.append({"updateDimensionProperties": {
+            "range": {"sheetId": sheet_id, "dimension": "COLUMNS", "startIndex": j, "endIndex": j + 1},
+            "properties": {"pixelSize": width * 7}, "fields": "pixelSize"}})
+    first, last = sheet.chart_header, sheet.chart_last
+    requests.append({"addChart": {"chart": {
+        "spec": {
+            "title": CHART_TITLE,
+            "basicChart": {
+                "chartType": "COLUMN",
+                "legendPosition": "NO_LEGEND",
+                "axis": [{"position": "BOTTOM_AXIS", "title": "Outcome"},
+                         {"position": "LEFT_AXIS", "title": "Chance"}],
+                "domains": [{"domain": {"sourceRange": {"sources": [_grid_range(sheet_id, first, last, 1)]}}}],
+                "series": [{"series": {"sourceRange": {"sources": [_grid_range(sheet_id, first, last, 2)]}},
+                            "targetAxis": "LEFT_AXIS"}],
+                "headerCount": 1,
+            },
+        },
+        "position": {"overlayPosition": {
+            "anchorCell": {"sheetId": sheet_id, "rowIndex": CHART_ANCHOR[0] - 1, "columnIndex": CHART_ANCHOR[1] - 1},
+            "widthPixels": 560, "heightPixels": 280}},
+    }}})
+    return requests
+
+
+class _Recording:
+    """A backend that remembers what it read (to see, before writing, whether the tracker
+    changed while the forecast ran)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.reads: list[tuple[list[str], list[Any]]] = []
+
+    def read_ranges(self, ranges: Any) -> list[Any]:
+        grids: list[Any] = self.inner.read_ranges(ranges)
+        self.reads.append((list(ranges), grids))
+        return grids
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def gsheet_forecast(backend: Any, name: str, *, runs: int, phases: int, seed: int | None, workers: int | None,
+                    write: bool, console: Console | None) -> dict[str, Any]:
+    """The forecast of a Google Sheet tracker, read as a step reads it.  With ``write``, the
+    Forecast sheet (replacing an older one) and its chart go in ONE ``batchUpdate``, after
+    the cells the forecast read are read again: when a step changed them meanwhile,
+    nothing is written (the forecast would be of an older battle)."""
+    from sheetsync.errors import BattleStateError
+
+    reading = _Recording(backend)
+    system_id, battle, places = battle_of_backend(reading)
+    data = run_forecast(battle, system_id, places, runs=runs, phases=phases, seed=seed, workers=workers,
+                        console=console)
+    if write:
+        ranges = [r for rs, _ in reading.reads for r in rs]
+        before = [g for _, gs in reading.reads for g in gs]
+        if backend.read_ranges(ranges) != before:
+            raise BattleStateError(f"{name} changed while the forecast ran (a step was run meanwhile), so its "
+                                   "forecast would be of an older battle; nothing was written. Run the forecast "
+                                   "again")
+        ids = backend.metadata()
+        old = next((i for t, i in ids.items() if t.casefold() == SHEET.casefold()), None)
+        new_id = max(ids.values(), default=0) + 1
+        backend.spreadsheet_batch_update(gsheet_requests(forecast_sheet(data, name), new_id, replace=old))
+    return data
 
 
 def workbook_forecast(path: Path, *, runs: int, phases: int, seed: int | None, workers: int | None,

@@ -207,10 +207,11 @@ def _is_workbook(path: Path) -> bool:
 
 
 def load_source(source: str, *, service_account: Path | None = None, oauth: bool = False,
-                progress: Any = None) -> ReportSource:
+                progress: Any = None, google: bool = False) -> ReportSource:
     """The battle ``source`` names: a battle file, a tracker workbook, or a Google Sheet (its
-    URL, or its key with ``service_account``/``oauth``).  Only reads."""
-    if is_gsheet(source) or service_account is not None or oauth:
+    URL, or its key with ``service_account``/``oauth``, or any key with ``google``, the
+    credentials then from ``SHEETSYNC_SERVICE_ACCOUNT``).  Only reads."""
+    if google or is_gsheet(source) or service_account is not None or oauth:
         from sheetsync.app.gsheet_cli import gsheet_backend, gspread_client
 
         kwargs = {"progress": progress} if progress is not None else {}
@@ -239,12 +240,12 @@ def load_source(source: str, *, service_account: Path | None = None, oauth: bool
 
 
 def build_account(source: str, *, service_account: Path | None = None, oauth: bool = False,
-                  progress: Any = None) -> Account:
+                  progress: Any = None, google: bool = False) -> Account:
     """The :class:`Account` of the battle ``source`` names (see :func:`load_source`).  A
     workbook is read under its step lock from the first read to the last (the battle, and
     the aftermath End Battle would write), so a step saving at that moment is never half
     read."""
-    if not (is_gsheet(source) or service_account is not None or oauth):
+    if not (google or is_gsheet(source) or service_account is not None or oauth):
         path = _checked_path(source)
         if _is_workbook(path):
             from sheetsync.app.workbook_cli import excel_backend
@@ -252,7 +253,8 @@ def build_account(source: str, *, service_account: Path | None = None, oauth: bo
             backend = excel_backend(path)
             with backend.locked():
                 return account_of(_tracker_source(backend, str(path), "workbook"))
-    return account_of(load_source(source, service_account=service_account, oauth=oauth, progress=progress))
+    return account_of(load_source(source, service_account=service_account, oauth=oauth, progress=progress,
+                                  google=google))
 
 
 def account_of(src: ReportSource) -> Account:

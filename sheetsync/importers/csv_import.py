@@ -1,5 +1,6 @@
-"""Characters (battalion) or units (hex wargame) from a CSV file, one row each, with the
-columns of the system's Characters or Units sheet.
+"""Characters (battalion), units (hex wargame), or characters and units (Exalted, one CSV
+for each sheet) from CSV files, one row each, with the columns of the system's Characters
+or Units sheet.
 
 A header matches a column as trait names match (R12: case, spacing and punctuation
 ignored), by the sheet's header (``Willpower Spent``) or its field name
@@ -26,25 +27,36 @@ from sheetsync.sheets.backend import CellValue, Grid, col_letter
 
 __all__ = [
     "CSV_SYSTEMS",
+    "EXALTED_SHEETS",
     "CsvTable",
     "bbn_battle",
     "bbn_character_rows",
     "check_bbn",
     "cohort_names",
     "csv_headers",
+    "exalted_battle",
+    "exalted_check",
+    "exalted_rows",
+    "exalted_sheet_of",
     "hex_unit_rows",
     "hex_units",
     "merged",
     "read_csv",
     "relocate",
+    "template_sheet",
     "write_template_csv",
 ]
 
 MAX_BYTES = 16 * 1024 * 1024
 """A larger CSV is refused rather than read into memory."""
 
-CSV_SYSTEMS = ("bbn", "hexwar")
+CSV_SYSTEMS = ("bbn", "hexwar", "exalted")
 """The systems whose characters or units a CSV file holds."""
+
+EXALTED_SHEETS = {"characters": "Characters_Table", "units": "Units_Table"}
+"""E7-E10, X1-X11: an Exalted CSV holds the rows of one of these sheets (its block)."""
+
+_EXALTED_REQUIRED = {"characters": ("name",), "units": ("name", "side", "commander")}
 
 _UNIT_KEYS = ("name", "side", "counter", "start_hex", "size", "men")
 """The Units sheet's typed columns (H1, H2); the others are worked out by Build Units."""
@@ -109,8 +121,14 @@ def read_csv(path: Path) -> CsvTable:
     return table
 
 
-def _input_columns(system_id: str) -> tuple[Any, list[Any]]:
-    """The block and the typed columns a CSV row of ``system_id`` holds."""
+def _input_columns(system_id: str, sheet: str | None = None) -> tuple[Any, list[Any]]:
+    """The block and the typed columns a CSV row of ``system_id`` holds (for Exalted, of
+    ``sheet``: ``characters``, the default, or ``units``)."""
+    if system_id == "exalted":
+        from sheetsync.rules.exalted.sheet import layout as ex_layout
+
+        block = ex_layout(None).block(EXALTED_SHEETS[sheet or "characters"])
+        return block, [c for c in block.columns if c.is_input]
     if system_id == "bbn":
         from sheetsync.app.bbn.layout import layout
 
@@ -134,19 +152,37 @@ def _not_yet(system_id: str) -> BackendError:
 
 
 
-def csv_headers(system_id: str) -> list[str]:
+def csv_headers(system_id: str, sheet: str | None = None) -> list[str]:
     """The header row of the CSV for ``system_id``: its Characters (battalion) or Units
-    (hex wargame) sheet's typed columns, in the sheet's order."""
-    _block, cols = _input_columns(system_id)
+    (hex wargame) sheet's typed columns, in the sheet's order; for Exalted, those of
+    ``sheet`` (``characters`` or ``units``)."""
+    _block, cols = _input_columns(system_id, sheet)
     return [c.header for c in cols]
 
 
-def write_template_csv(out: Path, system_id: str, *, force: bool = False) -> Path:
-    """An empty CSV at ``out`` holding only the header row for ``system_id``; an existing
-    file is refused unless ``force`` (then kept as ``NAME.bak``)."""
+def template_sheet(system_id: str, out: Path, sheet: str | None) -> str | None:
+    """The sheet an Exalted CSV template is for: ``sheet`` when given, else ``units`` when
+    the file's name says so (``units.csv``), else ``characters``.  ``None`` for the other
+    systems, whose CSV holds one sheet; a ``sheet`` given for them is refused."""
+    if system_id != "exalted":
+        if sheet is not None:
+            raise InputError([Problem("--sheet", "picks the Characters or Units sheet of an Exalted CSV; this "
+                                      "system's CSV holds one sheet: leave --sheet out")])
+        return None
+    if sheet is None:
+        return "units" if "unit" in out.stem.casefold() else "characters"
+    word = sheet.strip().casefold()
+    if word not in EXALTED_SHEETS:
+        raise InputError([Problem("--sheet", f"{sheet!r} is not a sheet of an Exalted CSV: characters or units")])
+    return word
+
+
+def write_template_csv(out: Path, system_id: str, *, force: bool = False, sheet: str | None = None) -> Path:
+    """An empty CSV at ``out`` holding only the header row for ``system_id`` (for Exalted,
+    of ``sheet``); an existing file is refused unless ``force`` (then kept as ``NAME.bak``)."""
     from sheetsync.app.files import atomic_write_text, file_lock, refuse_existing
 
-    headers = csv_headers(system_id)
+    headers = csv_headers(system_id, sheet)
     buf = io.StringIO(newline="")
     csv.writer(buf, lineterminator="\r\n").writerow(headers)
     with file_lock(out):
@@ -399,4 +435,112 @@ def hex_units(table: CsvTable, shape: dict[str, int], impassable: Sequence[str] 
                                            if not p.where.startswith("map")]), table.where) from None
     if problems:
         raise InputError(problems, table.where)
+    return battle
+
+
+# -- Exalted: a Characters CSV and a Units CSV -------------------------------------------------
+
+def exalted_sheet_of(table: CsvTable) -> str:
+    """E7-E10, X1-X11: which Exalted sheet a CSV holds, by its headers (matched as trait
+    names are, R12): ``characters`` when more of them are Characters columns (Character,
+    Role, Dex ...), ``units`` when more are Units columns (Unit, Side, Commander ...).  A
+    file that could be either is refused, saying how to tell them apart."""
+    counts: dict[str, int] = {}
+    for sheet in EXALTED_SHEETS:
+        _block, cols = _input_columns("exalted", sheet)
+        names = {normalize(c.header) for c in cols} | {normalize(c.key) for c in cols}
+        counts[sheet] = sum(1 for h in table.headers if h and normalize(h) in names)
+    if counts["characters"] == counts["units"]:
+        raise InputError([Problem(f"{table.where}:1", "can't tell whether this CSV holds Exalted characters or "
+                                  "units: head its first column Character (the Characters sheet) or Unit (the "
+                                  "Units sheet); sheetsync template --csv chars.csv --system exalted writes the "
+                                  "headers")], table.where)
+    return max(counts, key=lambda k: counts[k])
+
+
+def exalted_rows(table: CsvTable, lay: Any, sheet: str, problems: list[Problem]) -> tuple[Grid, dict[int, Any]]:
+    """E7-E10 (``characters``) or X1-X11 (``units``): the CSV's rows as rows of the
+    tracker's block (``lay``), and which CSV column is which block column; header problems
+    are added to ``problems``, each at its CSV cell."""
+    block = lay.block(EXALTED_SHEETS[sheet])
+    found = _match_headers(table, [c for c in block.columns if c.is_input], _EXALTED_REQUIRED[sheet], problems)
+    return _grid(table, block, found), found
+
+
+def exalted_check(lay: Any, grids: dict[str, Grid], csvs: dict[str, tuple[CsvTable, dict[int, Any]]],
+                  house: Grid | None = None) -> tuple[Any, dict[str, list[dict[str, Any]]], list[Problem]]:
+    """X1-X11, E7-E10: the Characters and Units rows (``grids``, by sheet: a CSV's, or the
+    tracker's own) read as Build Units reads them, with the tracker's House Rules
+    (``house``), and checked by the Exalted loader.  Returns the battle (``None`` when
+    anything is wrong), each sheet's typed rows as decoded, and the problems of the rows
+    that came from a CSV (``csvs``: sheet -> its table and column map), each at its CSV
+    cell; a problem of the tracker's own rows is Build Units' to report, not the import's."""
+    from sheetsync.app import exalted_tracker as et
+    from sheetsync.app.session import Session
+    from sheetsync.errors import InputError as _InputError
+    from sheetsync.rules.exalted.loader import load_battle
+    from sheetsync.sheets import table as tables
+
+    rd = et._Read(lay, [], grids.get("characters", []), grids.get("units", []), [], house or [], Session())
+    cell_problems: list[Problem] = []
+    where: dict[str, str] = {}
+    data: dict[str, Any] = {"system": "exalted", "house_rules": et._house_rules(rd, [], where)}
+    data["characters"] = et._characters(rd, cell_problems, where)
+    data["units"], _offsets = et._units(rd, cell_problems, where)
+    where["characters"] = f"Characters!A{lay.block('Characters_Table').first_row}"
+    battle = None
+    loader: list[Problem] = []
+    try:
+        battle = load_battle(data)
+    except _InputError as err:
+        loader = tables.relocate(err.problems, where)
+    problems = merged(cell_problems, loader)
+    for sheet, (tbl, found) in csvs.items():
+        problems = relocate(problems, tbl, lay.block(EXALTED_SHEETS[sheet]), found)
+    ours = [p for p in problems if any(p.where == t.where or p.where.startswith(f"{t.where}:")
+                                       for t, _f in csvs.values())]
+    decoded: dict[str, list[dict[str, Any]]] = {}
+    for sheet, (_tbl, _found) in csvs.items():
+        block = lay.block(EXALTED_SHEETS[sheet])
+        keys = [c.key for c in block.columns if c.is_input]
+        decoded[sheet] = [r.values for r in tables.read_block(block, grids[sheet], [], keys=keys)]
+    return (battle if not problems else None), decoded, ours
+
+
+def exalted_battle(tables_: Sequence[CsvTable]) -> Any:
+    """E7-E10, X1-X11: a Characters CSV and a Units CSV as an Exalted battle, checked as
+    Build Units checks the sheets; every problem at its CSV cell, all at once."""
+    from sheetsync.rules.exalted.sheet import CAPACITY, MAX_CAPACITY
+    from sheetsync.rules.exalted.sheet import layout as ex_layout
+
+    by_sheet: dict[str, CsvTable] = {}
+    for t in tables_:
+        sheet = exalted_sheet_of(t)
+        if sheet in by_sheet:
+            raise InputError([Problem(t.where, f"holds {sheet} again (so does {by_sheet[sheet].where}): give one "
+                                      "Characters CSV and one Units CSV")], t.where)
+        by_sheet[sheet] = t
+    missing = [s for s in EXALTED_SHEETS if s not in by_sheet]
+    if missing:
+        given = ", ".join(t.where for t in tables_)
+        raise InputError([Problem(given, f"an Exalted battle needs its characters and its units (X3: each unit's "
+                                  f"commander is a character), and there is no {missing[0]} CSV: give both, e.g. "
+                                  "sheetsync import chars.csv units.csv --into battle.yaml --system exalted "
+                                  "(sheetsync template --csv units.csv --system exalted writes the headers)")])
+    too_many = [Problem(t.where, f"holds {len(t.rows)} {sheet}; a battle holds at most {MAX_CAPACITY[sheet]}")
+                for sheet, t in by_sheet.items() if len(t.rows) > MAX_CAPACITY[sheet]]
+    if too_many:
+        raise InputError(too_many, too_many[0].where)
+    lay = ex_layout({sheet: max(CAPACITY[sheet], len(t.rows)) for sheet, t in by_sheet.items()})
+    problems: list[Problem] = []
+    grids: dict[str, Grid] = {}
+    csvs: dict[str, tuple[CsvTable, dict[int, Any]]] = {}
+    for sheet, t in by_sheet.items():
+        grids[sheet], found = exalted_rows(t, lay, sheet, problems)
+        csvs[sheet] = (t, found)
+    battle, _decoded, found_problems = exalted_check(lay, grids, csvs)
+    problems = merged(problems, found_problems)
+    if problems or battle is None:
+        raise InputError(problems or [Problem(by_sheet["units"].where, "can't be read as a battle")],
+                         by_sheet["units"].where)
     return battle

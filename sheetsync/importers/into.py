@@ -1,11 +1,14 @@
 """``sheetsync import FILE --into TARGET``: characters from a Grapevine exchange file
-(``.gex``) or a CSV file into an existing tracker workbook, or into a new battle file.
+(``.gex``) or CSV files into an existing tracker (a workbook, or a Google Sheet with
+``sheetsync gsheet import``), or into a new battle file.
 
 Into a tracker, only its input cells are written: the Characters and Cohorts sheets of a
 battalion tracker (Cohort Sheet 1.1-1.7), the typed columns of a hex tracker's Units sheet
-(H1, H2), through the tracker's own layout and codecs, in one save under the workbook's
-step lock (the previous file kept as ``NAME.bak``).  Every import is checked as Build
-would check the sheet, and nothing is written when anything is wrong: a tracker that
+(H1, H2), the typed columns of an Exalted tracker's Characters and Units sheets (E7-E10,
+X1-X11; one CSV per sheet, told apart by its headers), through the tracker's own layout and
+codecs, in one write (a workbook's under its step lock, the previous file kept as
+``NAME.bak``).  Every import is checked as Build would check the sheet, and nothing is
+written when anything is wrong: a tracker that
 already holds characters (unless ``replace``), a tracker whose battle has begun, an import
 past the tracker's room (the limit named), or any bad cell (all listed, each at its place
 in the file imported).
@@ -22,7 +25,7 @@ from sheetsync.errors import BackendError, BattleStateError, InputError, Problem
 from sheetsync.importers.csv_import import CSV_SYSTEMS, CsvTable, read_csv
 from sheetsync.sheets.backend import CellValue, Grid
 
-__all__ = ["GV3_MESSAGE", "ImportReport", "import_into"]
+__all__ = ["GV3_MESSAGE", "ImportReport", "import_into", "import_into_backend"]
 
 GV3_MESSAGE = ("is in Grapevine's older binary format (.gv3), which sheetsync does not read: in Grapevine, "
                "choose File > Export, pick \"Grapevine exchange format\" (XML), and import the .gex file it saves")
@@ -34,7 +37,7 @@ SOURCE_SUFFIXES = (".gex", ".csv")
 class ImportReport:
     """What an import wrote: one row per cohort (or side) and its members, and the notes."""
 
-    target: Path
+    target: Path | str
     message: str
     groups: list[tuple[str, list[str]]] = field(default_factory=list)
     """(cohort or side, its members' names), in the order written."""
@@ -64,16 +67,48 @@ def _source(path: Path) -> str:
     return suffix
 
 
-def import_into(source: Path, into: Path, *, replace: bool = False, force: bool = False, cohort_by: str = "coterie",
-                only: Sequence[str] | None = None, system: str | None = None,
+@dataclass(frozen=True)
+class _Target:
+    """Where an import goes, as its messages name it: ``name`` (``battle.xlsx``, a Google
+    Sheet's key), ``build`` (the command to run next) and ``path`` (the report's target)."""
+
+    name: str
+    build: str
+    path: Path | str
+
+
+def _sources(source: Path | Sequence[Path]) -> list[Path]:
+    """The files imported: one .gex, or one CSV (two for Exalted: characters and units)."""
+    paths = [source] if isinstance(source, Path) else list(source)
+    if not paths:
+        raise InputError([Problem("FILE", "name the file to import (a .gex, or a .csv)")])
+    kinds = [_source(p) for p in paths]
+    if len(paths) > 1 and ".gex" in kinds:
+        raise InputError([Problem(paths[kinds.index(".gex")].name, "a Grapevine file is imported alone: one file "
+                                  "at a time")])
+    return paths
+
+
+def _one(paths: Sequence[Path], system_id: str) -> Path:
+    """The one file a battalion or hex import takes (an Exalted one takes a CSV per sheet)."""
+    if len(paths) > 1:
+        raise InputError([Problem(paths[1].name, f"a {system_id} import reads one CSV file (its "
+                                  "characters or units); give one file at a time")])
+    return paths[0]
+
+
+def import_into(source: Path | Sequence[Path], into: Path, *, replace: bool = False, force: bool = False,
+                cohort_by: str = "coterie", only: Sequence[str] | None = None, system: str | None = None,
                 map_size: str | None = None) -> ImportReport:
-    """Import ``source`` (.gex or .csv) into ``into``: an existing tracker workbook, or a
-    battle file to write (refused when it exists, unless ``force``).  ``system`` picks the
-    CSV's rule system for a battle file (a tracker says its own); ``map_size``
-    (``COLUMNSxROWS``) is a hex battle file's map (H2)."""
+    """Import ``source`` (a .gex or a .csv; for Exalted, a CSV per sheet) into ``into``: an
+    existing tracker workbook, or a battle file to write (refused when it exists, unless
+    ``force``).  ``system`` picks the CSV's rule system for a battle file (a tracker says
+    its own); ``map_size`` (``COLUMNSxROWS``) is a hex battle file's map (H2)."""
     from sheetsync.app.files import BATTLE_SUFFIXES, WORKBOOK_SUFFIXES, check_suffix
 
     check_suffix(into, WORKBOOK_SUFFIXES + BATTLE_SUFFIXES, "the tracker or battle file to import into")
+    paths = _sources(source)
+    source = paths[0]
     kind = _source(source)
     if kind == ".csv" and only:
         raise InputError([Problem("--only", "picks characters of a Grapevine file; a CSV is imported whole "
@@ -82,8 +117,8 @@ def import_into(source: Path, into: Path, *, replace: bool = False, force: bool 
         raise InputError([Problem("--map", "is the map of a hex battle file (with --system hexwar); a tracker's map "
                                   "is on its Battle sheet")])
     if into.suffix.lower() in WORKBOOK_SUFFIXES:
-        return _into_workbook(source, kind, into, replace=replace, cohort_by=cohort_by, only=only, system=system)
-    return _into_battle_file(source, kind, into, force=force, cohort_by=cohort_by, only=only, system=system,
+        return _into_workbook(paths, kind, into, replace=replace, cohort_by=cohort_by, only=only, system=system)
+    return _into_battle_file(paths, kind, into, force=force, cohort_by=cohort_by, only=only, system=system,
                              map_size=map_size)
 
 
@@ -95,12 +130,13 @@ def _system_id(system: str | None) -> str:
     return str(find_system(system).id) if system else "bbn"
 
 
-def _into_battle_file(source: Path, kind: str, out: Path, *, force: bool, cohort_by: str,
+def _into_battle_file(paths: Sequence[Path], kind: str, out: Path, *, force: bool, cohort_by: str,
                       only: Sequence[str] | None, system: str | None, map_size: str | None) -> ImportReport:
     from sheetsync.app.files import dump_battle_file, refuse_existing
 
     refuse_existing(out, force)  # before any work
     system_id = _system_id(system)
+    source = paths[0] if system_id == "exalted" else _one(paths, system_id)
     if kind == ".gex":
         if system_id != "bbn":
             raise InputError([Problem("--system", f"a Grapevine file holds battalion characters, not {system_id} "
@@ -123,11 +159,20 @@ def _into_battle_file(source: Path, kind: str, out: Path, *, force: bool, cohort
         report.notes.append("every cohort is on side 'players': set each cohort's side in the battle file")
     elif system_id == "hexwar":
         data, report = _hex_battle_file(read_csv(source), out, map_size)
+    elif system_id == "exalted":
+        from sheetsync.importers.csv_import import exalted_battle
+        from sheetsync.rules.exalted.loader import battle_to_file as exalted_file
+
+        battle = exalted_battle([read_csv(p) for p in paths])
+        data = exalted_file(battle)
+        report = ImportReport(out, "", _sides([(u.name, u.spec.side) for u in battle.units]), group_word="Side")
     else:
         raise _not_yet(system_id)
     dump_battle_file(data, out, backup=force)
-    report.message = f"battle file written; add ranges and orders, then: sheetsync pools {out}" if system_id == "bbn" \
-        else f"battle file written; add the turn's orders, then: sheetsync check {out}"
+    report.message = {"bbn": f"battle file written; add ranges and orders, then: sheetsync pools {out}",
+                      "exalted": f"battle file written; add the orders (each with its tick), then: sheetsync check "
+                                 f"{out}"}.get(system_id, f"battle file written; add the turn's orders, then: "
+                                                          f"sheetsync check {out}")
     return report
 
 
@@ -194,50 +239,84 @@ def _not_counted(report: ImportReport, battle: Any) -> None:
 
 # -- an existing tracker ---------------------------------------------------------------------
 
-def _into_workbook(source: Path, kind: str, path: Path, *, replace: bool, cohort_by: str,
+def _into_workbook(paths: Sequence[Path], kind: str, path: Path, *, replace: bool, cohort_by: str,
                    only: Sequence[str] | None, system: str | None) -> ImportReport:
-    from sheetsync.app.steps import detect
     from sheetsync.app.workbook_cli import excel_backend
 
+    source = paths[0]
     if not path.exists():
         raise BackendError(f"{path}: no such workbook; make a blank tracker first (sheetsync template {path}), or "
                            f"write a new one from the import with sheetsync new {path} --from {source.name}")
     # the import's own problems first: a bad file costs no workbook read
     gex = None
-    table = None
+    tables: list[CsvTable] = []
     if kind == ".gex":
         from sheetsync.importers.grapevine import import_gex
 
         gex = import_gex(source, cohort_by=cohort_by, only=_names(only))
     else:
-        table = read_csv(source)
+        tables = [read_csv(p) for p in paths]
     backend = excel_backend(path)
     with backend.locked():
-        tracker = detect(backend)
-        system_id = str(tracker.system.id)
-        if system is not None and _system_id(system) != system_id:
-            raise InputError([Problem("--system", f"{path.name} is a {tracker.system.title.lower()} tracker, not "
-                                      f"{_system_id(system)}: leave --system out")])
-        if system_id == "bbn":
-            report = _into_bbn(backend, tracker, path, gex=gex, table=table, replace=replace)
-        elif system_id == "hexwar" and table is not None:
-            report = _into_hex(backend, tracker, path, table, replace=replace)
-        elif gex is not None:
-            raise InputError([Problem(path.name, f"is a {tracker.system.title.lower()} tracker; a Grapevine file holds "
-                                      "battalion characters (import it into a battalion tracker)")])
-        else:
-            raise _not_yet(system_id)
-    return report
+        return _into_tracker(backend, _Target(path.name, f"sheetsync build {path}", path), gex=gex, tables=tables,
+                             replace=replace, system=system)
 
 
-def _refuse_started(history: Grid, path: Path, word: str) -> None:
+def import_into_backend(sources: Sequence[Path], backend: Any, name: str, *, replace: bool = False,
+                        build: str | None = None) -> ImportReport:
+    """Import CSV files into the tracker behind ``backend`` (a Google Sheet), named ``name``
+    in messages: one read, one write, nothing written when anything is wrong.  ``build``
+    is the command the report says to run next."""
+    paths = _sources(sources)
+    if any(_source(p) == ".gex" for p in paths):
+        raise InputError([Problem(paths[0].name, "import a Grapevine file into a workbook (sheetsync import FILE.gex "
+                                  "--into battle.xlsx), then sheetsync upload it; into a Google Sheet, import CSV")])
+    tables = [read_csv(p) for p in paths]
+    return _into_tracker(backend, _Target(name, build or f"sheetsync gsheet build {name}", name), gex=None,
+                         tables=tables, replace=replace, system=None)
+
+
+def _into_tracker(backend: Any, target: _Target, *, gex: Any, tables: Sequence[CsvTable], replace: bool,
+                  system: str | None) -> ImportReport:
+    """The import into a tracker of any system, its kind said by its mark."""
+    from sheetsync.app.steps import detect
+
+    tracker = detect(backend)
+    system_id = str(tracker.system.id)
+    if system is not None and _system_id(system) != system_id:
+        raise InputError([Problem("--system", f"{target.name} is a {tracker.system.title.lower()} tracker, not "
+                                  f"{_system_id(system)}: leave --system out")])
+    if gex is not None and system_id != "bbn":
+        raise InputError([Problem(target.name, f"is a {tracker.system.title.lower()} tracker; a Grapevine file holds "
+                                  "battalion characters (import it into a battalion tracker)")])
+    if system_id == "exalted":
+        return _into_exalted(backend, tracker, target, tables, replace=replace)
+    table = None
+    if gex is None:
+        table = _read_one(tables, system_id)
+    if system_id == "bbn":
+        return _into_bbn(backend, tracker, target, gex=gex, table=table, replace=replace)
+    if system_id == "hexwar" and table is not None:
+        return _into_hex(backend, tracker, target, table, replace=replace)
+    raise _not_yet(system_id)
+
+
+def _read_one(tables: Sequence[CsvTable], system_id: str) -> CsvTable:
+    """The one CSV a battalion or hex import takes."""
+    if len(tables) > 1:
+        raise InputError([Problem(tables[1].where, f"a {system_id} import reads one CSV file (its characters or "
+                                  "units); give one file at a time")])
+    return tables[0]
+
+
+def _refuse_started(history: Grid, target: _Target, word: str) -> None:
     """A tracker with a step resolved keeps its characters: its undo records are built on them."""
     if any(not _blank(row) for row in history):
-        raise BattleStateError(f"{path.name}: a {word} of this battle is resolved already, so its characters stay as "
+        raise BattleStateError(f"{target.name}: a {word} of this battle is resolved already, so its characters stay as "
                                f"they are; nothing was written. Import into a new tracker (sheetsync template)")
 
 
-def _into_bbn(backend: Any, tracker: Any, path: Path, *, gex: Any, table: CsvTable | None,
+def _into_bbn(backend: Any, tracker: Any, target: _Target, *, gex: Any, table: CsvTable | None,
               replace: bool) -> ImportReport:
     """Cohort Sheet 1.1-1.7: the characters into the Characters sheet and their cohorts into
     the Cohorts sheet.  Cohorts typed there already keep their row (side, sergeant …); one
@@ -251,12 +330,12 @@ def _into_bbn(backend: Any, tracker: Any, path: Path, *, gex: Any, table: CsvTab
 
     lay = layout(capacity=tracker.capacity)
     sh = Sheets.from_grids(backend.read_ranges(read_plan(lay)))
-    _refuse_started(sh.history, path, "phase")
+    _refuse_started(sh.history, target, "phase")
     chars_block, setup_block = lay.block("Characters_Table"), lay.block("Cohorts_Setup")
     held = [i for i, row in enumerate(sh.characters) if not _blank(row)]
     if held and not replace:
         first = chars_block.cell(held[0], "name")
-        raise BattleStateError(f"{path.name}: the Characters sheet already holds {len(held)} character"
+        raise BattleStateError(f"{target.name}: the Characters sheet already holds {len(held)} character"
                                f"{'s' if len(held) != 1 else ''} (from {first}); nothing was written. Add --replace "
                                "to replace them and the Cohorts sheet's rows with the import")
     cap = lay.capacity
@@ -266,7 +345,7 @@ def _into_bbn(backend: Any, tracker: Any, path: Path, *, gex: Any, table: CsvTab
     if gex is not None:
         imported = load_battle(gex.battle, gex.source)
         count = sum(len(c.members) for c in imported.cohorts)
-        _fits(path, cap, count, len(imported.cohorts), source=Path(gex.source).name)
+        _fits(target, cap, count, len(imported.cohorts), source=Path(gex.source).name)
         updates = input_updates(lay, imported)
         grid: Grid = [list(r) for r in updates[0].values[:count]]
         new_rows: list[list[CellValue]] = [list(r) for r in updates[1].values[:len(imported.cohorts)]]
@@ -274,7 +353,7 @@ def _into_bbn(backend: Any, tracker: Any, path: Path, *, gex: Any, table: CsvTab
         assert table is not None
         grid, found = bbn_character_rows(table, lay, problems)
         names = cohort_names(grid, chars_block)
-        _fits(path, cap, len(grid), len(names), source=table.where)
+        _fits(target, cap, len(grid), len(names), source=table.where)
         new_rows = []
         for name in names:
             row: list[CellValue] = [None] * len(setup_block.columns)
@@ -290,7 +369,7 @@ def _into_bbn(backend: Any, tracker: Any, path: Path, *, gex: Any, table: CsvTab
     if len(setup) > cap["cohorts"]:
         raise InputError([Problem(f"{setup_block.sheet}!A{setup_block.first_row}",
                                   f"the import needs {len(setup)} cohort rows ({len(kept)} already on the sheet), and "
-                                  f"{path.name} holds at most {cap['cohorts']} cohorts; nothing was written")])
+                                  f"{target.name} holds at most {cap['cohorts']} cohorts; nothing was written")])
     if table is not None:
         battle = check_bbn(lay, grid, setup, table, found, problems, new_from=len(kept), mark=sh.mark, base=sh)
     else:
@@ -303,9 +382,9 @@ def _into_bbn(backend: Any, tracker: Any, path: Path, *, gex: Any, table: CsvTab
         try:
             battle = parse_battle_setup(lay, fresh)
         except SheetFormatError as err:  # the tracker's own rows (a Cohorts row left with no members, say)
-            raise InputError(err.problems, path.name) from None
+            raise InputError(err.problems, target.name) from None
     backend.write_ranges(input_updates(lay, battle)[:2])  # Characters and Cohorts Setup only
-    report = ImportReport(path, "", [(c.name, [m.name for m in c.members]) for c in battle.cohorts])
+    report = ImportReport(target.path, "", [(c.name, [m.name for m in c.members]) for c in battle.cohorts])
     if gex is not None:
         report.notes = list(gex.notes)
         report.unmapped = {k: [str(u) for u in v] for k, v in gex.unmapped.items() if v}
@@ -317,23 +396,23 @@ def _into_bbn(backend: Any, tracker: Any, path: Path, *, gex: Any, table: CsvTab
     n = sum(len(m) for _c, m in report.groups)
     report.message = (f"{n} character{'s' if n != 1 else ''} in {len(report.groups)} cohort"
                       f"{'s' if len(report.groups) != 1 else ''} written to the Characters and Cohorts sheets; "
-                      f"add ranges, then: sheetsync build {path}")
+                      f"add ranges, then: {target.build}")
     return report
 
 
-def _fits(path: Path, cap: dict[str, int], characters: int, cohorts: int, *, source: str) -> None:
+def _fits(target: _Target, cap: dict[str, int], characters: int, cohorts: int, *, source: str) -> None:
     """The import must fit the tracker's rows (issue 9): each limit over is named."""
     problems = []
     for key, n in (("characters", characters), ("cohorts", cohorts)):
         if n > cap[key]:
-            problems.append(Problem(source, f"holds {n} {key}, and {path.name} holds at most {cap[key]} {key}; "
+            problems.append(Problem(source, f"holds {n} {key}, and {target.name} holds at most {cap[key]} {key}; "
                                     "nothing was written. Make a tracker sized to them with sheetsync new OUT.xlsx "
                                     f"--from {source}"))
     if problems:
         raise InputError(problems, source)
 
 
-def _into_hex(backend: Any, tracker: Any, path: Path, table: CsvTable, *, replace: bool) -> ImportReport:
+def _into_hex(backend: Any, tracker: Any, target: _Target, table: CsvTable, *, replace: bool) -> ImportReport:
     """H1, H2: the units into the Units sheet's typed columns (Unit … Men); Build Units
     works out the rest.  Checked against the tracker's map as Build Units checks it."""
     from sheetsync.app import session as ss
@@ -349,18 +428,18 @@ def _into_hex(backend: Any, tracker: Any, path: Path, table: CsvTable, *, replac
     units_grid, battle_cells, history = backend.read_ranges([block.range(), BATTLE_RANGE, records])
     turn = battle_cells[0][0] if battle_cells and battle_cells[0] else None
     if (isinstance(turn, int) and turn > 1) or any(not _blank(r) for r in history):
-        raise BattleStateError(f"{path.name}: a turn of this battle is resolved already, so its units stay as they "
+        raise BattleStateError(f"{target.name}: a turn of this battle is resolved already, so its units stay as they "
                                "are; nothing was written. Import into a new tracker (sheetsync template --system "
                                "hexwar)")
     keys = ("name", "side", "counter", "start_hex", "size", "men")
     held = [i for i, row in enumerate(units_grid[:block.rows])
             if not _blank([row[block.index(k)] if block.index(k) < len(row) else None for k in keys])]
     if held and not replace:
-        raise BattleStateError(f"{path.name}: the Units sheet already holds {len(held)} unit"
+        raise BattleStateError(f"{target.name}: the Units sheet already holds {len(held)} unit"
                                f"{'s' if len(held) != 1 else ''} (from {block.cell(held[0], 'name')}); nothing was "
                                "written. Add --replace to replace them with the import")
     if len(table.rows) > (block.rows or 0):
-        raise InputError([Problem(table.where, f"holds {len(table.rows)} units, and {path.name} holds at most "
+        raise InputError([Problem(table.where, f"holds {len(table.rows)} units, and {target.name} holds at most "
                                   f"{block.rows} units; nothing was written. Make a tracker sized to them: import "
                                   f"into a battle file, then sheetsync new OUT.xlsx --from it (up to "
                                   f"{MAX_CAPACITY['units']})")], table.where)
@@ -381,9 +460,85 @@ def _into_hex(backend: Any, tracker: Any, path: Path, table: CsvTable, *, replac
     rows_out = [{"name": u.get("name"), "side": u.get("side"), "counter": u.get("counter"),
                  "start_hex": u.get("hex"), "size": u.get("size"), "men": u.get("men")} for u in decoded]
     backend.write_ranges([tables.block_fill(block, rows_out, keys=keys)])
-    report = ImportReport(path, "", _sides([(str(u.get("name")), str(u.get("side"))) for u in decoded]),
+    report = ImportReport(target.path, "", _sides([(str(u.get("name")), str(u.get("side"))) for u in decoded]),
                           group_word="Side")
     report.message = (f"{len(decoded)} unit{'s' if len(decoded) != 1 else ''} written to the Units sheet; then: "
-                      f"sheetsync build {path}")
+                      f"{target.build}")
+    return report
+
+
+def _into_exalted(backend: Any, tracker: Any, target: _Target, tables: Sequence[CsvTable], *,
+                  replace: bool) -> ImportReport:
+    """E7-E10, X1-X11: each CSV into the typed columns of the sheet its headers name
+    (Characters, or Units up to Join War dice); Build Units works out the rest.  Checked as
+    Build Units checks the sheets, against the tracker's other sheet and House Rules: a
+    units CSV's commanders must be on the Characters sheet (or in the characters CSV)."""
+    from sheetsync.app import exalted_tracker as et
+    from sheetsync.importers.csv_import import (
+        EXALTED_SHEETS,
+        exalted_check,
+        exalted_rows,
+        exalted_sheet_of,
+        merged,
+    )
+    from sheetsync.rules.exalted.sheet import MAX_CAPACITY, layout
+    from sheetsync.sheets import table as tablemod
+
+    lay = layout(tracker.capacity or None)
+    by_sheet: dict[str, CsvTable] = {}
+    for t in tables:
+        sheet = exalted_sheet_of(t)
+        if sheet in by_sheet:
+            raise InputError([Problem(t.where, f"holds {sheet} again (so does {by_sheet[sheet].where}): give one "
+                                      "CSV per sheet")], t.where)
+        by_sheet[sheet] = t
+    rd = et._parse(lay, backend.read_ranges(et._plan(lay)))
+    if rd.session.history() or (rd.session.battle or {}).get("started"):
+        raise BattleStateError(f"{target.name}: a long tick of this battle is resolved already, so its characters "
+                               "and units stay as they are; nothing was written. Import into a new tracker "
+                               "(sheetsync template --system exalted)")
+    own = {"characters": rd.chars, "units": rd.units}
+    for sheet, t in by_sheet.items():
+        block = lay.block(EXALTED_SHEETS[sheet])
+        keys = [c.key for c in block.columns if c.is_input]
+        held = [r.offset for r in tablemod.read_block(block, own[sheet], [], keys=["name"], blank_keys=keys)]
+        if held and not replace:
+            word = "character" if sheet == "characters" else "unit"
+            raise BattleStateError(f"{target.name}: the {block.sheet} sheet already holds {len(held)} {word}"
+                                   f"{'s' if len(held) != 1 else ''} (from {block.cell(held[0], 'name')}); nothing "
+                                   "was written. Add --replace to replace them with the import")
+        if len(t.rows) > (block.rows or 0):
+            raise InputError([Problem(t.where, f"holds {len(t.rows)} {sheet}, and {target.name} holds at most "
+                                      f"{block.rows} {sheet}; nothing was written. Make a tracker sized to them: "
+                                      "import into a battle file, then sheetsync new OUT.xlsx --from it (up to "
+                                      f"{MAX_CAPACITY[sheet]})")], t.where)
+    problems: list[Problem] = []
+    grids = dict(own)
+    csvs: dict[str, tuple[CsvTable, dict[int, Any]]] = {}
+    for sheet, t in by_sheet.items():
+        grids[sheet], found = exalted_rows(t, lay, sheet, problems)
+        csvs[sheet] = (t, found)
+    _battle, decoded, found_problems = exalted_check(lay, grids, csvs, rd.house)
+    problems = merged(problems, found_problems)
+    if problems:
+        raise InputError(problems, next(iter(by_sheet.values())).where)
+    updates = []
+    for sheet in by_sheet:
+        block = lay.block(EXALTED_SHEETS[sheet])
+        updates.append(tablemod.block_fill(block, decoded[sheet], keys=[c.key for c in block.columns if c.is_input]))
+    backend.write_ranges(updates)
+    groups: list[tuple[str, list[str]]] = []
+    said = []
+    if "units" in decoded:
+        groups = _sides([(str(u.get("name")), str(u.get("side"))) for u in decoded["units"]])
+        n = len(decoded["units"])
+        said.append(f"{n} unit{'s' if n != 1 else ''} written to the Units sheet")
+    if "characters" in decoded:
+        n = len(decoded["characters"])
+        said.append(f"{n} character{'s' if n != 1 else ''} written to the Characters sheet")
+        if not groups:
+            groups = [("Characters", [str(c.get("name")) for c in decoded["characters"]])]
+    report = ImportReport(target.path, "", groups, group_word="Side" if "units" in decoded else "Sheet")
+    report.message = "; ".join(said) + f"; then: {target.build}"
     return report
 
