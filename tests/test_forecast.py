@@ -16,14 +16,16 @@ import openpyxl
 import pytest
 import yaml
 from hex_battles import make_hex_battle
+from hypothesis import HealthCheck, given, settings
+from test_rules_properties import battles
 from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
 from sheetsync.app.forecast import forecast, mean_interval, wilson
 from sheetsync.app.forecast_systems import BbnForecast, HexForecast
 from sheetsync.errors import BattleStateError, InputError
-from sheetsync.rules.bbn import load_battle
-from sheetsync.rules.bbn.models import State
+from sheetsync.rules.bbn import battle_to_file, load_battle
+from sheetsync.rules.bbn.models import Band, State
 from sheetsync.rules.hexwar.loader import load_battle as load_hex
 
 runner = CliRunner()
@@ -402,3 +404,143 @@ def test_r13_resolve_phase_without_a_record_gives_the_same_standing() -> None:
     assert bare.battle.phase == recorded.battle.phase == 2
     assert len(recorded.battle.history) == 1 and len(recorded.battle.log) == 4
     assert bare.battle.history == () and bare.battle.log == ()
+
+
+# -- the engine's fast path: verify-then-apply, no records, trusted standings ------------------
+
+def _support_battle() -> Any:
+    """A Support cohort with one friend out of Heal's range and one in it (R22, R24)."""
+    return load_battle({
+        "cohorts": [
+            {"name": "Lanterns", "support": True, "members": ["S1", "S2", "S3"], "pools": {"temper": 10}},
+            {"name": "Alpha", "members": ["A1", "A2", "A3"], "health": 5},
+            {"name": "Bravo", "members": ["B1", "B2", "B3"], "health": 5},
+            {"name": "Ghouls", "side": "enemy", "members": ["G1", "G2", "G3"]},
+        ],
+        "ranges": [["Lanterns", "Alpha", "Distanced"], ["Lanterns", "Bravo", "Personal"]],
+        "orders": [
+            {"cohort": "Lanterns", "task": "Heal", "target": "Alpha", "temper": 1},
+            {"cohort": "Lanterns", "task": "Heal", "target": "Bravo", "temper": 1},
+            {"cohort": "Lanterns", "task": "Heal", "target": "Alpha", "temper": 1},
+        ],
+    })
+
+
+def test_r13_r22_a_refused_heal_does_not_use_up_the_support_cohorts_aid() -> None:
+    """The Heal on Alpha passes the aid check (R22) and is refused on its range (R24): it
+    must cost nothing, so the Support cohort can still aid Bravo; once it aids Bravo, it
+    has aided its one cohort this phase."""
+    from sheetsync.dice import RandomRoller
+    from sheetsync.rules.bbn.phase import resolve_phase, simulate_phase
+
+    battle = _support_battle()
+    result = resolve_phase(battle, RandomRoller(1))
+    first, second, third = result.events
+    assert first.outcome == "refused" and "R24" in (first.reason or "")
+    assert second.outcome == "done" and second.temper_spent == 1
+    assert third.outcome == "refused" and "already aided Bravo" in (third.reason or "")
+    assert result.battle.state["Bravo"].health == 8 and result.battle.state["Alpha"].health == 5
+    assert simulate_phase(battle, RandomRoller(1)) == (result.battle.model_copy(update={"history": (), "log": ()}),
+                                                       ("refused", "done", "refused"))
+
+
+def _both_ways(battle: Any, seed: int) -> tuple[Any, Any]:
+    from sheetsync.dice import RandomRoller
+    from sheetsync.rules.bbn import phase as engine
+
+    plain = engine.resolve_phase(battle, RandomRoller(seed))
+    saved = engine._ROLLBACK
+    engine._ROLLBACK = engine._copy
+    try:
+        rolled_back = engine.resolve_phase(battle, RandomRoller(seed))
+    finally:
+        engine._ROLLBACK = saved
+    return plain, rolled_back
+
+
+@settings(max_examples=120, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(battles())
+def test_r13_verify_then_apply_gives_what_the_rollback_copy_gave(case: tuple[Any, list[dict[str, Any]], int]) -> None:
+    """On random battles of every task (refusals of every kind included), resolving with
+    no rollback copy gives the events and standing the engine's old copy-and-restore
+    gave, over two phases."""
+    battle, later, seed = case
+    plain, rolled_back = _both_ways(battle, seed)
+    assert plain.to_json() == rolled_back.to_json()
+    assert plain.battle == rolled_back.battle
+    data = battle_to_file(plain.battle)
+    data["orders"] = later
+    plain2, rolled_back2 = _both_ways(load_battle(data), seed + 1)
+    assert plain2.to_json() == rolled_back2.to_json()
+    assert plain2.battle == rolled_back2.battle
+
+
+@settings(max_examples=120, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(battles())
+def test_r13_simulate_phase_is_resolve_phase_without_the_records(case: tuple[Any, list[dict[str, Any]], int]) -> None:
+    """The forecast's phase rolls the same dice, in the same order, and leaves the same
+    battle as ``resolve_phase(record=False)``, with each order's outcome."""
+    from sheetsync.dice import RandomRoller
+    from sheetsync.rules.bbn.phase import resolve_phase, simulate_phase
+
+    battle, _, seed = case
+    fast_roller, full_roller = RandomRoller(seed), RandomRoller(seed)
+    fast, outcomes = simulate_phase(battle, fast_roller)
+    full = resolve_phase(battle, full_roller, record=False)
+    assert fast == full.battle
+    assert fast.to_data() == full.battle.to_data()
+    assert outcomes == tuple(e.outcome for e in full.events)
+    assert [fast_roller.roll(1000) for _ in range(3)] == [full_roller.roll(1000) for _ in range(3)]
+
+
+def test_r20_r25_a_frozen_standing_is_a_validated_cohort_state() -> None:
+    """The standing a phase freezes without validating (R20, R25: the next phase's reroll
+    tokens) is equal to a validated one in every way the program looks at it."""
+    import pickle
+
+    from sheetsync.rules.bbn.models import CohortState
+    from sheetsync.rules.bbn.phase import _Cohort
+
+    battle = load_battle(duel_data())
+    co = _Cohort.of(battle.state["Watch 1"])
+    co.health, co.next_tokens, co.below_zero_damage = -3, 1, 4
+    co.states["W0-1"] = State.DEAD
+    co.died_in_phase["W0-1"] = 2
+    co.hero_used.append("W0-2")
+    fast = co.freeze()
+    checked = CohortState(name=co.name, health=-3, temper=co.temper, control=co.control, states=dict(co.states),
+                          hero_used=("W0-2",), died_in_phase={"W0-1": 2}, reroll_tokens=1,
+                          units_moved=co.units_moved, below_zero_damage=4)
+    assert fast == checked and repr(fast) == repr(checked)
+    assert fast.model_dump(mode="json") == checked.model_dump(mode="json")
+    assert fast.model_dump_json() == checked.model_dump_json()
+    assert fast.model_fields_set == checked.model_fields_set
+    assert pickle.loads(pickle.dumps(fast)) == checked
+    assert CohortState.model_validate(fast.model_dump()) == fast
+    with pytest.raises(ValueError):
+        fast.health = 3  # still frozen  # type: ignore[misc]
+
+
+def test_r24_a_band_is_the_same_both_ways_and_the_first_entry_counts() -> None:
+    from sheetsync.rules.bbn.battle import Battle
+
+    data = load_battle(duel_data()).to_data()
+    data["ranges"] = [{"a": "Watch 1", "b": "Pack 1", "band": "Distanced"},
+                      {"a": "Pack 1", "b": "Watch 1", "band": "Personal"}]
+    battle = Battle.from_data(data)
+    assert battle.band("Watch 1", "Pack 1") is battle.band("Pack 1", "Watch 1") is Band.DISTANCED
+    assert battle.band("Watch 1", "Pack 2") is None
+
+
+def test_r13_r25_the_forecast_of_a_seed_is_pinned() -> None:
+    """The figures the engine gave this battle and seed before the fast path (full event
+    records, a rollback copy before each order): the fast path must give them exactly."""
+    data = forecast(load_battle(duel_data()), "bbn", runs=300, phases=12, seed=1, workers=1)
+    assert [o["success"]["count"] for o in data["next_step"]["orders"]] == [152, 154, 148, 149]
+    assert [e["after"]["mean"] for e in data["next_step"]["entities"]] == [17.5867, 17.5433, 17.4133, 17.3267]
+    end = data["to_the_end"]
+    assert [(s["side"], s["win"]["count"]) for s in end["sides"]] == [
+        ("players", 6), ("enemy", 4), ("(draw)", 0), ("(undecided)", 290)]
+    assert end["steps"]["mean"] == 11.9933
+    assert [e["loss"]["mean"] for e in end["entities"]] == [65.79, 63.0533, 69.0533, 70.67]
+    assert sum(m["Dead"]["count"] for m in end["members"]) == 2039

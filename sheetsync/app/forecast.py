@@ -122,6 +122,26 @@ def run_chunk(system_id: str, data: dict[str, Any], seed: int | str, start: int,
     return _run(adapter, battle, seed, start, count, phases)
 
 
+_WORKER: tuple[ForecastAdapter, Any] | None = None
+"""In a worker process: its adapter and the battle, loaded once (:func:`_init_worker`)."""
+
+
+def _init_worker(system_id: str, data: dict[str, Any]) -> None:
+    """A worker process's start: load the battle once, so each chunk ships only its
+    numbers (seed, first run, count, phases) and not the battle."""
+    global _WORKER
+    adapter = adapter_for(system_id)
+    _WORKER = (adapter, adapter.load(data))
+
+
+def _worker_chunk(seed: int | str, start: int, count: int, phases: int) -> Tally:
+    """Runs ``start`` … ``start + count − 1`` of the worker's battle (:func:`_init_worker`)."""
+    if _WORKER is None:
+        raise RuntimeError("the forecast worker was started without its battle")
+    adapter, battle = _WORKER
+    return _run(adapter, battle, seed, start, count, phases)
+
+
 def _run(adapter: ForecastAdapter, battle: Any, seed: int | str, start: int, count: int, phases: int) -> Tally:
     n_orders = len(adapter.orders(battle))
     start_levels = adapter.levels(battle)
@@ -178,7 +198,11 @@ def simulate(adapter: ForecastAdapter, battle: Any, *, runs: int, phases: int, s
              workers: int | None = None, progress: Callable[[int], None] | None = None) -> Tally:
     """Run ``runs`` simulations in chunks of :data:`CHUNK`, on ``workers`` processes (all
     cores by default; 1 runs here), and return their tally.  ``progress`` is told the
-    number of runs each finished chunk adds."""
+    number of runs each finished chunk adds.
+
+    Each worker gets the battle once, when it starts (:func:`_init_worker`); a chunk is
+    then four numbers out and one :class:`Tally` back.  Run ``i`` rolls its own seeded
+    dice, so which worker runs which chunk changes nothing."""
     chunks = _chunks(runs)
     workers = _default_workers(runs) if workers is None else max(1, workers)
     total = Tally()
@@ -193,9 +217,9 @@ def simulate(adapter: ForecastAdapter, battle: Any, *, runs: int, phases: int, s
 
     data = adapter.dump(battle)
     parts: dict[int, Tally] = {}
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.submit(run_chunk, adapter.system, data, seed, start, count, phases): start
-                   for start, count in chunks}
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_init_worker, initargs=(adapter.system, data)) as pool:
+        futures = {pool.submit(_worker_chunk, seed, start, count, phases): start for start, count in chunks}
         for fut in as_completed(futures):
             parts[futures[fut]] = fut.result()
             if progress:

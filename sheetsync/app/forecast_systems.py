@@ -121,6 +121,8 @@ class BbnForecast:
     level_loss = 1
     step_flags: tuple[str, ...] = ("Knocked Out", "Dead")
     end_flags: tuple[str, ...] = ("Dead", "Torpor")
+    _cleared: tuple[Any, tuple[Any, ...]] | None = None
+    """The declared orders last seen by :meth:`standing`, and them with typed dice cleared."""
 
     def prepare(self, battle: Any) -> Any:
         """R13, R37: the battle must have declared orders and both sides in the fight."""
@@ -187,23 +189,29 @@ class BbnForecast:
         return {}
 
     def step(self, battle: Any, roller: Roller) -> tuple[Any, list[bool | None]]:
-        """R13: one phase through the engine (no undo snapshot: a forecast never undoes)."""
-        from sheetsync.rules.bbn.phase import resolve_phase
+        """R13: one phase through the engine, as ``resolve_phase(record=False)`` would
+        resolve it with these dice, but with no undo snapshot and no event records (a
+        forecast never undoes and reads only each order's outcome)."""
+        from sheetsync.rules.bbn.phase import simulate_phase
 
-        result = resolve_phase(battle, roller, record=False)
-        ok = [None if e.outcome == "refused" else e.outcome != "miss" for e in result.events]
-        return result.battle, ok
+        new, outcomes = simulate_phase(battle, roller)
+        return new, [None if o == "refused" else o != "miss" for o in outcomes]
 
     def standing(self, declared: Any, now: Any) -> Any | None:
         """R13, R37: the declared orders again, typed dice and picks cleared; an order whose
         cohort or target is gone (every member Dead) is dropped.  ``None`` when no order is
-        left."""
+        left.  The cleared orders are made once per declared battle, not once a phase."""
         from sheetsync.rules.bbn.models import State
 
-        gone = {name for name, st in now.state.items() if all(s is State.DEAD for s in st.states.values())}
-        keep = tuple(o if o.roll is None and o.reroll is None and not o.picks
-                     else o.model_copy(update={"roll": None, "reroll": None, "picks": ()})
-                     for o in declared.orders if o.cohort not in gone and (o.target is None or o.target not in gone))
+        cached = self._cleared
+        if cached is None or cached[0] is not declared.orders:
+            cached = self._cleared = (declared.orders, tuple(
+                o if o.roll is None and o.reroll is None and not o.picks
+                else o.model_copy(update={"roll": None, "reroll": None, "picks": ()}) for o in declared.orders))
+        dead = {State.DEAD}
+        gone = {name for name, st in now.state.items() if not set(st.states.values()) - dead}
+        keep = cached[1] if not gone else tuple(
+            o for o in cached[1] if o.cohort not in gone and (o.target is None or o.target not in gone))
         if not keep:
             return None
         return now.model_copy(update={"orders": keep})
@@ -226,9 +234,11 @@ class BbnForecast:
         return tuple(f for e in aftermath(battle, _Middle()) for f in (e.dead, e.torpor))
 
     def sides_in(self, battle: Any) -> list[str]:
-        from sheetsync.rules.bbn.phase import side_out_of_fight
+        """R37: the sides not out of the fight, in the order of :meth:`sides`."""
+        from sheetsync.rules.bbn.phase import sides_in_fight
 
-        return [s for s in self.sides(battle) if not side_out_of_fight(battle, s)]
+        fighting = sides_in_fight(battle)
+        return [s for s in self.sides(battle) if s in fighting]
 
     def dump(self, battle: Any) -> dict[str, Any]:
         return dict(battle.to_data())

@@ -96,12 +96,21 @@ class Battle(Frozen):
     def spec(self) -> dict[str, CohortSpec]:
         return {c.name: c for c in self.cohorts}
 
+    @cached_property
+    def bands(self) -> dict[tuple[str, str], Band]:
+        """R24: every band the Storyteller set, by ``(a, b)`` and ``(b, a)``; where a pair
+        is listed twice the first entry counts.  Built once a battle (a phase looks a band
+        up for each order) and, like :attr:`pools` and :attr:`spec`, carried over by
+        ``model_copy``: a battle with other ranges is a new battle (``model_validate``)."""
+        out: dict[tuple[str, str], Band] = {}
+        for r in self.ranges:
+            out.setdefault((r.a, r.b), r.band)
+            out.setdefault((r.b, r.a), r.band)
+        return out
+
     def band(self, a: str, b: str) -> Band | None:
         """R24: the band between two cohorts, or ``None`` when the Storyteller set none."""
-        for r in self.ranges:
-            if {r.a, r.b} == {a, b}:
-                return r.band
-        return None
+        return self.bands.get((a, b))
 
     def enemies(self, a: str, b: str) -> bool:
         """Cohorts on different sides are enemies."""

@@ -6,13 +6,18 @@ effects, and the new battle (orders cleared, phase advanced, the old battle kept
 ``history`` for :func:`undo`).
 
 An order that breaks a rule is *refused* with its reason and costs nothing, as a
-Storyteller would rule at the table; it is not an input error.
+Storyteller would rule at the table; it is not an input error.  Each task checks all it
+needs before it changes anything (verify-then-apply, R13), so a refusal leaves nothing to
+undo and no order takes a copy of the standing.
+
+:func:`simulate_phase` is the same phase for the forecast: the same dice and the same new
+battle, with each order's outcome and none of the records a person reads.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -42,6 +47,8 @@ __all__ = [
     "phase_roller",
     "resolve_phase",
     "side_out_of_fight",
+    "sides_in_fight",
+    "simulate_phase",
     "undo",
 ]
 
@@ -186,6 +193,8 @@ DAMAGE_BONUS: dict[Task, int] = {Task.MELEE: 5, Task.RANGED: 0, Task.MYSTICAL: 2
 SUPPORT_MOMENTS = frozenset({Moment.SAVE_AN_ALLY, Moment.SPLIT_THE_PARTY, Moment.CUSTOM})
 RESOURCE_POOLS = frozenset({"temper", "control"})
 UNABLE = frozenset({State.KNOCKED_OUT, State.STABILIZED, State.DEAD})
+UNABLE_OR_SCARED = UNABLE | {State.SCARED}
+"""R11: the states that give no action, with Scared under ``scared_loses_action``."""
 
 
 def phase_roller(battle: Battle) -> Roller:
@@ -246,39 +255,49 @@ class _Cohort:
         )
 
     def freeze(self) -> CohortState:
-        return CohortState(
-            name=self.name, health=self.health, temper=self.temper, control=self.control,
-            states=dict(self.states), hero_used=tuple(self.hero_used), died_in_phase=dict(self.died_in_phase),
-            reroll_tokens=self.next_tokens, units_moved=self.units_moved, below_zero_damage=self.below_zero_damage,
-        )
+        """The standing the next phase starts from (R20, R25: the reroll tokens earned this
+        phase are the next phase's).  Built with :func:`_trusted_state`: every value came
+        from a validated :class:`CohortState` or the engine's own whole-number sums."""
+        return _trusted_state({
+            "name": self.name, "health": self.health, "temper": self.temper, "control": self.control,
+            "states": dict(self.states), "hero_used": tuple(self.hero_used), "died_in_phase": dict(self.died_in_phase),
+            "reroll_tokens": self.next_tokens, "units_moved": self.units_moved,
+            "below_zero_damage": self.below_zero_damage,
+        })
+
+
+def _trusted_state(fields: dict[str, Any]) -> CohortState:
+    """A :class:`CohortState` of values known to be valid, made without validating them
+    again (what ``model_construct`` does, without its per-field loop, which is slower than
+    validating): a phase freezes every cohort, and validation was a quarter of a
+    simulated phase.  ``fields`` must hold every field; the tests pin the result equal to
+    ``CohortState(**fields)``, dumps and fields set included."""
+    st = CohortState.__new__(CohortState)
+    object.__setattr__(st, "__dict__", fields)
+    object.__setattr__(st, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(st, "__pydantic_extra__", None)
+    object.__setattr__(st, "__pydantic_private__", None)
+    return st
 
 
 class _Phase:
-    def __init__(self, battle: Battle, roller: Roller) -> None:
+    """One phase being resolved.  ``detail=False`` (the forecast's :func:`simulate_phase`)
+    skips building the human-readable records (rolls, effects, events): every die is
+    rolled and every state changes exactly as with them."""
+
+    def __init__(self, battle: Battle, roller: Roller, *, detail: bool = True) -> None:
         self.battle = battle
+        self.detail = detail
         self.rules = battle.house_rules
         self.roller = roller
         self.n = battle.phase
         self.c = {name: _Cohort.of(st) for name, st in battle.state.items()}
-        self.bands: dict[tuple[str, str], Band | None] = {}
-        self.no_action = UNABLE | {State.SCARED} if self.rules.scared_loses_action else UNABLE
-        self.handlers: dict[Task, Any] = {
-            Task.MOVE: self.task_move,
-            Task.MELEE: self.task_attack,
-            Task.RANGED: self.task_attack,
-            Task.MYSTICAL: self.task_attack,
-            Task.INSPIRE: self.task_inspire,
-            Task.INTIMIDATE: self.task_intimidate,
-            Task.RESCUE: self.task_rescue,
-            Task.ANALYZE: self.task_analyze,
-            Task.HEAL: self.task_heal,
-            Task.HERO_MOMENT: self.task_hero,
-            Task.TACTICAL: self.task_tactical,
-        }
+        self.no_action = UNABLE_OR_SCARED if self.rules.scared_loses_action else UNABLE
         # order-local
         self.rolls: list[Roll] = []
         self.effects: list[Effect] = []
         self.picks: list[int] = []
+        self.aiding: str | None = None
 
     # ---- helpers ---------------------------------------------------------------------
     def pool(self, cohort: str, name: str) -> int:
@@ -294,28 +313,37 @@ class _Phase:
         states that give no action taken once a phase)."""
         co = self.c[cohort]
         lost = self.no_action
-        return max(0, sum(1 for s in co.states.values() if s not in lost) - co.actions_used)
+        return max(0, len([s for s in co.states.values() if s not in lost]) - co.actions_used)
 
     def d10(self, typed: int | None, purpose: str) -> int:
         """R25: a typed die wins; otherwise the roller rolls and the log says so."""
         if typed is not None:
-            self.rolls.append(Roll(value=typed, source="entered", purpose=purpose))
+            if self.detail:
+                self.rolls.append(Roll(value=typed, source="entered", purpose=purpose))
             return typed
         value = self.roller.roll(10)
-        self.rolls.append(Roll(value=value, source="rolled", purpose=purpose))
+        if self.detail:
+            self.rolls.append(Roll(value=value, source="rolled", purpose=purpose))
         return value
 
-    def pick(self, candidates: list[str], purpose: str) -> tuple[str, Roll]:
-        """R16/R19: pick one member at random with a d(len) roll, typed (``picks``) or rolled."""
+    def pick(self, candidates: list[str], purpose: str) -> tuple[str, Roll | None]:
+        """R16/R19: pick one member at random with a d(len) roll, typed (``picks``) or rolled.
+        The roll's record is ``None`` without ``detail``."""
         n = len(candidates)
         if n == 1:
+            if not self.detail:
+                return candidates[0], None
             roll = Roll(value=1, sides=1, source="rolled", purpose=f"{purpose} (only {candidates[0]})")
             return candidates[0], roll
         typed = self.picks.pop(0) if self.picks else None
         if typed is not None and 1 <= typed <= n:
+            if not self.detail:
+                return candidates[typed - 1], None
             roll = Roll(value=typed, sides=n, source="entered", purpose=f"{purpose} among {', '.join(candidates)}")
         else:
             value = self.roller.roll(n)
+            if not self.detail:
+                return candidates[value - 1], None
             note = f" (typed {typed} is not 1-{n})" if typed is not None else ""
             roll = Roll(value=value, sides=n, source="rolled", purpose=f"{purpose} among {', '.join(candidates)}{note}")
         self.rolls.append(roll)
@@ -329,8 +357,9 @@ class _Phase:
             co.died_in_phase[member] = self.n
         if to is not State.SCARED:
             co.scared_now.discard(member)
-        self.effects.append(Effect(kind=kind, cohort=cohort, member=member, from_state=before, to_state=to,
-                                   text=text, rule_ref=rule, roll=roll))
+        if self.detail:
+            self.effects.append(Effect(kind=kind, cohort=cohort, member=member, from_state=before, to_state=to,
+                                       text=text, rule_ref=rule, roll=roll))
 
     def spend_temper(self, cohort: str, amount: int) -> None:
         """Spend temper, from a Boost a Pool bonus first (R21)."""
@@ -349,10 +378,7 @@ class _Phase:
             raise _Refused(f"{task} costs {cost} temper and {cohort} has {self.c[cohort].temper} (Tasks 5, R13)")
 
     def need_band(self, actor: str, other: str, allowed: frozenset[Band], task: str) -> Band:
-        key = (actor, other)
-        if key not in self.bands:  # R24: the bands do not change within a phase
-            self.bands[key] = self.battle.band(actor, other)
-        band = self.bands[key]
+        band = self.battle.bands.get((actor, other))  # R24: the Storyteller's bands, set between phases
         if band is None:
             raise _Refused(f"no range is set between {actor} and {other}; the Storyteller sets it (R24)")
         if band is Band.BLINDED:
@@ -375,7 +401,11 @@ class _Phase:
 
     def aid(self, actor: str, other: str) -> None:
         """Support Cohort 2, R22: a Support cohort helps one other cohort a phase, plus one
-        with Split the Party; other cohorts help only themselves."""
+        with Split the Party; other cohorts help only themselves.
+
+        R13, verify-then-apply: this only checks; the aided cohort is noted in
+        ``self.aiding`` and counted when the whole order has been taken
+        (:meth:`attempt`), so an order refused later costs nothing."""
         if other == actor:
             return
         co = self.c[actor]
@@ -387,7 +417,7 @@ class _Phase:
         if len(co.aided) >= limit:
             raise _Refused(f"{actor} already aided {', '.join(co.aided)} this phase; a Support cohort aids one "
                            "other cohort a phase (Support Cohort 2, R22)")
-        co.aided.append(other)
+        self.aiding = other
 
     def need_in_the_fight(self, order: Order) -> None:
         """R37: a cohort with no member Active or Scared can take no task (it can still be
@@ -415,8 +445,9 @@ class _Phase:
             absorbed = min(co.ward, damage)
             co.ward -= absorbed
             damage -= absorbed
-            self.effects.append(Effect(kind="boost absorbs", cohort=target, amount=absorbed,
-                                       text=f"Boost a Pool (Health) absorbs {absorbed}", rule_ref="Hero Moments 1.4, R21"))
+            if self.detail:
+                self.effects.append(Effect(kind="boost absorbs", cohort=target, amount=absorbed,
+                                           text=f"Boost a Pool (Health) absorbs {absorbed}", rule_ref="Hero Moments 1.4, R21"))
         before = co.health
         co.health -= damage
         if self.rules.casualty_count == "damage":
@@ -424,7 +455,7 @@ class _Phase:
             counted = co.below_zero_damage
             co.below_zero_damage += below
             steps = co.below_zero_damage // 10 - counted // 10
-            if below:
+            if below and self.detail:
                 self.effects.append(Effect(kind="below zero", cohort=target, amount=below,
                                            text=f"{below} damage at or below zero, {co.below_zero_damage} this battle: "
                                                 "a casualty step for each full 10", rule_ref="Tasks 5.11.2, R31"))
@@ -444,35 +475,41 @@ class _Phase:
         co = self.c[cohort]
         sergeant = self.battle.spec[cohort].sergeant_name
         names = [m.name for m in self.battle.spec[cohort].members]
-        ko_old = [m for m in names if co.states[m] is State.KNOCKED_OUT and m not in knocked_now]
-        able = [m for m in names if co.states[m] in (State.ACTIVE, State.SCARED)]
+        states = co.states
         base = "Tasks 5.11.2, 5.12, R16"
-        tiers: list[tuple[list[str], State, str, str]] = [
-            ([m for m in ko_old if m != sergeant], State.DEAD, "a Knocked Out member is taken first and dies", base),
-            ([m for m in able if m != sergeant], State.KNOCKED_OUT, "Knocked Out", base),
+
+        def tiers() -> Iterator[tuple[list[str], State, str, str]]:
+            # each tier is built only when every one before it was empty (nothing changes
+            # in between, so this is the same as building them all first)
+            ko_old = [m for m in names if states[m] is State.KNOCKED_OUT and m not in knocked_now]
+            yield [m for m in ko_old if m != sergeant], State.DEAD, "a Knocked Out member is taken first and dies", base
+            able = [m for m in names if states[m] is State.ACTIVE or states[m] is State.SCARED]
+            yield [m for m in able if m != sergeant], State.KNOCKED_OUT, "Knocked Out", base
             # the Sergeant is taken only when no one else is eligible (Tasks 5.11.2, R16); a
             # Knocked Out one is then the step's Knocked Out member, before any Stabilized (R33)
-            ([m for m in ko_old if m == sergeant], State.DEAD, "the Sergeant dies: no one else is left", base + ", R33"),
-            ([m for m in able if m == sergeant], State.KNOCKED_OUT, "the Sergeant is Knocked Out: no one else is left", base),
-            ([m for m in names if co.states[m] is State.STABILIZED], State.KNOCKED_OUT,
-             "a Stabilized member is hit: everyone else is down", base + ", R32"),
-            ([m for m in names if co.states[m] is State.KNOCKED_OUT and m in knocked_now], State.DEAD,
-             "dies: no one else is left to take the blow", base),
-        ]
-        for candidates, to, text, rule in tiers:
+            yield [m for m in ko_old if m == sergeant], State.DEAD, "the Sergeant dies: no one else is left", base + ", R33"
+            yield [m for m in able if m == sergeant], State.KNOCKED_OUT, "the Sergeant is Knocked Out: no one else is left", base
+            yield ([m for m in names if states[m] is State.STABILIZED], State.KNOCKED_OUT,
+                   "a Stabilized member is hit: everyone else is down", base + ", R32")
+            yield ([m for m in names if states[m] is State.KNOCKED_OUT and m in knocked_now], State.DEAD,
+                   "dies: no one else is left to take the blow", base)
+
+        for candidates, to, text, rule in tiers():
             if len(candidates) > 1 and sergeant in candidates:
                 candidates = [m for m in candidates if m != sergeant]
             if candidates:
                 who, roll = self.pick(candidates, "casualty")
                 if to is State.KNOCKED_OUT:
                     knocked_now.add(who)
-                elif who in knocked_now and any(e.kind == "casualty" and e.member == who and e.from_state is State.STABILIZED
-                                                for e in self.effects):
+                elif self.detail and who in knocked_now and any(
+                        e.kind == "casualty" and e.member == who and e.from_state is State.STABILIZED
+                        for e in self.effects):
                     rule += ", R32"  # Stabilized, then Knocked Out and now Dead in one attack
                 self.set_state(cohort, who, to, "casualty", rule, text, roll)
                 return
-        self.effects.append(Effect(kind="casualty", cohort=cohort, text="no member left to take the step",
-                                   rule_ref="Tasks 5.11.2, R16"))
+        if self.detail:
+            self.effects.append(Effect(kind="casualty", cohort=cohort, text="no member left to take the step",
+                                       rule_ref="Tasks 5.11.2, R16"))
 
     # ---- tasks -----------------------------------------------------------------------
     def contest(self, order: Order, actor: str, pool_name: str, target: str) -> tuple[bool, int, int]:
@@ -484,7 +521,7 @@ class _Phase:
             if co.reroll_tokens > 0:
                 co.reroll_tokens -= 1
                 roll = self.d10(order.reroll, "reroll (Inspire token)")
-            else:
+            elif self.detail:
                 self.effects.append(Effect(kind="note", cohort=actor, text="no reroll token: the first roll stands",
                                            rule_ref="Tasks 5.5, R25"))
         total = roll + self.pool(actor, pool_name)
@@ -498,7 +535,7 @@ class _Phase:
         are spent."""
         actor = order.cohort
         cost = COSTS[order.task]
-        self.need_temper(actor, cost, order.task.value)
+        self.need_temper(actor, cost, order.task)
         self.need_action(actor)
         total: int | None
         if auto:
@@ -516,15 +553,16 @@ class _Phase:
         actor = order.cohort
         if self.battle.spec[actor].support:
             raise _Refused(f"{actor} is a Support cohort and can't attack (Support Cohort 2, R22)")
-        target = self.need_enemy(actor, order.target, order.task.value)
-        self.need_band(actor, target, RANGE_NEEDED[order.task], order.task.value)
+        target = self.need_enemy(actor, order.target, order.task)
+        self.need_band(actor, target, RANGE_NEEDED[order.task], order.task)
         co = self.c[actor]
         auto = co.kill_pending
         hit, _total, _defense = self.rolled(order, ev, ATTACK_POOL[order.task], target, auto=auto)
         if auto:
             co.kill_pending = False
-            self.effects.append(Effect(kind="kill 'em all", cohort=actor, text="hits automatically, +5 damage",
-                                       rule_ref="Hero Moments 1.3, R21"))
+            if self.detail:
+                self.effects.append(Effect(kind="kill 'em all", cohort=actor, text="hits automatically, +5 damage",
+                                           rule_ref="Hero Moments 1.3, R21"))
         if not hit:
             return
         damage = self.damage(actor, order.task) + (5 if auto else 0)
@@ -555,9 +593,10 @@ class _Phase:
         units = self.pool(order.cohort, "movement")
         co.actions_used += 1
         co.units_moved += units
-        self.effects.append(Effect(kind="move", cohort=order.cohort, amount=units,
-                                   text=f"moves {units} Units" + (f" toward {order.target}" if order.target else "")
-                                   + "; the Storyteller sets the new bands", rule_ref="Tasks 5.1, R24"))
+        if self.detail:
+            self.effects.append(Effect(kind="move", cohort=order.cohort, amount=units,
+                                       text=f"moves {units} Units" + (f" toward {order.target}" if order.target else "")
+                                       + "; the Storyteller sets the new bands", rule_ref="Tasks 5.1, R24"))
 
     def task_inspire(self, order: Order, ev: dict[str, Any]) -> None:
         """Tasks 5.5, R20: d10 + Resolve against the Defense of an enemy threatening a
@@ -578,16 +617,18 @@ class _Phase:
         rule = "Tasks 5.5, R20"
         if benefit is Benefit.REROLL:
             self.c[ally].next_tokens += 1
-            self.effects.append(Effect(kind="reroll token", cohort=ally, amount=1,
-                                       text="a reroll of one die in the next phase", rule_ref=rule))
+            if self.detail:
+                self.effects.append(Effect(kind="reroll token", cohort=ally, amount=1,
+                                           text="a reroll of one die in the next phase", rule_ref=rule))
         elif benefit is Benefit.REMOVE_SCARED:
             for m, s in list(self.c[ally].states.items()):
                 if s is State.SCARED:
                     self.set_state(ally, m, State.ACTIVE, "inspired", rule, "no longer Scared")
         else:
             self.c[ally].bonus["resolve"] = self.c[ally].bonus.get("resolve", 0) + 5
-            self.effects.append(Effect(kind="bonus", cohort=ally, amount=5, text="+5 Resolve for the rest of the phase",
-                                       rule_ref=rule))
+            if self.detail:
+                self.effects.append(Effect(kind="bonus", cohort=ally, amount=5, text="+5 Resolve for the rest of the phase",
+                                           rule_ref=rule))
 
     def task_intimidate(self, order: Order, ev: dict[str, Any]) -> None:
         """Tasks 5.6, R19: once a phase; d10 + Resolve against Defense; each full 5 of the
@@ -611,7 +652,7 @@ class _Phase:
             who, roll = self.pick(active, "scared")
             self.set_state(target, who, State.SCARED, "scared", "Tasks 5.6, R19", "until the end of the phase", roll)
             self.c[target].scared_now.add(who)
-        if count == 0:
+        if count == 0 and self.detail:
             self.effects.append(Effect(kind="note", cohort=target, text="won by less than 5: no one is Scared",
                                        rule_ref="Tasks 5.6, R19"))
 
@@ -676,6 +717,8 @@ class _Phase:
         self.spend_temper(actor, spend)
         gained = min(3 * spend, missing)
         co.health += gained
+        if not self.detail:
+            return spend
         rule = "Tasks 5.9, R17"
         if amount is not None and spend < amount:
             text = f"+{gained} Health ({spend} temper spent of {amount} declared: the rest was not needed)"
@@ -711,7 +754,7 @@ class _Phase:
             self.need_friend(actor, order.ally)
             self.aid(actor, order.ally)
         hit, _total, _defense = self.rolled(order, ev, "resolve", target)
-        if hit:
+        if hit and self.detail:
             who = order.ally or actor
             self.effects.append(Effect(kind="storyteller", cohort=actor,
                                        text=f"Storyteller: tell {who} how {target} is doing and what it is preparing",
@@ -730,9 +773,10 @@ class _Phase:
         co.control_boost = max(0, co.control_boost - 1)
         co.tactical = True
         ev.update(outcome="done")
-        self.effects.append(Effect(kind="storyteller", cohort=actor, amount=1,
-                                   text="Tactical Task: " + (order.text or "the Storyteller rules the advantage"),
-                                   rule_ref="Tasks 5.13, R23"))
+        if self.detail:
+            self.effects.append(Effect(kind="storyteller", cohort=actor, amount=1,
+                                       text="Tactical Task: " + (order.text or "the Storyteller rules the advantage"),
+                                       rule_ref="Tasks 5.13, R23"))
 
     def task_hero(self, order: Order, ev: dict[str, Any]) -> None:
         """Hero Moments, Tasks 5.10, R21: once per character per battle, at most 3 a cohort
@@ -774,12 +818,14 @@ class _Phase:
             co.died_in_phase.pop(ally, None)
         elif moment is Moment.PUSH_FORWARD:
             co.units_moved += 5
-            self.effects.append(Effect(kind="move", cohort=actor, amount=5, text="surges forward 5 more Units", rule_ref=rule))
+            if self.detail:
+                self.effects.append(Effect(kind="move", cohort=actor, amount=5, text="surges forward 5 more Units", rule_ref=rule))
         elif moment is Moment.KILL_EM_ALL:
             co.kill_pending = True
-            self.effects.append(Effect(kind="kill 'em all", cohort=actor,
-                                       text="the next attack this phase hits, +5 damage, its target's members Scared",
-                                       rule_ref=rule))
+            if self.detail:
+                self.effects.append(Effect(kind="kill 'em all", cohort=actor,
+                                           text="the next attack this phase hits, +5 damage, its target's members Scared",
+                                           rule_ref=rule))
         elif moment is Moment.BOOST_A_POOL:
             pool = order.pool
             if pool is None:
@@ -787,7 +833,7 @@ class _Phase:
             self.boost(actor, pool, rule)
         elif moment is Moment.SPLIT_THE_PARTY:
             self.split(order, ev, rule)
-        else:
+        elif self.detail:
             self.effects.append(Effect(kind="storyteller", cohort=actor, member=hero,
                                        text="Custom Hero Moment: " + (order.text or "the Storyteller rules the outcome"),
                                        rule_ref=rule))
@@ -811,7 +857,8 @@ class _Phase:
             co.ward += 10
         else:
             co.bonus[name] = co.bonus.get(name, 0) + 10
-        self.effects.append(Effect(kind="bonus", cohort=actor, amount=10, text=f"+10 {name} for this phase", rule_ref=rule))
+        if self.detail:
+            self.effects.append(Effect(kind="bonus", cohort=actor, amount=10, text=f"+10 {name} for this phase", rule_ref=rule))
 
     def split(self, order: Order, ev: dict[str, Any], rule: str) -> None:
         """Hero Moments 1.5, R21, R22: a Support member splits off and gives one free Heal or
@@ -837,19 +884,37 @@ class _Phase:
         co.aided.append(target)
 
     # ---- the phase -------------------------------------------------------------------
-    def resolve(self, index: int, order: Order) -> Event:
+    def attempt(self, order: Order) -> dict[str, Any]:
+        """R13, verify-then-apply: take one order; return its event's outcome fields.
+
+        Every task checks all it needs (an action, temper, range, targets, once-a-phase
+        limits) before it changes anything, and the one thing it notes on the way (the
+        cohort a Support cohort aids, :meth:`aid`) is counted only once the order is
+        taken.  So a refused order has changed nothing and costs nothing, with no copy
+        of the standing to roll back to.  (:data:`_ROLLBACK`, when set, takes the old
+        copies anyway and restores them: the benchmark's and the tests' reference.)"""
         self.rolls, self.effects, self.picks = [], [], list(order.picks)
-        handler = self.handlers[order.task]
+        self.aiding = None
         ev: dict[str, Any] = {"rule_ref": RULE_REF[order.task], "outcome": "done", "damage": 0}
-        touched = {k for k in (order.cohort, order.target, order.ally) if k is not None and k in self.c}
-        saved = {k: _copy(self.c[k]) for k in touched}
+        saved = None
+        if _ROLLBACK is not None:
+            touched = {k for k in (order.cohort, order.target, order.ally) if k is not None and k in self.c}
+            saved = {k: _ROLLBACK(self.c[k]) for k in touched}
         try:
             self.need_in_the_fight(order)
-            handler(order, ev)
+            _HANDLERS[order.task](self, order, ev)
         except _Refused as refusal:
-            self.c.update(saved)  # a refused order costs nothing (R13): only these cohorts changed
+            if saved is not None:
+                self.c.update(saved)
             self.rolls, self.effects = [], []
-            ev = {"rule_ref": ev["rule_ref"], "outcome": "refused", "damage": 0, "reason": refusal.reason}
+            return {"rule_ref": ev["rule_ref"], "outcome": "refused", "damage": 0, "reason": refusal.reason}
+        if self.aiding is not None:
+            self.c[order.cohort].aided.append(self.aiding)
+        return ev
+
+    def resolve(self, index: int, order: Order) -> Event:
+        """R13: one order and its record (:class:`Event`)."""
+        ev = self.attempt(order)
         return Event(
             phase=self.n, order=index, cohort=order.cohort, task=order.task, target=order.target,
             rolls=tuple(self.rolls), effects=tuple(self.effects), actions_left=self.actions_left(order.cohort),
@@ -862,45 +927,71 @@ class _Phase:
 
         R34: the flag goes up only for a Sergeant who could have rescued: a member is
         Knocked Out, the cohort took no Rescue, the Sergeant is neither Knocked Out nor
-        Dead, and the cohort began the phase with at least the 2 temper a Rescue costs."""
+        Dead, and the cohort began the phase with at least the 2 temper a Rescue costs.
+        The flag is a record for the Storyteller and changes no standing, so it is only
+        worked out with ``detail``."""
         out: list[Effect] = []
         for spec in self.battle.cohorts:
             co = self.c[spec.name]
-            knocked = [m for m, s in co.states.items() if s is State.KNOCKED_OUT]
-            sergeant_up = co.states[spec.sergeant_name] not in (State.KNOCKED_OUT, State.DEAD)
-            could_pay = self.battle.state[spec.name].temper >= COSTS[Task.RESCUE]
-            if knocked and co.rescues == 0 and sergeant_up and could_pay:
+            knocked = [m for m, s in co.states.items() if s is State.KNOCKED_OUT] if self.detail else []
+            if (knocked and co.rescues == 0 and co.states[spec.sergeant_name] not in (State.KNOCKED_OUT, State.DEAD)
+                    and self.battle.state[spec.name].temper >= COSTS[Task.RESCUE]):
                 out.append(Effect(kind="flag", cohort=spec.name, member=spec.sergeant_name,
                                   text=f"Sergeant {spec.sergeant_name} loses Path/Humanity: {', '.join(knocked)} left "
                                        "Knocked Out with no Rescue taken", rule_ref="Tasks 5.7, R18, R34"))
             for m in sorted(co.scared_now):
                 if co.states[m] is State.SCARED:
                     co.states[m] = State.ACTIVE
-                    out.append(Effect(kind="scared ends", cohort=spec.name, member=m, from_state=State.SCARED,
-                                      to_state=State.ACTIVE, text="Scared wears off at the end of the phase",
-                                      rule_ref="Tasks 5.6, R19"))
+                    if self.detail:
+                        out.append(Effect(kind="scared ends", cohort=spec.name, member=m, from_state=State.SCARED,
+                                          to_state=State.ACTIVE, text="Scared wears off at the end of the phase",
+                                          rule_ref="Tasks 5.6, R19"))
             if co.temper_boost:
                 co.temper -= co.temper_boost
-                out.append(Effect(kind="bonus ends", cohort=spec.name, amount=co.temper_boost,
-                                  text="unspent Boost a Pool temper lapses", rule_ref="Hero Moments 1.4, R21"))
+                if self.detail:
+                    out.append(Effect(kind="bonus ends", cohort=spec.name, amount=co.temper_boost,
+                                      text="unspent Boost a Pool temper lapses", rule_ref="Hero Moments 1.4, R21"))
             if co.control_boost:
                 co.control -= co.control_boost
-                out.append(Effect(kind="bonus ends", cohort=spec.name, amount=co.control_boost,
-                                  text="unspent Boost a Pool control lapses", rule_ref="Hero Moments 1.4, R21"))
-            if co.kill_pending:
+                if self.detail:
+                    out.append(Effect(kind="bonus ends", cohort=spec.name, amount=co.control_boost,
+                                      text="unspent Boost a Pool control lapses", rule_ref="Hero Moments 1.4, R21"))
+            if co.kill_pending and self.detail:
                 out.append(Effect(kind="bonus ends", cohort=spec.name, text="Kill 'Em All lapses without an attack",
                                   rule_ref="Hero Moments 1.3, R21"))
         return out
 
 
+_HANDLERS: dict[Task, Callable[[_Phase, Order, dict[str, Any]], None]] = {
+    Task.MOVE: _Phase.task_move,
+    Task.MELEE: _Phase.task_attack,
+    Task.RANGED: _Phase.task_attack,
+    Task.MYSTICAL: _Phase.task_attack,
+    Task.INSPIRE: _Phase.task_inspire,
+    Task.INTIMIDATE: _Phase.task_intimidate,
+    Task.RESCUE: _Phase.task_rescue,
+    Task.ANALYZE: _Phase.task_analyze,
+    Task.HEAL: _Phase.task_heal,
+    Task.HERO_MOMENT: _Phase.task_hero,
+    Task.TACTICAL: _Phase.task_tactical,
+}
+"""Tasks 5.1-5.13: the rule of each task (built once, not once a phase)."""
+
+
 def _fighting(states: Iterable[State]) -> bool:
     """R37: a member Active or Scared keeps a cohort in the fight."""
-    return any(s in (State.ACTIVE, State.SCARED) for s in states)
+    for s in states:
+        if s is State.ACTIVE or s is State.SCARED:
+            return True
+    return False
 
 
 def _gone(states: Iterable[State]) -> bool:
     """R37: a cohort whose members are all Dead is gone."""
-    return all(s is State.DEAD for s in states)
+    for s in states:
+        if s is not State.DEAD:
+            return False
+    return True
 
 
 def side_out_of_fight(battle: Battle, side: str) -> bool:
@@ -911,11 +1002,22 @@ def side_out_of_fight(battle: Battle, side: str) -> bool:
                    for spec in battle.cohorts if spec.side == side)
 
 
+def sides_in_fight(battle: Battle) -> list[str]:
+    """R37: the sides with a cohort still in the fight (a member Active or Scared), in the
+    order the cohorts list them; one pass over the cohorts, for the forecast's every step."""
+    out: list[str] = []
+    for spec in battle.cohorts:
+        if spec.side not in out and _fighting(battle.state[spec.name].states.values()):
+            out.append(spec.side)
+    return out
+
+
 def _copy(co: _Cohort) -> _Cohort:
-    """R13: the copy of a cohort's standing that a refused order rolls back to.  A task
+    """R13: a copy of a cohort's standing that shares no container with it.  A task
     changes a cohort's numbers and the contents of its dicts, lists and sets, whose items
     are immutable (names, states, numbers), so copying each container one level deep is
-    enough; a ``copy.deepcopy`` here was most of a phase's time."""
+    enough.  The engine no longer needs it (verify-then-apply, :meth:`_Phase.attempt`);
+    it is the one-level rollback copy the benchmark and the tests compare against."""
     new = object.__new__(_Cohort)
     new.__dict__.update(co.__dict__)
     new.states, new.hero_used, new.died_in_phase = dict(co.states), list(co.hero_used), dict(co.died_in_phase)
@@ -923,13 +1025,21 @@ def _copy(co: _Cohort) -> _Cohort:
     return new
 
 
+_ROLLBACK: Callable[[_Cohort], _Cohort] | None = None
+"""R13: when set, each order first copies the cohorts it names with this function and a
+refused order restores them, as the engine did before verify-then-apply
+(:meth:`_Phase.attempt`).  ``None`` (the engine's way) takes no copy.  For the benchmark
+(``copy.deepcopy``, the old path) and the tests that pin the two ways to the same result."""
+
+
 def resolve_phase(battle: Battle, roller: Roller | None = None, *, record: bool = True) -> PhaseResult:
     """R13: resolve ``battle.orders`` in the order given, one :class:`Event` each.
 
     ``roller`` rolls every die not typed in; by default the battle's seeded
     :func:`phase_roller`.  ``record=False`` leaves the new battle's ``history`` and
-    ``log`` as they were (no undo snapshot, no logged events): for simulations such as
-    the forecast, which resolve thousands of phases and never undo one.
+    ``log`` as they were (no undo snapshot, no logged events), for a caller that wants
+    the events but will never undo; a simulation that wants only the outcomes uses
+    :func:`simulate_phase`.
     """
     ph = _Phase(battle, roller or phase_roller(battle))
     events = tuple(ph.resolve(i, order) for i, order in enumerate(battle.orders))
@@ -944,6 +1054,21 @@ def resolve_phase(battle: Battle, roller: Roller | None = None, *, record: bool 
         update["log"] = (*battle.log, *(e.model_dump(mode="json") for e in events))
     new = battle.model_copy(update=update)
     return PhaseResult(phase=battle.phase, events=events, end_of_phase=tuple(end), battle=new)
+
+
+def simulate_phase(battle: Battle, roller: Roller) -> tuple[Battle, tuple[Outcome, ...]]:
+    """R13: the phase exactly as ``resolve_phase(battle, roller, record=False)`` resolves
+    it (the same dice in the same order, the same new battle) but returning only each
+    order's outcome (``"hit"``, ``"miss"``, ``"done"``, ``"refused"``) instead of its
+    :class:`Event`, and building none of the rolls, effects and texts a person reads.
+    For the forecast, which resolves thousands of phases and reads none of them."""
+    ph = _Phase(battle, roller, detail=False)
+    outcomes: tuple[Outcome, ...] = tuple(ph.attempt(order)["outcome"] for order in battle.orders)
+    ph.end()
+    new = battle.model_copy(update={"phase": battle.phase + 1,
+                                    "state": {name: co.freeze() for name, co in ph.c.items()},
+                                    "orders": ()})
+    return new, outcomes
 
 
 def undo(battle: Battle) -> Battle:
