@@ -455,10 +455,11 @@ def test_x23_x24_x27_x20_resolve_json_carries_the_new_actions_with_their_rules(t
 
 # --- the tracker ------------------------------------------------------------------------------
 
-def test_x24_x23_on_the_tracker_a_merge_plays_and_a_split_is_refused_for_want_of_a_row() -> None:
-    """The tracker's Units rows are fixed at Build Units: Merge Units plays (the absorbed
-    unit's row stays, out of the fight); Split Unit is refused with its reason, costing
-    nothing, and Undo Tick brings the reserve back."""
+def test_x24_x23_on_the_tracker_a_merge_plays_and_a_split_without_a_hero_is_refused() -> None:
+    """On the tracker Merge Units plays (the absorbed unit's row stays, out of the fight);
+    a Split Unit of a unit with no hero is refused with its reason, costing nothing, and
+    Undo Tick brings the reserve back.  (A split that plays takes a free Units row:
+    test_exalted_tracker_columns.py.)"""
     from test_exalted_tracker import CHARACTERS, LAY, SEED, SUBJECT, UNITS, blank, cell, typed_rows
 
     from sheetsync.app.usecases import run_steps
@@ -477,9 +478,10 @@ def test_x24_x23_on_the_tracker_a_merge_plays_and_a_split_is_refused_for_want_of
     run_steps(SUBJECT, "resolve", backend)
     ob, ub = LAY.block("Orders_Table"), LAY.block("Units_Table")
     assert cell(backend, ob.cell(1, "outcome")) == "refused"
-    assert "no Units row" in cell(backend, ob.cell(1, "result")) and "(X23)" in cell(backend, ob.cell(1, "result"))
-    # the reserve's roll has no column: rolled from the seed, it succeeds (6 dice at difficulty 1)
+    assert "has no hero" in cell(backend, ob.cell(1, "result")) and "(X23)" in cell(backend, ob.cell(1, "result"))
+    # the reserve's Target dice left blank: rolled from the seed, it succeeds (6 dice at difficulty 1)
     assert "merges into Cathak Talon: headcount 35, Magnitude 2" in cell(backend, ob.cell(0, "result"))
-    assert cell(backend, ub.cell(2, "status")) == "disbanded" and cell(backend, ub.cell(0, "magnitude_now")) == 2
+    assert cell(backend, ub.cell(2, "status")) == "merged into Cathak Talon"  # X24, not "disbanded"
+    assert cell(backend, ub.cell(0, "magnitude_now")) == 2
     run_steps(SUBJECT, "undo", backend)
-    assert cell(backend, ub.cell(2, "status")) != "disbanded" and cell(backend, ob.cell(0, "outcome")) is None
+    assert "merged" not in cell(backend, ub.cell(2, "status")) and cell(backend, ob.cell(0, "outcome")) is None

@@ -8,6 +8,7 @@ memory backend hold the same formula text."""
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from sheetsync.rules.exalted.battle import odds_json
 from sheetsync.rules.exalted.dice import success_distribution
 from sheetsync.rules.exalted.formulas import ODDS_DICE, ODDS_KEYS, odds_table
 from sheetsync.rules.exalted.loader import load_battle
-from sheetsync.rules.exalted.models import DamageType
+from sheetsync.rules.exalted.models import DamageType, HouseRules
 from sheetsync.rules.exalted.sheet import house_rule_rows, layout
 from sheetsync.rules.exalted.sheet_views import ODDS_INPUTS, odds_rows
 from sheetsync.rules.exalted.traits import Trait
@@ -97,11 +98,12 @@ def typed(block_name: str, rows: list[dict[str, Any]]) -> RangeUpdate:
                        [[r.get(c.key) for c in inputs] for r in rows])
 
 
-def tracker(path: Path) -> ExcelBackend:
+def tracker(path: Path, characters: list[dict[str, Any]] | None = None, units: list[dict[str, Any]] | None = None,
+            rules: HouseRules | None = None) -> ExcelBackend:
     """template -> Characters and Units typed -> Build Units -> Orders typed -> Build Units."""
-    draw_workbook(LAY, captions=[s.caption for s in SYSTEM.steps], house_rules=house_rule_rows()).save(path)
+    draw_workbook(LAY, captions=[s.caption for s in SYSTEM.steps], house_rules=house_rule_rows(rules)).save(path)
     backend = ExcelBackend(path)
-    backend.write_ranges([typed("Characters_Table", CHARACTERS), typed("Units_Table", UNITS),
+    backend.write_ranges([typed("Characters_Table", characters or CHARACTERS), typed("Units_Table", units or UNITS),
                           RangeUpdate("Battle!B6", [[SEED]])])
     run_steps(SUBJECT, "build", backend)
     backend.write_ranges([typed("Orders_Table", ORDERS)])
@@ -171,14 +173,15 @@ def test_e1_formula_text_is_the_same_in_the_workbook_and_the_google_sheet(tmp_pa
     figures, in the openpyxl workbook and in a Google Sheet (gspread, fake Sheets API)."""
     path = tmp_path / "blank.xlsx"
     draw_workbook(LAY, captions=[s.caption for s in SYSTEM.steps], house_rules=house_rule_rows()).save(path)
-    ranges = [ORDERS_BLOCK.range(), LAY.block("Odds_Successes").range(), LAY.block("Odds_Table").range()]
+    ranges = [ORDERS_BLOCK.range(), LAY.block("Odds_Successes").range(), LAY.block("Odds_Table").range(),
+              LAY.block("Odds_Once").range()]
     workbook = ExcelBackend(path).read_ranges(ranges)
     with FakeSheetsServer() as server:
         key = server.create_spreadsheet("odds")
         google = GSheetsBackend(fake_client(server.url), key, sleep=lambda s: None)
         init_spreadsheet(google, system="exalted")
         assert google.read_ranges(ranges) == workbook
-    orders, successes, chances = workbook
+    orders, successes, chances, once = workbook
     last = ORDERS_BLOCK.rows or 0
     assert len(orders) == last
     for i in (0, 1, last - 1):
@@ -188,10 +191,11 @@ def test_e1_formula_text_is_the_same_in_the_workbook_and_the_google_sheet(tmp_pa
     assert successes[0][1:] == list(range(2 * ODDS_DICE + 1))
     assert [row[0] for row in chances] == list(range(ODDS_DICE + 1))
     assert [tuple(row[1:]) for row in chances] == list(odds_table())
+    assert [tuple(row[1:]) for row in once] == list(odds_table(double_tens=False))
 
 
 def plan(dice: int, *, bonus: int = 0, difference: int = 0, external: int = 0, dv: int = 0, raw: int = 3,
-         soak: int = 0, minimum: int = 0, hardness: int = 0) -> AttackPlan:
+         soak: int = 0, minimum: int = 0, hardness: int = 0, double_tens: bool = True) -> AttackPlan:
     """An attack plan the engine's :func:`attack_odds` reads (X28-X33), built by hand."""
     def t(name: str, value: int) -> Trait:
         return Trait(name, value, ())
@@ -200,7 +204,7 @@ def plan(dice: int, *, bonus: int = 0, difference: int = 0, external: int = 0, d
                       bonus=t("Bonus", bonus), magnitude_difference=t("Magnitude difference", difference),
                       external=t("External", external), dv=t("DV", dv), base_raw=t("Raw", raw), soak=t("Soak", soak),
                       minimum=minimum, hardness=hardness, damage_type=DamageType.LETHAL, defender_magnitude=2,
-                      defender_health_levels=3, defender_solo=False)
+                      defender_health_levels=3, defender_solo=False, double_tens=double_tens)
 
 
 HAND_PLANS = [
@@ -210,6 +214,8 @@ HAND_PLANS = [
     plan(ODDS_DICE, dv=60, raw=5, soak=1, minimum=1),  # the table's last row
     plan(0, bonus=4, dv=2, raw=2, soak=5, minimum=2),  # E1: no dice, a hit on the successes added alone
     plan(0, bonus=1, dv=2),  # ... or no hit at all
+    plan(9, bonus=1, dv=4, raw=4, soak=3, minimum=1, double_tens=False),  # E1: an extra's 10 counts once
+    plan(ODDS_DICE, dv=40, raw=5, soak=1, minimum=1, double_tens=False),  # ... the second table's last row
 ]
 """Attacks a typed tracker can't make (Hardness needs a battle file), written into spare
 rows' value cells: the formulas must still give the engine's figures."""
@@ -217,7 +223,8 @@ rows' value cells: the formulas must still give the engine's figures."""
 
 def _inputs(p: AttackPlan) -> dict[str, Any]:
     return {"pool": p.dice, "added": p.automatic, "external": p.external.value, "dv": p.dv.value,
-            "raw": p.base_raw.value, "soak": p.soak.value, "min_dice": p.minimum, "hardness": p.hardness}
+            "raw": p.base_raw.value, "soak": p.soak.value, "min_dice": p.minimum, "hardness": p.hardness,
+            "tens": 2 if p.double_tens else 1}
 
 
 @pytest.mark.libreoffice
@@ -274,3 +281,60 @@ def table_row(offset: int, values: dict[str, Any]) -> RangeUpdate:
     r = ORDERS_BLOCK.first_row + offset
     return RangeUpdate(f"{ORDERS_BLOCK.sheet}!{ORDERS_BLOCK.letter(keys[0])}{r}:{ORDERS_BLOCK.letter(keys[-1])}{r}",
                        [[values.get(k) for k in keys]])
+
+
+def test_e1_odds_table_once_is_the_engines_distribution_with_a_ten_counted_once() -> None:
+    table = odds_table(double_tens=False)
+    assert len(table) == ODDS_DICE + 1 and {len(r) for r in table} == {2 * ODDS_DICE + 1}
+    for n in (0, 1, 2, 9, ODDS_DICE):
+        exact = success_distribution(n, double_tens=False)
+        assert len(exact) == n + 1
+        assert table[n][: n + 1] == pytest.approx([float(p) for p in exact], rel=1e-15, abs=1e-300), n
+        assert all(p == 0 for p in table[n][n + 1:])
+    assert table[1][:3] == (0.6, 0.4, 0.0)
+    assert table[2][:3] == pytest.approx((0.36, 0.48, 0.16), abs=1e-15)  # 0.6^2, 2 x 0.6 x 0.4, 0.4^2
+
+
+EXTRA_CHARACTERS = [{**c, "extra": "Yes"} if c["name"] == "Red Harrow" else c for c in CHARACTERS]
+"""E1: the Bandit Mob's commander is an extra."""
+HARD_UNITS = [{**u, "hardness_avg": 2, "hardness_min": 2} if u["name"] == "Bandit Mob" else u for u in UNITS]
+"""X8: every bandit has Hardness 2, so the unit has Hardness 2 (and the damage minimum falls to 1, E9)."""
+
+
+@pytest.mark.libreoffice
+def test_e1_x8_odds_formulas_equal_engine_for_an_extra_commander_and_unit_hardness(tmp_path: Path) -> None:
+    """E1 with ``extras_double_tens`` No typed on the House Rules sheet and an extra typed as
+    the Bandit Mob's commander: its attack reads the second Odds table (a 10 counts once);
+    X8, E9: the Hardness typed on the Units sheet reaches the Talon's attack on the mob.
+    LibreOffice's figures equal the engine's (to 1e-9) on every row."""
+    from libreoffice import cell_values, error_values, require_libreoffice
+
+    require_libreoffice()
+    path = tmp_path / "odds-extra.xlsx"
+    backend = tracker(path, EXTRA_CHARACTERS, HARD_UNITS, HouseRules(extras_double_tens=False))
+    engine = engine_odds(backend)
+    battle = load_battle(export_steps(SUBJECT, backend)["battle"])
+    assert battle.house_rules.extras_double_tens is False
+    first, last = ORDERS_BLOCK.letter("pool"), ORDERS_BLOCK.letter("expected")
+    rng = f"Orders!{first}{ORDERS_BLOCK.first_row}:{last}{ORDERS_BLOCK.first_row + len(ORDERS) - 1}"
+    got = cell_values(path, [rng])[rng]
+    col = {k: ORDERS_BLOCK.index(k) - ORDERS_BLOCK.index("pool") for k in (*ODDS_INPUTS, *ODDS_KEYS)}
+    assert [got[i][col["tens"]] for i in range(4)] == [2, 2, 1, 2]  # only the mob's commander is an extra
+    assert got[0][col["hardness"]] == 2 and got[0][col["min_dice"]] == 1  # X8, E9
+    for i in range(4):
+        odds = engine[i]["odds"]
+        assert got[i][col["needed"]] == odds["successes_needed"], i
+        assert got[i][col["p_hit"]] == pytest.approx(100 * odds["p_hit_float"], abs=1e-7), i
+        assert got[i][col["expected"]] == pytest.approx(odds["expected_levels_float"], abs=1e-9), i
+    # The mob's pool (Dex 3 + min(Melee 3, War 2) + 0 = 5) read from the second table differs
+    # from the first: the formula really switched tables.
+    mob = engine[2]["odds"]
+    twice = attack_odds(replace(_plans_of(battle)[2], double_tens=True))
+    assert mob["pool"] == 5 and float(twice.p_hit) != pytest.approx(mob["p_hit_float"])
+    assert error_values(path) == {}
+
+
+def _plans_of(battle: Any) -> dict[int, AttackPlan]:
+    from sheetsync.rules.exalted.battle import attack_plans
+
+    return attack_plans(battle)

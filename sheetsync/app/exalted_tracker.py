@@ -67,14 +67,15 @@ _WEAPON = {"close_weapon": ("close_weapon", "name"), "close_ability": ("close_we
            "ranged_speed": ("ranged_weapon", "speed")}
 """E7-E9: the Characters columns that make a character's two weapons."""
 _CHAR_PLAIN = ("name", "role", "dexterity", "strength", "stamina", "charisma", "wits", "essence", "valor",
-               "willpower", "abilities", "mortal", "shield_dv", "armor_soak", "hardness")
+               "willpower", "abilities", "mortal", "shield_dv", "armor_soak", "hardness", "extra", "health_track")
 _UNIT_PLAIN = ("name", "side", "commander", "formation", "drill", "might", "avg_dexterity", "avg_strength",
                "avg_stamina", "avg_valor", "close_ability", "close_accuracy", "close_damage", "ranged_weapons",
                "ranged_ability", "ranged_accuracy", "ranged_damage", "avg_lethal_soak", "avg_mobility",
-               "avg_fatigue", "shields", "ranged_kind", "mount", "named_members", "join_war")
+               "avg_fatigue", "hardness_avg", "hardness_min", "shields", "ranged_kind", "mount", "named_members",
+               "join_war")
 _SPECIAL = ("heroes", "sorcerers", "relays")
-_ORDER_INPUTS = ("tick", "unit", "action", "target", "option", "weather", "dice", "damage_dice", "rout_dice",
-                 "exhaustion_dice", "target_exhaustion_dice")
+_ORDER_INPUTS = ("tick", "unit", "action", "target", "option", "weather", "dice", "target_dice", "damage_dice",
+                 "rout_dice", "exhaustion_dice", "target_exhaustion_dice")
 _ODDS = (*views.ODDS_INPUTS, *ODDS_KEYS)
 """E1, E7, X28-X33: the odds columns: the values the steps write, then the live formulas."""
 _RESULTS = ("resolved", "outcome", "result")
@@ -180,7 +181,8 @@ def _characters(rd: _Read, problems: list[Problem], where: dict[str, str]) -> li
         for key in _CHAR_PLAIN:
             where[f"characters[{i}].{key}"] = block.cell(row.offset, key)
             if row.values.get(key) is not None:
-                ch[key] = row.values[key]
+                value = row.values[key]
+                ch[key] = list(value) if isinstance(value, tuple) else value
         for key, (weapon, part) in _WEAPON.items():
             where.setdefault(f"characters[{i}].{weapon}", block.cell(row.offset, weapon))
             where[f"characters[{i}].{weapon}.{part}"] = block.cell(row.offset, key)
@@ -392,6 +394,39 @@ def _offsets(rd: _Read, battle: Battle) -> list[int]:
     return list(range(len(battle.units)))
 
 
+def _room(rd: _Read, battle: Battle) -> int:
+    """X23: the Units rows no unit holds: how many units may split off in the next tick."""
+    return max(0, (rd.lay.block("Units_Table").rows or 0) - len(battle.units))
+
+
+def _born(rd: _Read, before: Battle, after: Battle, offsets: Sequence[int]) -> tuple[list[tuple[int, dict[str, Any]]],
+                                                                                     list[int]]:
+    """X23: each unit split off in the tick takes the first free Units row (in the order
+    they split): its typed columns as the split made it, and the offsets with its row."""
+    free = [off for off in range(rd.lay.block("Units_Table").rows or 0) if off not in set(offsets)]
+    rows: list[tuple[int, dict[str, Any]]] = []
+    out = list(offsets)
+    for i in range(len(before.units), len(after.units)):
+        off = free[len(rows)]  # the engine was given only as many as there are free rows
+        rows.append((off, _born_row(after, i)))
+        out.append(off)
+    return rows, out
+
+
+def _born_row(battle: Battle, i: int) -> dict[str, Any]:
+    """X23: the Units row of a unit split off during the battle (its members as extras:
+    the headcount a split gives counts each member once; its standing lives in the State)."""
+    u = battle.units[i]
+    spec = u.spec
+    row: dict[str, Any] = {}
+    for key in set(_UNIT_PLAIN) - {"commander", "named_members", "join_war"}:
+        value = getattr(spec, key)
+        row[key] = value.value if hasattr(value, "value") else value
+    row.update(commander=spec.commander.name, extras=sum(g.count for g in spec.members) or None,
+               **{k: getattr(u, k) or None for k in _SPECIAL})
+    return row
+
+
 def _check_units(rd: _Read, battle: Battle, offsets: Sequence[int]) -> None:
     """The Units rows must still be the units Build Units placed (the standing lives in the
     State, row for row): a row renamed or added since is refused, naming its cell."""
@@ -484,10 +519,11 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     data["orders"] = [o for _, o in orders.pending]
     battle = _load(data, problems, where).model_copy(update={"history": _history(rd)})
     try:
-        result = resolve(battle, new_units=False)  # X23: the Units rows are fixed at Build Units
+        result = resolve(battle, new_units=_room(rd, stored))  # X23: a split takes a free Units row
     except InputError as err:  # a die cell wrong for its pool (E1), at its cell
         raise InputError(table.relocate(err.problems, where)) from None
     tick = result.tick
+    born, offsets = _born(rd, stored, result.battle, offsets)
     ob = lay.block("Orders_Table")
     events_by_order: dict[int, list[dict[str, Any]]] = {}
     for e in result.events:
@@ -507,6 +543,7 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
         updates.append(table.block_update(ob, [{"resolved": tick, "outcome": outcome, "result": text}], off,
                                           keys=list(_RESULTS)))
     done = _commit(rd, "resolve", tick, result.battle, offsets)
+    updates += [table.block_update(lay.block("Units_Table"), [row], off, keys=list(row)) for off, row in born]
     record = {"turn": tick, "rows": taken,
               "record": result.battle.history[-1].model_dump(mode="json", exclude_defaults=True)}
     name = f"{ACTION_NAMES['resolve']} {tick}"
@@ -551,8 +588,12 @@ def _undo(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
         raise SheetFormatError([Problem(row.where, "this undo record is not sheetsync's: restore the previous "
                                                    "copy")]) from None
     before = undo(stored.model_copy(update={"history": (record,)}))
-    ob = lay.block("Orders_Table")
+    ob, ub = lay.block("Orders_Table"), lay.block("Units_Table")
     updates = [table.block_update(ob, [{}], off, keys=list(_RESULTS)) for off in rows]
+    # X23: the rows of units split off in that tick are free again
+    updates += [table.block_update(ub, [{}], off, keys=[c.key for c in ub.columns])
+                for off in offsets[len(before.units):]]
+    offsets = offsets[:len(before.units)]
     reread = _orders(_unstamped(rd, set(rows)), [], {}).pending
     done = _commit(rd, "undo", before.tick, before, offsets)
     name = f"{ACTION_NAMES['undo']} {tick}"
@@ -611,7 +652,7 @@ def _check(rd: _Read) -> Any:
     data["orders"] = [o for _, o in orders.pending]
     try:
         battle = _load(data, problems, where).model_copy(update={"history": _history(rd)})
-        result = resolve(battle, new_units=False)  # on a copy: the engine is pure, nothing is kept
+        result = resolve(battle, new_units=_room(rd, stored))  # on a copy: the engine is pure, nothing is kept
     except InputError as err:
         return CheckReport(stored.tick, len(orders.pending),
                            [Refusal(table.locate(p.where, where) or p.where, "", "cell", p.message)
@@ -690,7 +731,8 @@ def _load_into(lay: Any, battle: Battle, rd: _Read) -> tuple[StepReport, list[Ra
 
     _fits(lay, battle, len(battle.orders))
     chars = [_character_row(battle, i) for i in range(len(battle.characters))]
-    units = [_unit_row(battle, i) for i in range(len(battle.units))]
+    units = [_born_row(battle, i) if battle.units[i].split_from else _unit_row(battle, i)
+             for i in range(len(battle.units))]
     if battle.house_rules.speed or battle.house_rules.dv:
         raise InputError([Problem("house_rules", "the tracker has no cells for speed.X / dv.X overrides: keep "
                                                  "this battle in its file (sheetsync resolve)")])

@@ -31,7 +31,7 @@ from sheetsync.rules.exalted.aftermath import second_wind
 from sheetsync.rules.exalted.dice import Outcome, PoolRoll, TypedDice, judge, roll_pool
 from sheetsync.rules.exalted.formations import formation_refusal
 from sheetsync.rules.exalted.models import Character, Formation, HouseRules
-from sheetsync.rules.exalted.morale import RoutTrigger, command_pool
+from sheetsync.rules.exalted.morale import RoutTrigger, command_pool, command_roller
 from sheetsync.rules.exalted.traits import (
     DEFAULT_RULES,
     Entry,
@@ -97,10 +97,11 @@ class CommandRoll:
 
 
 def command_roll(pool: Trait, difficulty: Trait, roller: Roller, *, endurance: int | None = None,
-                 typed: TypedDice = None, where: str = "") -> CommandRoll:
-    """X18-X26, X4: roll a command pool (−2 dice at Endurance 0) against its difficulty."""
+                 typed: TypedDice = None, where: str = "", double_tens: bool = True) -> CommandRoll:
+    """X18-X26, X4: roll a command pool (−2 dice at Endurance 0) against its difficulty.
+    ``double_tens`` is false for an extra's roll with ``extras_double_tens`` off (E1)."""
     dice = pool.value - (2 if endurance is not None and endurance <= 0 else 0)
-    roll = roll_pool(dice, roller, typed, where=where)
+    roll = roll_pool(dice, roller, typed, where=where, double_tens=double_tens)
     return CommandRoll(pool, difficulty, roll, judge(roll, difficulty.value))
 
 
@@ -147,7 +148,8 @@ class FormationEvent:
 def change_formation(unit: str, current: Formation, wanted: Formation, *, commander: Character,
                      relays: Sequence[Character] = (), magnitude: int, drill: int, communication_failure: bool = False,
                      attacked_since: bool = False, engaged: bool = False, endurance: int | None = None,
-                     roller: Roller, typed: TypedDice = None, where: str = "") -> FormationEvent:
+                     roller: Roller, typed: TypedDice = None, where: str = "",
+                     rules: HouseRules = DEFAULT_RULES) -> FormationEvent:
     """X20, X13: the command roll† at max(1, Magnitude − Drill), +1 if attacked since the
     unit's last action or +2 instead if engaged; success: the new formation at once.  A
     formation the effective Drill can't hold is refused with the reason, before any roll."""
@@ -157,20 +159,21 @@ def change_formation(unit: str, current: Formation, wanted: Formation, *, comman
     mods = [Entry("engaged", 2, "X20")] if engaged else [Entry("attacked since its last action", 1, "X20")] \
         if attacked_since else []
     roll = command_roll(command_pool(commander, relays), command_difficulty(magnitude, drill, mods), roller,
-                        endurance=endurance, typed=typed, where=where)
+                        endurance=endurance, typed=typed, where=where,
+                        double_tens=rules.double_tens(command_roller(commander, relays)))
     return FormationEvent(unit, roll, wanted if roll.success else current, None)
 
 
 def spread_under_fire(unit: str, current: Formation, *, commander: Character, relays: Sequence[Character] = (),
                       magnitude: int, drill: int, communication_failure: bool = False, engaged: bool = False,
                       endurance: int | None = None, roller: Roller, typed: TypedDice = None,
-                      where: str = "") -> FormationEvent:
+                      where: str = "", rules: HouseRules = DEFAULT_RULES) -> FormationEvent:
     """X20: after a ranged attack on it resolves, the same roll, reflexive: success puts the
     unit in Skirmish before the next tick and calls a rout check (+0, Skirmish's +2)."""
     ev = change_formation(unit, current, Formation.SKIRMISH, commander=commander, relays=relays,
                           magnitude=magnitude, drill=drill, communication_failure=communication_failure,
                           attacked_since=True, engaged=engaged, endurance=endurance, roller=roller, typed=typed,
-                          where=where)
+                          where=where, rules=rules)
     trigger = RoutTrigger.SPREAD_UNDER_FIRE if ev.roll.success else None
     return FormationEvent(unit, ev.roll, ev.formation, trigger)
 
@@ -193,7 +196,7 @@ class DisengageEvent:
 
 def disengage(unit: str, commander: Character, *, drill: int, magnitude: int, enemy_drill: int,
               enveloped: bool = False, enveloping: bool = False, endurance: int | None = None, roller: Roller,
-              typed: TypedDice = None, where: str = "") -> DisengageEvent:
+              typed: TypedDice = None, where: str = "", rules: HouseRules = DEFAULT_RULES) -> DisengageEvent:
     """X21, X32: (Wits + War + Drill) − Magnitude against the enemy's Drill + 3, +3 if the
     unit is enveloped, +1 if it envelops.  Success: disengaged, then a rout check (+1)."""
     rows = [Entry("Wits", commander.wits, "X21"), Entry("War", commander.ability("War"), "X21"),
@@ -207,18 +210,20 @@ def disengage(unit: str, commander: Character, *, drill: int, magnitude: int, en
     if enveloping:
         drows.append(Entry("enveloping", 1, "X32"))
     difficulty = Trait("Disengage difficulty", sum(int(e.amount) for e in drows), tuple(drows))
-    roll = roll_pool(pool.value, roller, typed, where=where)
+    roll = roll_pool(pool.value, roller, typed, where=where, double_tens=rules.double_tens(commander))
     out = judge(roll, difficulty.value)
     return DisengageEvent(unit, pool, difficulty, roll, out, out.success,
                           RoutTrigger.DISENGAGED if out.success else None)
 
 
 def turn(commander: Character, relays: Sequence[Character] = (), *, magnitude: int, drill: int,
-         endurance: int | None = None, roller: Roller, typed: TypedDice = None, where: str = "") -> CommandRoll:
+         endurance: int | None = None, roller: Roller, typed: TypedDice = None, where: str = "",
+         rules: HouseRules = DEFAULT_RULES) -> CommandRoll:
     """X22: turning 90° or more: the command roll† at max(1, Magnitude − Drill).  (An attack
     from directly behind is unexpected: the unit's DV against it is 0.)"""
     return command_roll(command_pool(commander, relays), command_difficulty(magnitude, drill), roller,
-                        endurance=endurance, typed=typed, where=where)
+                        endurance=endurance, typed=typed, where=where,
+                        double_tens=rules.double_tens(command_roller(commander, relays)))
 
 
 def signal_units(unit: str, targets: Sequence[str], relays: int, *, where: str = "") -> tuple[str, ...]:
@@ -260,7 +265,8 @@ def split_unit(parent: str, new_unit: str, *, parent_commander: Character, hero:
                parent_relays: Sequence[Character] = (), engaged: bool = False, roller: Roller,
                typed: Sequence[TypedDice] = (None, None), where: str = "",
                new_relay_characters: Sequence[Character] = (), wheres: Sequence[str] = (),
-               parent_endurance: int | None = None, new_endurance: int | None = None) -> SplitEvent:
+               parent_endurance: int | None = None, new_endurance: int | None = None,
+               rules: HouseRules = DEFAULT_RULES) -> SplitEvent:
     """X23: a hero leads ``split_headcount`` members away.  Magnitudes come from the
     headcounts, and the parent drops at least one dot; special characters up to the new
     unit's limit (2 × Magnitude) may follow.  Each unit then makes a command roll† (+2 if the
@@ -283,9 +289,11 @@ def split_unit(parent: str, new_unit: str, *, parent_commander: Character, hero:
     places = list(wheres) + [where] * (2 - len(wheres))
     p_roll = command_roll(command_pool(parent_commander, parent_relays),
                           command_difficulty(par_mag, parent_drill, mods), roller, endurance=parent_endurance,
-                          typed=cells[0], where=places[0])
+                          typed=cells[0], where=places[0],
+                          double_tens=rules.double_tens(command_roller(parent_commander, parent_relays)))
     n_roll = command_roll(command_pool(hero, new_relay_characters), command_difficulty(new_mag, new_drill, mods),
-                          roller, endurance=new_endurance, typed=cells[1], where=places[1])
+                          roller, endurance=new_endurance, typed=cells[1], where=places[1],
+                          double_tens=rules.double_tens(command_roller(hero, new_relay_characters)))
     new_form = parent_formation if n_roll.success and formation_refusal(
         parent_formation, new_drill, communication_failure=new_mag >= 3 and new_relays < new_mag) is None \
         else Formation.UNORDERED
@@ -315,7 +323,8 @@ def merge_units(absorbing: str, absorbed: str, *, commanders: tuple[Character, C
                 headcounts: tuple[int, int], magnitudes: tuple[int, int], drills: tuple[int, int],
                 special_characters: Sequence[str] = (), leader: str | None = None, solo_joining: bool = False,
                 roller: Roller, typed: Sequence[TypedDice] = (None, None), where: str = "",
-                wheres: Sequence[str] = (), endurances: Sequence[int | None] = (None, None)) -> MergeEvent:
+                wheres: Sequence[str] = (), endurances: Sequence[int | None] = (None, None),
+                rules: HouseRules = DEFAULT_RULES) -> MergeEvent:
     """X24: both commanders roll Charisma + War at their own max(1, Magnitude − Drill); a
     failure: no merge, and each unit that failed hesitates.  Success: the headcounts add, the
     larger unit's commander leads unless ``leader`` is agreed, and special characters beyond
@@ -326,7 +335,8 @@ def merge_units(absorbing: str, absorbed: str, *, commanders: tuple[Character, C
     cells = list(typed) + [None] * (2 - len(typed))
     places = list(wheres) + [where] * (2 - len(wheres))
     ends = list(endurances) + [None] * (2 - len(endurances))
-    rolls = tuple(command_roll(command_pool(c), command_difficulty(m, d), roller, endurance=e, typed=t, where=w)
+    rolls = tuple(command_roll(command_pool(c), command_difficulty(m, d), roller, endurance=e, typed=t, where=w,
+                               double_tens=rules.double_tens(c))
                   for c, m, d, t, w, e in zip(commanders, magnitudes, drills, cells[:2], places[:2], ends[:2],
                                               strict=True))
     failed = tuple(n for n, r in zip((absorbing, absorbed), rolls, strict=True) if not r.success)
@@ -399,7 +409,7 @@ def rally(unit: str, kind: RallyKind, speaker: Character, *, magnitude: int, dri
                  (Entry(f"{speaker.name}'s Charisma", speaker.charisma, "X26"),
                   Entry("War" if war >= perf else "Performance", max(war, perf), "X26")))
     roll = command_roll(pool, command_difficulty(magnitude, drill), roller, endurance=endurance, typed=typed,
-                        where=where)
+                        where=where, double_tens=rules.double_tens(speaker))
     mag, count, new_relays, end, form, left = magnitude, None, relays, endurance, formation, pool_left
     if roll.success:
         if kind is RallyKind.ORGANIZATION:

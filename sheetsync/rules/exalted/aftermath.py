@@ -25,7 +25,7 @@ from sheetsync.dice import Roller
 from sheetsync.errors import InputError, Problem
 from sheetsync.rules import StrEnum
 from sheetsync.rules.exalted.dice import Outcome, PoolRoll, TypedDice, judge, parse_dice, roll_pool
-from sheetsync.rules.exalted.models import Character
+from sheetsync.rules.exalted.models import Character, HouseRules
 from sheetsync.rules.exalted.traits import Entry, Trait
 
 __all__ = [
@@ -68,14 +68,16 @@ class Casualty:
 
 def casualties(unit: str, members: Sequence[Character], *, largest_loss: int, total_loss: int, roller: Roller,
                typed: Mapping[str, Sequence[TypedDice]] | None = None,
-               where: Mapping[str, Sequence[str]] | None = None) -> tuple[Casualty, ...]:
+               where: Mapping[str, Sequence[str]] | None = None,
+               rules: HouseRules | None = None) -> tuple[Casualty, ...]:
     """X40: each named rank-and-file member of a unit that lost dots rolls Wits + Willpower
     against the largest loss in one event: failure dead, a botch maimed (she lives).
     Survivors roll again against the total lost; failure: 1d10 unsoakable lethal levels.
     Mortal survivors are flagged for infection.
 
     ``typed`` holds, per character, up to three die cells (first roll, second roll, the
-    d10); ``where`` their addresses.  Every bad cell is reported at once."""
+    d10); ``where`` their addresses.  Every bad cell is reported at once.  An extra's 10
+    counts once with ``extras_double_tens`` off (E1; the wound d10 is a face, not successes)."""
     if total_loss <= 0:
         return ()
     out: list[Casualty] = []
@@ -87,7 +89,7 @@ def casualties(unit: str, members: Sequence[Character], *, largest_loss: int, to
         places += [f"aftermath.{c.name}[{i}]" for i in range(len(places), 3)]
         for cell, place, dice in zip(cells[:2], places[:2], (c.wits + c.willpower,) * 2, strict=True):
             try:
-                parse_dice(cell, dice, place)
+                parse_dice(cell, dice, place, double_tens=rules is None or rules.double_tens(c))
             except InputError as exc:
                 problems.extend(exc.problems)
         try:
@@ -101,19 +103,20 @@ def casualties(unit: str, members: Sequence[Character], *, largest_loss: int, to
         cells += [None] * (3 - len(cells))
         places = list((where or {}).get(c.name, ()))
         places += [f"aftermath.{c.name}[{i}]" for i in range(len(places), 3)]
-        out.append(_one(unit, c, largest_loss, total_loss, roller, cells, places))
+        out.append(_one(unit, c, largest_loss, total_loss, roller, cells, places,
+                        rules is None or rules.double_tens(c)))
     return tuple(out)
 
 
 def _one(unit: str, c: Character, largest: int, total: int, roller: Roller, cells: list[TypedDice],
-         places: list[str]) -> Casualty:
+         places: list[str], double_tens: bool = True) -> Casualty:
     pool = c.wits + c.willpower
-    first_roll = roll_pool(pool, roller, cells[0], where=places[0])
+    first_roll = roll_pool(pool, roller, cells[0], where=places[0], double_tens=double_tens)
     first = judge(first_roll, largest)
     if not first.success and not first.botch:
         return Casualty(c.name, unit, pool, first_roll, first, None, None, None, 0, Fate.DEAD, False, False, False)
     maimed = first.botch
-    second_roll = roll_pool(pool, roller, cells[1], where=places[1])
+    second_roll = roll_pool(pool, roller, cells[1], where=places[1], double_tens=double_tens)
     second = judge(second_roll, total)
     levels = 0
     wound: PoolRoll | None = None

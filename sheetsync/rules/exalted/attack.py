@@ -202,6 +202,9 @@ class AttackPlan:
     defender_magnitude: int
     defender_health_levels: int
     defender_solo: bool
+    double_tens: bool = True
+    """E1: a 10 on the attack dice counts twice (false: an extra attacks with
+    ``extras_double_tens`` off, and a 10 counts once)."""
 
     @property
     def dice(self) -> int:
@@ -324,7 +327,7 @@ def plan_attack(attacker: UnitSpec, defender: UnitSpec, kind: AttackKind, *, rul
         bonus=bonus, magnitude_difference=diff, external=external, dv=dv, base_raw=base_raw,
         soak=_soak(defender, dt, dtype, rules), minimum=minimum, hardness=hardness, damage_type=dtype,
         defender_magnitude=d_mag, defender_health_levels=defender.commander.health_levels,
-        defender_solo=defender.solo)
+        defender_solo=defender.solo, double_tens=rules.double_tens(c))
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,16 +348,17 @@ class AttackOdds:
 def attack_odds(plan: AttackPlan) -> AttackOdds:
     """E1, E7: a hit needs dice + automatic − external − DV ≥ 1 (successes equal to the DV
     miss, fine print E7); the expected levels sum, over every roll, its chance times 2/5 of
-    the damage dice its threshold gives (E1: a damage die succeeds on 7-10)."""
+    the damage dice its threshold gives (E1: a damage die succeeds on 7-10).  An extra's
+    attack with ``extras_double_tens`` off counts a 10 once (``plan.double_tens``)."""
     need = plan.dv.value + 1 + plan.external.value - plan.automatic
-    dist = success_distribution(plan.dice)
+    dist = success_distribution(plan.dice, double_tens=plan.double_tens)
     expected = Fraction(0)
     for s, p in enumerate(dist):
         threshold = max(0, s + plan.automatic - plan.external.value) - plan.dv.value
         if threshold >= 1 and p:
             expected += p * expected_successes(plan.dice_for(threshold), damage=True)
     return AttackOdds(plan.dice, plan.automatic, plan.external.value, plan.dv.value, max(need, 0),
-                      at_least(plan.dice, need), expected)
+                      at_least(plan.dice, need, double_tens=plan.double_tens), expected)
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,7 +400,7 @@ def resolve_attack(plan: AttackPlan, roller: Roller, *, marked: int = 0, attack_
     ``marked`` is the defender's track before the attack.  Typed dice are checked against
     their pools (``attack_where`` and ``damage_where`` name their cells, such as
     ``Orders!L7``); a miss rolls no damage."""
-    roll = roll_pool(plan.dice, roller, attack_dice, where=attack_where)
+    roll = roll_pool(plan.dice, roller, attack_dice, where=attack_where, double_tens=plan.double_tens)
     net = max(0, roll.successes + plan.automatic - plan.external.value)
     threshold = net - plan.dv.value
     hit = threshold >= 1

@@ -60,8 +60,9 @@ Readings where the rulings leave room (listed in the issue note):
   WINNER (or draw); slain: NAMES; wounds: NAME N, NAME N``, and resolves only that (one
   undo step; the duel's long tick has ended, so other orders typed for it are refused).
   The long tick the duel began on finishes first.
-- With ``new_units=False`` (the tracker, whose Units rows are fixed at Build Units) a
-  Split Unit is refused.
+- With ``new_units=False`` a Split Unit is refused; with a number (the tracker: its free
+  Units rows) at most that many units may split off in the tick, and a split beyond them
+  is refused by name.
 """
 
 from __future__ import annotations
@@ -112,6 +113,7 @@ from sheetsync.rules.exalted.morale import (
     RoutTrigger,
     Weather,
     command_pool,
+    command_roller,
     engagement_trigger,
     exhaustion_check,
     exhaustion_difficulty,
@@ -219,10 +221,15 @@ def _odds(plan: AttackPlan) -> dict[str, Any]:
 class _Work:
     """The unit states during a tick (a mutable map of frozen values)."""
 
-    def __init__(self, battle: Battle, states: list[UnitState] | None = None, *, new_units: bool = True) -> None:
+    def __init__(self, battle: Battle, states: list[UnitState] | None = None, *, new_units: bool | int = True,
+                 start_units: int | None = None) -> None:
         self.battle = battle
         self.states: dict[str, UnitState] = {s.name: s for s in (states if states is not None else battle.state)}
         self.new_units = new_units
+        self.start_units = len(battle.units) if start_units is None else start_units
+        """X23: how many units the battle had when the tick began (units born since take rows)."""
+        self.rows_claimed = 0
+        """X23: rows taken by Split Unit orders of this batch already verified."""
         self.ranged_on: set[str] = set()
         """X20: units a ranged attack resolved on this tick."""
         self.duel: Duel | None = battle.duel
@@ -230,7 +237,7 @@ class _Work:
         """X27: an Initiate Duel order of this batch already passed its checks."""
 
     def copy(self) -> _Work:
-        w = _Work(self.battle, list(self.states.values()), new_units=self.new_units)
+        w = _Work(self.battle, list(self.states.values()), new_units=self.new_units, start_units=self.start_units)
         w.duel = self.duel
         return w
 
@@ -562,7 +569,8 @@ def _rout(w: _Work, r: Roller, name: str, triggers: list[RoutTrigger], typed: Ty
     ev = rout_check(name, triggers, morale=t.morale.value, magnitude=st.magnitude, drill=t.drill.value,
                     formation=st.formation, roller=r, perfect_morale=t.perfect_morale, marked=st.marked,
                     relays=len(st.relays), heroes=len(st.heroes), sorcerers=len(st.sorcerers),
-                    endurance=st.endurance, typed=typed, where=where, rules=w.battle.house_rules)
+                    endurance=st.endurance, typed=typed, where=where, rules=w.battle.house_rules,
+                    double_tens=w.battle.house_rules.double_tens(w.character(st.commander)))
     _apply_rout(w, ev)
     return _rout_json(ev, kind)
 
@@ -593,8 +601,10 @@ def _exhaustion(w: _Work, r: Roller, name: str, typed: TypedDice, where: str, *,
     diff = exhaustion_difficulty(w.unit(name).spec.avg_fatigue, morale=t.morale.value,
                                  perfect_morale=t.perfect_morale, engaged=bool(st.engaged), charged_last=charged,
                                  weather=weather)
-    pool = command_pool(w.character(st.commander), w.relays(name))
-    ev = exhaustion_check(name, pool, diff, st.endurance, r, typed=typed, where=where)
+    cmdr, relays = w.character(st.commander), w.relays(name)
+    pool = command_pool(cmdr, relays)
+    ev = exhaustion_check(name, pool, diff, st.endurance, r, typed=typed, where=where,
+                          double_tens=w.battle.house_rules.double_tens(command_roller(cmdr, relays)))
     w.put(st, endurance=ev.endurance)
     return {"unit": name, "pool": trait_json(pool), "difficulty": trait_json(diff), "roll": roll_json(ev.roll),
             "successes": ev.outcome.net, "endurance_before": ev.endurance_before, "endurance": ev.endurance,
@@ -731,9 +741,11 @@ def _prepare(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
         if spec.solo:
             yards = dash_yards(spec, formation=st.formation, terrain=_terrain(order), rules=rules)
             return _with_changes(order, tick, timing, changes, yards=trait_json(yards), rule_ref="X18")
-        roll = command_roll(command_pool(work.character(st.commander), work.relays(order.unit)),
+        cmdr, relays = work.character(st.commander), work.relays(order.unit)
+        roll = command_roll(command_pool(cmdr, relays),
                             command_difficulty(st.magnitude, _effective_drill(work, order.unit)), roller,
-                            endurance=st.endurance, typed=order.dice, where=_place(order, "dice"))
+                            endurance=st.endurance, typed=order.dice, where=_place(order, "dice"),
+                            double_tens=rules.double_tens(command_roller(cmdr, relays)))
         if roll.success:
             yards = dash_yards(spec, formation=st.formation, terrain=_terrain(order), rules=rules)
             changes["endurance"] = max(0, st.endurance - int(spec.avg_fatigue))
@@ -760,7 +772,8 @@ def _prepare(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
                                   relays=work.relays(order.unit), magnitude=st.magnitude, drill=t.drill.value,
                                   communication_failure=t.communication_failure,
                                   attacked_since=st.attacks_suffered > 0, engaged=bool(st.engaged),
-                                  endurance=st.endurance, roller=_NoRoll(), typed=0, where=_place(order))
+                                  endurance=st.endurance, roller=_NoRoll(), typed=0, where=_place(order),
+                                  rules=rules)
         except InputError as exc:
             raise _Refused(exc.problems[0].message, "X13, X20") from None
         changes, timing = _take_turn(work, order, tick)
@@ -768,7 +781,7 @@ def _prepare(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
                               relays=work.relays(order.unit), magnitude=st.magnitude, drill=t.drill.value,
                               communication_failure=t.communication_failure, attacked_since=st.attacks_suffered > 0,
                               engaged=bool(st.engaged), endurance=st.endurance, roller=roller, typed=order.dice,
-                              where=_place(order, "dice"))
+                              where=_place(order, "dice"), rules=rules)
         changes["formation"] = ev.formation
         return _with_changes(order, tick, timing, changes, command=_command(ev.roll), formation=ev.formation.value,
                              rule_ref="X20")
@@ -782,7 +795,8 @@ def _prepare(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
         dis = disengage(order.unit, work.character(st.commander), drill=_effective_drill(work, order.unit),
                        magnitude=st.magnitude, enemy_drill=_effective_drill(work, enemy),
                        enveloped=enemy in st.enveloped_by, enveloping=enemy in st.enveloping,
-                       endurance=st.endurance, roller=roller, typed=order.dice, where=_place(order, "dice"))
+                       endurance=st.endurance, roller=roller, typed=order.dice, where=_place(order, "dice"),
+                       rules=rules)
 
         def apply_disengage(w: _Work, r: Roller) -> list[dict[str, Any]]:
             me = w.put(w.get(order.unit), **changes)
@@ -805,7 +819,7 @@ def _prepare(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
         changes, timing = _take_turn(work, order, tick)
         roll = turn(work.character(st.commander), work.relays(order.unit), magnitude=st.magnitude,
                     drill=_effective_drill(work, order.unit), endurance=st.endurance, roller=roller,
-                    typed=order.dice, where=_place(order, "dice"))
+                    typed=order.dice, where=_place(order, "dice"), rules=rules)
         return _with_changes(order, tick, timing, changes, command=_command(roll), rule_ref="X22")
     if a is Action.SIGNAL:
         targets = [t.strip() for t in (order.option or order.target or "").split(",") if t.strip()]
@@ -981,9 +995,14 @@ def _prepare_split(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
     st = work.get(order.unit)
     head, f = _fields(order)
     new_name = (f.get("name") or head).strip()
-    if not work.new_units:
+    if work.new_units is False:
         raise _Refused("the tracker has no Units row for a unit split off during the battle: export the battle "
                        "(sheetsync export) and play the split in its battle file", "X23")
+    room = None if work.new_units is True else int(work.new_units)
+    if room is not None and len(work.battle.units) - work.start_units + work.rows_claimed >= room:
+        raise _Refused(f"the tracker's Units sheet has no free row for {new_name or 'the new unit'} (every row "
+                       "holds a unit): export the battle (sheetsync export) and make a tracker with more rows "
+                       "(sheetsync new OUT --from battle.yaml)", "X23")
     if st.solo or st.magnitude < 1:
         raise _Refused(f"{order.unit} is a solo unit: there is no one to split off", "X23, X1")
     if not new_name:
@@ -1036,8 +1055,9 @@ def _prepare_split(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
                     parent_relays=parent_relays, new_relay_characters=new_relays, engaged=bool(st.engaged),
                     roller=roller, typed=(order.dice, order.target_dice),
                     wheres=(_place(order, "dice"), _place(order, "target_dice")), parent_endurance=st.endurance,
-                    new_endurance=st.endurance)
+                    new_endurance=st.endurance, rules=work.battle.house_rules)
     par_count = min(have - count, row_minimum(ev.parent_magnitude + 1) - 1)  # the new row's top at most
+    work.rows_claimed += 1  # X23: verified and rolled, it takes a row
 
     def apply(w: _Work, r: Roller) -> list[dict[str, Any]]:
         me = w.get(order.unit)
@@ -1134,7 +1154,7 @@ def _prepare_merge(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
                      special_characters=order_list, leader=chief, roller=roller,
                      typed=(order.dice, order.target_dice),
                      wheres=(_place(order, "dice"), _place(order, "target_dice")),
-                     endurances=(st.endurance, ost.endurance))
+                     endurances=(st.endurance, ost.endurance), rules=work.battle.house_rules)
     role = {n: k for s in (st, ost) for k in ("heroes", "sorcerers", "relays") for n in getattr(s, k)}
     role[second] = "heroes"
 
@@ -1274,7 +1294,7 @@ def _prepare_duel(work: _Work, order: Order, tick: int, roller: Roller) -> Apply
                                defender_action_dv=max(0, plan.dv.value - fixed))
         wound = health(ch, st.wounds.get(challenger, 0)).wound_penalty
         dice = max(0, plan.pool.value - plan.internal_penalty - wound)
-        roll = roll_pool(dice, roller, order.dice, where=_place(order, "dice"))
+        roll = roll_pool(dice, roller, order.dice, where=_place(order, "dice"), double_tens=plan.double_tens)
         net = max(0, roll.successes + plan.automatic - plan.external.value)
         hit = net - plan.dv.value >= 1
         shot = {"pool": {"value": dice, "breakdown": trait_json(plan.pool)["breakdown"], "wound_penalty": wound},
@@ -1323,7 +1343,7 @@ def _spread(w: _Work, order: Order, tick: int, r: Roller, done: set[str]) -> lis
     args: dict[str, Any] = {"commander": w.character(st.commander), "relays": w.relays(order.unit),
                             "magnitude": st.magnitude, "drill": t.drill.value,
                             "communication_failure": t.communication_failure, "engaged": bool(st.engaged),
-                            "endurance": st.endurance}
+                            "endurance": st.endurance, "rules": w.battle.house_rules}
     try:
         spread_under_fire(order.unit, st.formation, **args, roller=_NoRoll(), typed=0, where=_place(order))
     except InputError as exc:
@@ -1426,7 +1446,7 @@ def _join_war(battle: Battle, work: _Work, roller: Roller) -> dict[str, Any]:
     """E4: every unit rolls Join War; the best acts on long tick 0, the others later."""
     entries = [(work.spec(u.name), work.get(u.name).magnitude) for u in battle.units]
     joined = join_war(entries, roller, [u.join_war for u in battle.units],
-                      where=[f"units[{i}].join_war" for i in range(len(battle.units))])
+                      where=[f"units[{i}].join_war" for i in range(len(battle.units))], rules=battle.house_rules)
     for r in joined.rolls:
         work.put(work.get(r.unit), next_tick=r.tick)
     return {"kind": "Join War", "tick": 0, "rule_ref": "E4",
@@ -1443,7 +1463,8 @@ def _mob_checks(work: _Work, tick: int, acting: set[str], roller: Roller) -> lis
         t = work.traits(st.name)
         ev = mob_rule_check(st.name, morale=t.morale.value, magnitude=st.magnitude, drill=t.drill.value,
                             earlier_checks=st.mob_checks, roller=roller, perfect_morale=t.perfect_morale,
-                            marked=st.marked, endurance=st.endurance, rules=work.battle.house_rules)
+                            marked=st.marked, endurance=st.endurance, rules=work.battle.house_rules,
+                            double_tens=work.battle.house_rules.double_tens(work.character(st.commander)))
         work.put(st, mob_checks=st.mob_checks + 1)
         _apply_rout(work, ev)
         out.append(_rout_json(ev, "Mob Rule check") | {"tick": tick})
@@ -1455,14 +1476,14 @@ def _dice_problem(exc: InputError) -> bool:
 
 
 def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = None, *,
-            new_units: bool = True) -> TickResult:
+            new_units: bool | int = True) -> TickResult:
     """E4-E6, X17-X39: resolve the next long tick on which a unit acts (or ``tick``); while
     a duel stops the long ticks, only its typed outcome (X27).
 
     A die typed wrong for its pool (a face outside 1-10, more successes than the pool can
     roll) is an :class:`~sheetsync.errors.InputError` naming its path, raised after every
-    order was looked at, and nothing changes.  ``new_units=False`` refuses a Split Unit
-    (a tracker's Units rows are fixed)."""
+    order was looked at, and nothing changes.  ``new_units=False`` refuses a Split Unit;
+    a number allows that many new units this tick (a tracker's free Units rows, X23)."""
     if battle.ended:
         raise BattleStateError("the battle has ended (End Battle): nothing is left to resolve")
     if battle.duel is not None:

@@ -23,7 +23,10 @@ the formulas derive, row by row:
 The chance of each number of successes comes from the hidden Odds sheet, written once by
 the template: a row per pool of 0 to :data:`ODDS_DICE` dice, a column per number of
 successes (a die shows 0, 1 or 2 successes with chances 6/10, 3/10, 1/10, E1), the very
-figures of :func:`~sheetsync.rules.exalted.dice.success_distribution` as floats.  A row
+figures of :func:`~sheetsync.rules.exalted.dice.success_distribution` as floats.  A second
+table below it counts a 10 once (0 or 1 success, 6/10 and 4/10): E1 ``extras_double_tens``
+off, for an extra's attack.  The Orders column ``tens`` (written by the steps: 2, or 1 for
+that extra) tells which table a row reads; blank reads the first.  A row
 without a pool (not an attack, refused, or not yet built) shows blanks, never an error; a
 pool beyond the table shows blanks, and its Result says so.
 """
@@ -36,7 +39,7 @@ from typing import Any
 
 from sheetsync.core.layout import Block, Column, Layout, Static, quote_sheet
 
-__all__ = ["ODDS_DICE", "ODDS_KEYS", "ODDS_SHEET", "add_odds", "house_rule_rows", "odds_table",
+__all__ = ["ODDS_DICE", "ODDS_KEYS", "ODDS_SHEET", "add_odds", "house_rule_rows", "odds_blocks", "odds_table",
            "success_columns"]
 
 ODDS_DICE = 50
@@ -49,6 +52,8 @@ ODDS_KEYS = ("needed", "p_hit", "expected")
 
 _DIE = (6, 3, 1)
 """E1: one attack die's chance, in tenths, of 0, 1 and 2 successes (7-9 one, 10 two)."""
+_DIE_ONCE = (6, 4)
+"""E1 (``extras_double_tens`` off, an extra's pool): 0 or 1 success (7-10 one)."""
 
 
 def house_rule_rows(rules: Any = None) -> list[tuple[str, Any, Any, str]]:
@@ -58,10 +63,11 @@ def house_rule_rows(rules: Any = None) -> list[tuple[str, Any, Any, str]]:
     return rows(rules)
 
 
-@lru_cache(maxsize=4)
-def odds_table(dice: int = ODDS_DICE) -> tuple[tuple[float, ...], ...]:
+@lru_cache(maxsize=8)
+def odds_table(dice: int = ODDS_DICE, *, double_tens: bool = True) -> tuple[tuple[float, ...], ...]:
     """E1: row *n* (0 to ``dice``) holds the chance of exactly *s* successes on *n* dice,
-    *s* from 0 to 2 × ``dice`` (0 beyond 2*n*).  Counted exactly in whole tenths (the ways to
+    *s* from 0 to 2 × ``dice`` (0 beyond 2*n*, or beyond *n* when a 10 counts once,
+    ``double_tens=False``).  Counted exactly in whole tenths (the ways to
     roll *s* out of 10^n, as :func:`~sheetsync.rules.exalted.dice.success_distribution`
     convolves them), divided once, then kept to the 16 significant digits a workbook file
     holds, so that every backend (a workbook, a Google Sheet, memory) holds the very same
@@ -75,7 +81,7 @@ def odds_table(dice: int = ODDS_DICE) -> tuple[tuple[float, ...], ...]:
         nxt = [0] * width
         for s, w in enumerate(ways):
             if w:
-                for k, weight in enumerate(_DIE):
+                for k, weight in enumerate(_DIE if double_tens else _DIE_ONCE):
                     if s + k < width:
                         nxt[s + k] += w * weight
         ways = nxt
@@ -98,27 +104,31 @@ def success_columns(dice: int = ODDS_DICE) -> tuple[Column, ...]:
     return tuple(Column(f"s{s}", str(s), kind="number", is_input=False, width=9) for s in range(2 * dice + 1))
 
 
-def odds_blocks(dice: int = ODDS_DICE) -> tuple[Block, Block]:
+def odds_blocks(dice: int = ODDS_DICE) -> tuple[Block, Block, Block]:
     """The Odds sheet: a row of the numbers of successes (the formulas compare with it),
-    then the table, a row per pool."""
+    then the table, a row per pool; then the same table with a 10 counted once (E1)."""
     head = Block("Odds_Successes", ODDS_SHEET, 2, (Column("label", "", is_input=False, width=10),
                                                    *success_columns(dice)), rows=1,
                  title="E1: the numbers of successes a pool can roll")
     table = Block("Odds_Table", ODDS_SHEET, 5, (Column("dice", "Dice", kind="int", is_input=False, width=10),
                                                 *success_columns(dice)), rows=dice + 1,
                   title="E1: the exact chance of each number of successes, a row per pool (10s count twice)")
-    return head, table
+    once = Block("Odds_Once", ODDS_SHEET, (table.last_row or table.first_row) + 3,
+                 (Column("dice", "Dice", kind="int", is_input=False, width=10), *success_columns(dice)),
+                 rows=dice + 1, title="E1: the same when a 10 counts once (an extra, extras_double_tens off)")
+    return head, table, once
 
 
 @lru_cache(maxsize=4)
 def _static(dice: int) -> tuple[Static, ...]:
-    head, table = odds_blocks(dice)
+    head, table, once = odds_blocks(dice)
     out = [Static(ODDS_SHEET, f"{head.letter('label')}{head.first_row}", "Successes")]
     out += [Static(ODDS_SHEET, f"{head.letter(f's{s}')}{head.first_row}", s) for s in range(2 * dice + 1)]
-    for n, row in enumerate(odds_table(dice)):
-        r = table.first_row + n
-        out.append(Static(ODDS_SHEET, f"{table.letter('dice')}{r}", n))
-        out += [Static(ODDS_SHEET, f"{table.letter(f's{s}')}{r}", p) for s, p in enumerate(row)]
+    for block, twice in ((table, True), (once, False)):
+        for n, row in enumerate(odds_table(dice, double_tens=twice)):
+            r = block.first_row + n
+            out.append(Static(ODDS_SHEET, f"{block.letter('dice')}{r}", n))
+            out += [Static(ODDS_SHEET, f"{block.letter(f's{s}')}{r}", p) for s, p in enumerate(row)]
     return tuple(out)
 
 
@@ -134,19 +144,21 @@ def _span(block: Block, first: str, last: str, r1: int, r2: int) -> str:
     return f"{quote_sheet(block.sheet)}!${block.letter(first)}${r1}:${block.letter(last)}${r2}"
 
 
-def _tables(lay: Layout) -> tuple[str, str, int]:
-    """The successes row, the chance table (successes columns only) and the largest pool."""
-    head, table = lay.block("Odds_Successes"), lay.block("Odds_Table")
+def _tables(lay: Layout) -> tuple[str, str, str, int]:
+    """The successes row, the chance tables (successes columns only; 10s twice, then once)
+    and the largest pool."""
+    head, table, once = lay.block("Odds_Successes"), lay.block("Odds_Table"), lay.block("Odds_Once")
     last = head.columns[-1].key
     rows = table.rows or 1
     return (_span(head, "s0", last, head.first_row, head.first_row),
-            _span(table, "s0", last, table.first_row, table.first_row + rows - 1), rows - 1)
+            _span(table, "s0", last, table.first_row, table.first_row + rows - 1),
+            _span(once, "s0", last, once.first_row, once.first_row + rows - 1), rows - 1)
 
 
 def _guard(lay: Layout, row: int, body: str) -> str:
     """Blank while the row has no pool (not an attack, refused, not built) or one beyond the table."""
     pool = _at(lay, "pool", row)
-    _succ, _tab, most = _tables(lay)
+    _succ, _tab, _once, most = _tables(lay)
     return f'=IF(OR({pool}="",{pool}>{most}),"",{body})'
 
 
@@ -157,9 +169,11 @@ def _needed(lay: Layout, row: int) -> str:
 
 
 def _chances(lay: Layout, row: int) -> tuple[str, str]:
-    """The pool's row of the Odds table, and the successes row, for SUMPRODUCT."""
-    succ, tab, _most = _tables(lay)
-    return f"INDEX({tab},{_at(lay, 'pool', row)}+1,0)", succ
+    """The pool's row of the Odds table (E1: of the second table when ``tens`` is 1, an
+    extra's pool with ``extras_double_tens`` off), and the successes row, for SUMPRODUCT."""
+    succ, tab, once, _most = _tables(lay)
+    pool, tens = _at(lay, "pool", row), _at(lay, "tens", row)
+    return (f"(({tens}=1)*INDEX({once},{pool}+1,0)+({tens}<>1)*INDEX({tab},{pool}+1,0))", succ)
 
 
 def _p_hit(lay: Layout, row: int) -> str:
@@ -185,9 +199,10 @@ FORMULAS: dict[str, Callable[[Layout, int], str]] = {"needed": _needed, "p_hit":
 def add_odds(lay: Layout) -> None:
     """E1, E7, X28-X33: add the hidden Odds sheet (its blocks and their fixed values) and the
     Orders rows' live formulas (``lay.formulas``) to ``lay``."""
-    head, table = odds_blocks(ODDS_DICE)
+    head, table, once = odds_blocks(ODDS_DICE)
     lay.add(head)
     lay.add(table)
+    lay.add(once)
     lay.static.extend(_static(ODDS_DICE))
     for key, make in FORMULAS.items():
         lay.formulas[f"Orders_Table.{key}"] = make

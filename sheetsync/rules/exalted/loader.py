@@ -89,10 +89,10 @@ def _dice_format(value: Any, where: str, problems: list[Problem]) -> None:
         return
     try:
         text = value if isinstance(value, str) else None
-        if text is not None and len([p for p in text.replace(",", " ").split() if p]) == 1:
-            parse_dice(value, 10**6, where)
-        else:
-            faces = len(value.replace(",", " ").split()) if isinstance(value, str) else len(value)
+        if text is not None and not any(sep in text.strip() for sep in " \t,;"):
+            parse_dice(value, 10**6, where)  # a number of successes (or not a die cell at all)
+        else:  # faces; a one-die pool types its face as "7," (dice.py)
+            faces = len(value.replace(",", " ").replace(";", " ").split()) if isinstance(value, str) else len(value)
             parse_dice(value, faces, where)
     except InputError as exc:
         problems.extend(exc.problems)

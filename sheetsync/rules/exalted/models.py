@@ -108,6 +108,12 @@ class HouseRules(Frozen):
     rally_pool: bool = True
     """X26: each dot lost feeds one rally for numbers."""
 
+    def double_tens(self, roller: Character) -> bool:
+        """E1 (``extras_double_tens``): whether a 10 on ``roller``'s pool counts twice: always
+        for a character who is not an extra, and for an extra unless the key is false.  (A
+        damage roll counts a 10 once whoever rolls it.)"""
+        return self.extras_double_tens or not roller.extra
+
     def ranged_strength(self, kind: RangedKind) -> bool:
         """X7: whether Strength adds to this kind of ranged weapon's damage."""
         return self.ranged_strength_thrown if kind is RangedKind.THROWN else self.ranged_strength_archery

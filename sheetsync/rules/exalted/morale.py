@@ -39,6 +39,7 @@ __all__ = [
     "RoutTrigger",
     "Weather",
     "command_pool",
+    "command_roller",
     "engagement_trigger",
     "exhaustion_check",
     "exhaustion_difficulty",
@@ -163,14 +164,15 @@ def rout_check(unit: str, triggers: Sequence[RoutTrigger], *, morale: int, magni
                formation: Formation, roller: Roller, perfect_morale: bool = False, circle: int = 1,
                marked: int = 0, relays: int = 0, heroes: int = 0, sorcerers: int = 0,
                endurance: int | None = None, typed: TypedDice = None, where: str = "",
-               rules: HouseRules = DEFAULT_RULES) -> RoutEvent:
+               rules: HouseRules = DEFAULT_RULES, double_tens: bool = True) -> RoutEvent:
     """X35, X36: a rout check for one event.
 
     Pool = Morale − (Magnitude − Drill) (``rout_dice``); difficulty = 1 + the highest
     trigger modifier + the formation's (Close −2, Skirmish and Unordered +2), floor 0.
     Perfect Morale passes without a roll, and a unit at Magnitude 0 makes none.  On a
     failure the unit hesitates (no Move or Dash until its next action), loses max(1,
-    difficulty − successes) dots at once, its track empties and excess relays fade."""
+    difficulty − successes) dots at once, its track empties and excess relays fade.
+    ``double_tens`` is false when the roller is an extra and ``extras_double_tens`` is off (E1)."""
     trig = tuple(triggers)
     pool = _pool(morale, magnitude, drill, endurance, rules)
     mod = max((trigger_modifier(t, circle=circle) for t in trig), default=0)
@@ -190,7 +192,7 @@ def rout_check(unit: str, triggers: Sequence[RoutTrigger], *, morale: int, magni
         passed_ref = "X35: Magnitude 0 makes no rout check" if magnitude <= 0 else "X10, X35: perfect Morale"
         return RoutEvent(unit, trig, False, pool, difficulty, None, None, True, False, magnitude, magnitude, 0,
                          marked, relays, passed_ref)
-    roll = roll_pool(pool.value, roller, typed, where=where)
+    roll = roll_pool(pool.value, roller, typed, where=where, double_tens=double_tens)
     return _hesitate(unit, trig, pool, difficulty, roll, magnitude, marked, relays, heroes, sorcerers, "X35")
 
 
@@ -211,12 +213,19 @@ _WEATHER: dict[Weather, int] = {Weather.MILD: 0, Weather.HOT: 1, Weather.SNOWY: 
                                 Weather.BLIZZARD: 2, Weather.EXTREME: 3}
 
 
-def command_pool(commander: Character, relays: Sequence[Character] = ()) -> Trait:
-    """X20, X37 (†): Charisma + War of the commander, or of the best relay if hers is larger."""
+def command_roller(commander: Character, relays: Sequence[Character] = ()) -> Character:
+    """X20, X37 (†): who makes a command roll: the commander, or the best relay if her
+    Charisma + War is larger (E1: an extra's 10s follow ``extras_double_tens``)."""
     best = commander
     for r in relays:
         if r.charisma + r.ability("War") > best.charisma + best.ability("War"):
             best = r
+    return best
+
+
+def command_pool(commander: Character, relays: Sequence[Character] = ()) -> Trait:
+    """X20, X37 (†): Charisma + War of the commander, or of the best relay if hers is larger."""
+    best = command_roller(commander, relays)
     who = "commander" if best is commander else "best relay"
     return Trait("Command pool", best.charisma + best.ability("War"),
                  (Entry(f"{who} {best.name}'s Charisma", best.charisma, "X37"),
@@ -268,11 +277,12 @@ class ExhaustionEvent:
 
 
 def exhaustion_check(unit: str, pool: Trait, difficulty: Trait, endurance: int, roller: Roller, *,
-                     typed: TypedDice = None, where: str = "") -> ExhaustionEvent:
+                     typed: TypedDice = None, where: str = "", double_tens: bool = True) -> ExhaustionEvent:
     """X37, X4: after an attack, the reflexive command roll (always rolled); a failure costs
-    1 Endurance, never below 0.  At Endurance 0 the roll is −2 dice (X4)."""
+    1 Endurance, never below 0.  At Endurance 0 the roll is −2 dice (X4).  ``double_tens``:
+    E1, false for an extra's roll with ``extras_double_tens`` off."""
     dice = pool.value - (2 if endurance <= 0 else 0)
-    roll = roll_pool(dice, roller, typed, where=where)
+    roll = roll_pool(dice, roller, typed, where=where, double_tens=double_tens)
     out = judge(roll, difficulty.value)
     after = endurance if out.success else max(0, endurance - 1)
     return ExhaustionEvent(unit, pool, difficulty, roll, out, endurance, after, "X37" + (", X4" if dice < pool.value
@@ -307,7 +317,8 @@ def leaderless(unit: str, *, member_health_levels: int = 3, rules: HouseRules = 
 
 def mob_rule_check(unit: str, *, morale: int, magnitude: int, drill: int, earlier_checks: int, roller: Roller,
                    perfect_morale: bool = False, marked: int = 0, endurance: int | None = None,
-                   typed: TypedDice = None, where: str = "", rules: HouseRules = DEFAULT_RULES) -> RoutEvent:
+                   typed: TypedDice = None, where: str = "", rules: HouseRules = DEFAULT_RULES,
+                   double_tens: bool = True) -> RoutEvent:
     """X39: at the start of each long tick it waits idle, a leaderless unit checks for rout:
     the rout pool (perfect Morale: 5 dice, no other modifier, and it must roll), at a
     difficulty of the number of earlier such checks.  A failure is a hesitation (X36)."""
@@ -320,5 +331,5 @@ def mob_rule_check(unit: str, *, morale: int, magnitude: int, drill: int, earlie
     if magnitude <= 0:
         return RoutEvent(unit, (), False, pool, difficulty, None, None, True, False, magnitude, magnitude, 0,
                          marked, 0, "X35: Magnitude 0 makes no rout check")
-    roll = roll_pool(pool.value, roller, typed, where=where)
+    roll = roll_pool(pool.value, roller, typed, where=where, double_tens=double_tens)
     return _hesitate(unit, (), pool, difficulty, roll, magnitude, marked, 0, 0, 0, "X39")

@@ -42,7 +42,7 @@ from sheetsync.rules.exalted.morale import Weather
 from sheetsync.rules.exalted.timeline import Action
 
 __all__ = ["ABILITIES", "CAPACITY", "DICE", "HOUSE_RULE_NOTES", "house_rule_rows", "MAX_CAPACITY", "OUTCOME_COLOURS", "SIDE_COLOURS", "SYSTEM_ID",
-           "VERSION", "Abilities", "DieCell", "layout"]
+           "TRACK", "VERSION", "Abilities", "DieCell", "HealthTrack", "layout"]
 
 SYSTEM_ID = "exalted"
 VERSION = 1
@@ -137,7 +137,40 @@ class Abilities:
         return ", ".join(f"{k} {v}" for k, v in dict(value).items())
 
 
-DICE, ABILITIES, NAMES = DieCell(), Abilities(), Names()
+class HealthTrack:
+    """E10: a typed health track in one cell: the wound penalties of the levels before
+    Incapacitated, worst last (``0 -1 -1 -2 -2 -4``, the default; ``-1 -3``, an extra's).
+    Each is a whole number from -4 to 0; blank: the default track."""
+
+    @property
+    def kind(self) -> Kind:
+        return "text"
+
+    def decode(self, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise CodecError(f"{value!r} is not a health track (such as \"0 -1 -1 -2 -2 -4\", E10)")
+        if isinstance(value, (int, float)):
+            value = str(int(value)) if float(value).is_integer() else str(value)
+        parts = [p for p in re.split(r"[\s,;]+", str(value).strip()) if p]
+        if not parts:
+            return None
+        if not all(re.fullmatch(r"[-+−]?\d+", p) for p in parts):
+            raise CodecError(f"{str(value).strip()!r} is not a health track: the wound penalties before "
+                             "Incapacitated, such as \"0 -1 -1 -2 -2 -4\" (E10)")
+        track = tuple(int(p.replace("−", "-")) for p in parts)
+        bad = [f"level {i + 1}: {v} is not a wound penalty (-4 to 0, E10)" for i, v in enumerate(track)
+               if not -4 <= v <= 0]
+        if bad:
+            raise CodecError("; ".join(bad))
+        return track
+
+    def encode(self, value: Any) -> Any:
+        if not value:
+            return None
+        return " ".join(str(v) for v in value)
+
+
+DICE, ABILITIES, NAMES, TRACK = DieCell(), Abilities(), Names(), HealthTrack()
 DAMAGE_TYPES = Choice(tuple(d.value for d in DamageType))
 
 HOUSE_RULE_NOTES: dict[str, str] = {
@@ -255,7 +288,11 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
         Column("ranged_damage_type", "R type", choices="DamageTypes", width=9, codec_=DAMAGE_TYPES),
         _int("ranged_speed", "R spd"),
         _int("shield_dv", "Shield DV"), _int("armor_soak", "Armour soak", width=8),
-        _int("hardness", "Hardness", width=8),
+        _int("hardness", "Hardness", width=8, note="E9: against every damage type"),
+        Column("extra", "Extra", kind="bool", choices="YesNo", width=7,
+               note="E1, E10: an extra (track -1 -3; her 10s count once with House Rules extras_double_tens No)"),
+        Column("health_track", "Health track", width=18, codec_=TRACK,
+               note="E10: the wound penalties before Incapacitated, e.g. 0 -1 -1 -2 -2 -4 (blank: the default)"),
     ), rows=cap["characters"], title="Characters (commanders, special characters, named members)"))
 
     # -- Units ----------------------------------------------------------------------------
@@ -278,6 +315,8 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
         _num("ranged_damage", "Ranged dmg"),
         _num("avg_lethal_soak", "Avg lethal soak", note="X8: natural + armour"),
         _num("avg_mobility", "Avg mobility"), _num("avg_fatigue", "Avg fatigue"),
+        _num("hardness_avg", "Avg Hardness", note="X8: the members' average Hardness"),
+        _int("hardness_min", "Least Hardness", width=8, note="X8: the smallest Hardness among the members"),
         Column("shields", "Shields", kind="bool", choices="YesNo", width=8, note="X9"),
         Column("ranged_kind", "Ranged kind", choices="RangedKinds", width=9,
                codec_=Choice(tuple(k.value for k in RangedKind)), note="X7: Archery or Thrown"),
@@ -313,6 +352,8 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
         Column("weather", "Weather", choices="Weather", width=9, codec_=Choice(tuple(w.value for w in Weather)),
                note="X37"),
         Column("dice", "Dice", width=16, codec_=DICE, note="E1: faces (7 3 10 2 1) or successes; blank: rolled"),
+        Column("target_dice", "Target dice", width=14, codec_=DICE,
+               note="X23, X24: the other unit's command roll (a split's new unit, a merge's second unit)"),
         Column("damage_dice", "Damage dice", width=14, codec_=DICE),
         Column("rout_dice", "Rout dice", width=12, codec_=DICE, note="X35"),
         Column("exhaustion_dice", "Exhaustion dice", width=12, codec_=DICE, note="X38"),
@@ -325,13 +366,15 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
         _out("soak", "Soak", note="X29, X33: taken off the raw damage"),
         _out("min_dice", "Minimum dice", note="X33: the least damage dice of a hit (E9: not past Hardness)"),
         _out("hardness", "Hardness", note="E9, X8: a hit whose raw damage is not above it does nothing"),
+        _out("tens", "A 10 counts", note="E1: successes a 10 gives on the attack dice: 2, or 1 for an extra's "
+                                        "pool with extras_double_tens No"),
         _out("needed", "Successes needed", note="E7: DV + 1 + external penalty - successes added (a formula)"),
         _out("p_hit", "Hit chance %", kind="number", width=8, note="E1, E7: exact (a formula over the Odds sheet)"),
         _out("expected", "Expected levels", kind="number", width=8, note="E1, X33: a formula over the Odds sheet"),
         _out("resolved", "Resolved", width=8, note="Stamped with the long tick when resolved; blank = pending"),
         _out("outcome", "Outcome", kind="text", width=9),
         _out("result", "Result", kind="text", width=60),
-    ), rows=cap["orders"], title="Orders (type the first eleven columns)"))
+    ), rows=cap["orders"], title="Orders (type the first twelve columns)"))
 
     # -- Log, Aftermath, House Rules, hidden ------------------------------------------------
     lay.add(Block("Log_Table", "Log", 1, (

@@ -17,7 +17,7 @@ __all__ = ["ODDS_INPUTS", "aftermath_rows", "dice_text", "event_outcome", "log_r
            "tick_board", "unit_rows"]
 
 
-ODDS_INPUTS = ("pool", "added", "external", "dv", "raw", "soak", "min_dice", "hardness")
+ODDS_INPUTS = ("pool", "added", "external", "dv", "raw", "soak", "min_dice", "hardness", "tens")
 """The Orders columns the steps write for the odds formulas (E1, E3, E7, E9, X28-X33)."""
 
 
@@ -45,7 +45,8 @@ def _gone(battle: Battle, name: str) -> bool:
 def unit_rows(battle: Battle) -> list[dict[str, Any]]:
     """X1-X11, X34: each unit's computed Units columns as it stands now: Magnitude, the
     health levels left on its track, Endurance, the derived traits, formation, next tick,
-    status and every trait's breakdown (``Close rating 3 = avg Dexterity 3 + ...``)."""
+    status (X24: a merged unit says which unit it is merged into) and every trait's
+    breakdown (``Close rating 3 = avg Dexterity 3 + ...``)."""
     out = []
     for u in battle.units:
         spec, t, st = current_unit(battle, u.name)
@@ -61,7 +62,9 @@ def unit_rows(battle: Battle) -> list[dict[str, Any]]:
                          f"{key.replace('_', ' ')} {trait.value}")
         row["breakdown"] = "; ".join(parts)
         words = []
-        if st.disbanded:
+        if st.merged_into:  # X24: it lives on in the unit that absorbed it
+            words.append(f"merged into {st.merged_into}")
+        elif st.disbanded:
             words.append("disbanded")
         elif st.mob_rule:
             words.append("under Mob Rule")
@@ -108,7 +111,7 @@ def tick_board(battle: Battle, orders: Sequence[tuple[int, str, str]], rows: int
             st = battle.state_of(name)
             cell = None
             if st is not None and st.disbanded:
-                cell = "disbanded" if i == 0 else None
+                cell = (f"merged into {st.merged_into}" if st.merged_into else "disbanded") if i == 0 else None
             elif st is not None and battle.started and st.next_tick == tick:
                 cell = "acts"
             actions = typed.get((tick, name))
@@ -124,7 +127,8 @@ def odds_rows(battle: Battle) -> dict[int, dict[str, Any]]:
     """E1, E3, E7, E9, X28-X33: what each typed attack's odds depend on, by its index in
     ``battle.orders``, from the engine's own plan against the battle as it stands: the
     pool after internal penalties, the successes added, the external penalty, the DV, the
-    raw damage before the threshold, the soak, the minimum dice and the Hardness.  The
+    raw damage before the threshold, the soak, the minimum dice, the Hardness and what a 10
+    counts on the attack dice (E1: 1 for an extra with ``extras_double_tens`` off).  The
     chance of a hit and the expected levels are the Orders sheet's live formulas over these
     (:mod:`sheetsync.rules.exalted.formulas`).  An attack the rules refuse says why in
     Result; a pool beyond the Odds sheet says so."""
@@ -144,7 +148,7 @@ def odds_rows(battle: Battle) -> dict[int, dict[str, Any]]:
         out[row["order"]] = {"pool": odds["pool"], "added": odds["successes_added"],
                              "external": odds["external_penalty"], "dv": odds["dv"], "raw": plan.base_raw.value,
                              "soak": plan.soak.value, "min_dice": plan.minimum, "hardness": plan.hardness,
-                             "result": note}
+                             "tens": 2 if plan.double_tens else 1, "result": note}
     return out
 
 

@@ -158,18 +158,21 @@ class JoinWar:
 
 
 def join_war(entries: Sequence[tuple[UnitSpec, int]], roller: Roller,
-             typed: Sequence[TypedDice] | None = None, *, where: Sequence[str] | None = None) -> JoinWar:
+             typed: Sequence[TypedDice] | None = None, *, where: Sequence[str] | None = None,
+             rules: HouseRules | None = None) -> JoinWar:
     """E4: each unit (with its current Magnitude) rolls Join War; the most successes acts on
     long tick 0, the others on min(6, best − own).  ``typed`` holds a die cell per unit
-    (blank: rolled), ``where`` its address.  Every bad die is reported at once."""
+    (blank: rolled), ``where`` its address.  Every bad die is reported at once.  The unit's
+    commander rolls: an extra's 10 counts once with ``extras_double_tens`` off (E1)."""
     cells = list(typed) if typed is not None else [None] * len(entries)
     places = list(where) if where is not None else [f"units[{i}].join_war" for i in range(len(entries))]
     pools = [join_war_pool(u, m) for u, m in entries]
     problems: list[Problem] = []
     rolls: list[PoolRoll] = []
-    for pool, cell, place in zip(pools, cells, places, strict=True):
+    tens = [rules is None or rules.double_tens(u.commander) for u, _ in entries]
+    for pool, cell, place, twice in zip(pools, cells, places, tens, strict=True):
         try:
-            rolls.append(roll_pool(pool.value, roller, cell, where=place))
+            rolls.append(roll_pool(pool.value, roller, cell, where=place, double_tens=twice))
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:

@@ -57,7 +57,7 @@ def aftermath_json(battle: Battle, roller: Roller | None = None) -> dict[str, An
         fates = []
         if st.dots_lost and members:
             for cas in casualties(u.name, members, largest_loss=st.largest_loss, total_loss=st.dots_lost,
-                                  roller=roller):
+                                  roller=roller, rules=battle.house_rules):
                 fates.append({"character": cas.character, "fate": cas.fate.value, "levels": cas.levels,
                               "first_roll": roll_json(cas.first_roll), "second_roll": roll_json(cas.second_roll),
                               "wound_roll": roll_json(cas.wound_roll), "infection_check": cas.infection_check,
