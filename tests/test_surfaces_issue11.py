@@ -185,7 +185,8 @@ def test_issue11_gsheet_forecast_write_adds_a_forecast_sheet_with_a_column_chart
     assert spec["series"][0]["series"]["sourceRange"]["sources"] == [
         {"sheetId": sid, "startRowIndex": 4, "endRowIndex": last, "startColumnIndex": 1, "endColumnIndex": 2}]
     assert chart["position"]["overlayPosition"]["anchorCell"]["sheetId"] == sid
-    _ok(["gsheet", "resolve", key, *sa, "--json"])  # (without --json an Exalted step's tables are cli.py's to print)
+    out = _ok(["gsheet", "resolve", key, *sa]).output  # the step after the forecast: its long tick as tables
+    assert {"bbn": "Phase 1", "hexwar": "Turn 1", "exalted": "Long tick"}[system] in out and "(2 requests)" in out
 
 
 def test_gsheet_forecast_write_is_refused_when_a_step_ran_meanwhile(

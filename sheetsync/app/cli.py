@@ -856,12 +856,17 @@ def _gsheet_step(action: str, spreadsheet: str, service_account: Path | None, oa
 
 
 def _print_step_result(report: Any) -> None:
-    """A step's result as tables: a battalion phase, or a hex turn."""
+    """A step's result as tables: a battalion phase, a hex turn or an Exalted long tick."""
     data = report.to_json()
     if data.get("system") == "hexwar":
         from sheetsync.app.render_hexwar import print_turn
 
         print_turn(console, data)
+        return
+    if data.get("system") == "exalted":
+        from sheetsync.app.render_exalted import print_tick
+
+        print_tick(console, data)
         return
     from sheetsync.app.render import print_phase
 
