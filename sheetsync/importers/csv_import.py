@@ -38,6 +38,7 @@ __all__ = [
     "exalted_check",
     "exalted_rows",
     "exalted_sheet_of",
+    "exalted_tables",
     "hex_unit_rows",
     "hex_units",
     "merged",
@@ -507,12 +508,9 @@ def exalted_check(lay: Any, grids: dict[str, Grid], csvs: dict[str, tuple[CsvTab
     return (battle if not problems else None), decoded, ours
 
 
-def exalted_battle(tables_: Sequence[CsvTable]) -> Any:
-    """E7-E10, X1-X11: a Characters CSV and a Units CSV as an Exalted battle, checked as
-    Build Units checks the sheets; every problem at its CSV cell, all at once."""
-    from sheetsync.rules.exalted.sheet import CAPACITY, MAX_CAPACITY
-    from sheetsync.rules.exalted.sheet import layout as ex_layout
-
+def exalted_tables(tables_: Sequence[CsvTable]) -> dict[str, CsvTable]:
+    """E7-E10, X1-X11: the CSVs by the Exalted sheet each holds (:func:`exalted_sheet_of`);
+    two CSVs of one sheet are an error naming both."""
     by_sheet: dict[str, CsvTable] = {}
     for t in tables_:
         sheet = exalted_sheet_of(t)
@@ -520,6 +518,16 @@ def exalted_battle(tables_: Sequence[CsvTable]) -> Any:
             raise InputError([Problem(t.where, f"holds {sheet} again (so does {by_sheet[sheet].where}): give one "
                                       "Characters CSV and one Units CSV")], t.where)
         by_sheet[sheet] = t
+    return by_sheet
+
+
+def exalted_battle(tables_: Sequence[CsvTable]) -> Any:
+    """E7-E10, X1-X11: a Characters CSV and a Units CSV as an Exalted battle, checked as
+    Build Units checks the sheets; every problem at its CSV cell, all at once."""
+    from sheetsync.rules.exalted.sheet import CAPACITY, MAX_CAPACITY
+    from sheetsync.rules.exalted.sheet import layout as ex_layout
+
+    by_sheet = exalted_tables(tables_)
     missing = [s for s in EXALTED_SHEETS if s not in by_sheet]
     if missing:
         given = ", ".join(t.where for t in tables_)

@@ -478,20 +478,14 @@ def _into_exalted(backend: Any, tracker: Any, target: _Target, tables: Sequence[
         EXALTED_SHEETS,
         exalted_check,
         exalted_rows,
-        exalted_sheet_of,
+        exalted_tables,
         merged,
     )
     from sheetsync.rules.exalted.sheet import MAX_CAPACITY, layout
     from sheetsync.sheets import table as tablemod
 
     lay = layout(tracker.capacity or None)
-    by_sheet: dict[str, CsvTable] = {}
-    for t in tables:
-        sheet = exalted_sheet_of(t)
-        if sheet in by_sheet:
-            raise InputError([Problem(t.where, f"holds {sheet} again (so does {by_sheet[sheet].where}): give one "
-                                      "CSV per sheet")], t.where)
-        by_sheet[sheet] = t
+    by_sheet = exalted_tables(tables)
     rd = et._parse(lay, backend.read_ranges(et._plan(lay)))
     if rd.session.history() or (rd.session.battle or {}).get("started"):
         raise BattleStateError(f"{target.name}: a long tick of this battle is resolved already, so its characters "
