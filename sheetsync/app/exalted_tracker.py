@@ -32,6 +32,7 @@ from typing import Any
 
 from sheetsync.app import session as ss
 from sheetsync.app.step_report import StepReport
+from sheetsync.app.usecases import LayoutHooks, LayoutSteps
 from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError
 from sheetsync.rules.exalted import sheet_views as views
 from sheetsync.rules.exalted.battle import resolve, undo
@@ -46,7 +47,6 @@ from sheetsync.sheets.backend import (
     Formula,
     Grid,
     RangeUpdate,
-    SheetBackend,
     parse_range,
 )
 
@@ -786,74 +786,15 @@ def capacity_for(battle: Battle) -> dict[str, int]:
     return {key: max(CAPACITY[key], need) for key, need in want.items()}
 
 
-def run(action: str, backend: SheetBackend, *, extra: Sequence[RangeUpdate] = (),
-        capacity: Mapping[str, int] | None = None) -> StepReport:
-    """Run ``action`` (build, resolve, undo, end) on an Exalted tracker through the
-    use-case envelope: one read, one write (``extra`` updates ride along in the write)."""
-    from sheetsync.app.usecases import run_steps
+class ExaltedSteps(LayoutSteps):
+    """Exalted mass combat's :class:`~sheetsync.core.system.TrackerSteps` at ``capacity`` (a
+    blank tracker's by default): every step (build X1-X11; resolve E4-E6, X17-X39; undo; end
+    X40, X41) a pure function of the one read of :meth:`read_plan`, run by the use-case
+    envelope (:mod:`sheetsync.app.usecases`)."""
 
-    if action not in _STEPS:
-        raise BattleStateError(f"Exalted mass combat has no step {action!r} (its steps: {', '.join(_STEPS)})")
-    report: StepReport = run_steps(ExaltedSteps(capacity), action, backend, extra=extra)
-    return report
+    title = "Exalted mass combat"
+    hooks = LayoutHooks(layout, _plan, _parse, _STEPS, _check, _export, _load_into)
 
 
-def load_into(backend: SheetBackend, battle: Battle, capacity: Mapping[str, int] | None = None) -> StepReport:
-    """What ``sheetsync new tracker.xlsx --from battle.yaml`` does to a drawn tracker,
-    through the use-case envelope: one read, one write (see :meth:`ExaltedSteps.load`).
-    Without ``capacity``, the tracker's own (``State!B2``)."""
-    from sheetsync.app.steps import detect
-    from sheetsync.app.usecases import load_steps
-
-    cap = dict(capacity) if capacity is not None else detect(backend).capacity
-    report: StepReport = load_steps(ExaltedSteps(cap), backend, battle)
-    return report
-
-
-def check(backend: SheetBackend, capacity: Mapping[str, int] | None = None) -> tuple[int, int, list[tuple[str, str, str, str]], bool]:
-    """``sheetsync check`` on an Exalted tracker (E5, X17-X39): one read, nothing written.
-    Returns the long tick, the number of orders, each refusal as (cell, unit, action, why),
-    and whether the refusals are bad cells."""
-    from sheetsync.app.usecases import check_steps
-
-    report = check_steps(ExaltedSteps(capacity), backend)
-    return (report.phase, report.orders, [(r.where, r.cohort, r.task, r.reason) for r in report.refusals],
-            report.bad_cells)
-
-
-def export(backend: SheetBackend, capacity: Mapping[str, int] | None = None) -> dict[str, Any]:
-    """The tracker's battle as a battle file's data (see :meth:`ExaltedSteps.export`)."""
-    from sheetsync.app.usecases import export_steps
-
-    return export_steps(ExaltedSteps(capacity), backend)
-
-
-class ExaltedSteps:
-    """Exalted mass combat's :class:`~sheetsync.core.system.TrackerSteps` at ``capacity``
-    (a blank tracker's by default): every step a pure function of the one read of
-    :meth:`read_plan`, run by the use-case envelope (:mod:`sheetsync.app.usecases`)."""
-
-    def __init__(self, capacity: Mapping[str, int] | None = None) -> None:
-        self.lay = layout(capacity)
-
-    def read_plan(self) -> list[str]:
-        return _plan(self.lay)
-
-    def step(self, action: str, grids: Sequence[Grid]) -> tuple[StepReport, list[RangeUpdate]]:
-        """build (X1-X11), resolve (E4-E6, X17-X39), undo, end (X40, X41)."""
-        if action not in _STEPS:
-            raise BattleStateError(f"Exalted mass combat has no step {action!r} (its steps: {', '.join(_STEPS)})")
-        return _STEPS[action](_parse(self.lay, grids))
-
-    def check(self, grids: Sequence[Grid]) -> Any:
-        return _check(_parse(self.lay, grids))
-
-    def export(self, grids: Sequence[Grid]) -> dict[str, Any]:
-        return _export(_parse(self.lay, grids))
-
-    def load_plan(self) -> list[str]:
-        """Loading reads what a step reads: the State's records to replace, and the sheet ids."""
-        return _plan(self.lay)
-
-    def load(self, battle: Battle, grids: Sequence[Grid]) -> tuple[StepReport, list[RangeUpdate]]:
-        return _load_into(self.lay, battle, _parse(self.lay, grids))
+run, load_into = ExaltedSteps.run, ExaltedSteps.load_into
+check, export = ExaltedSteps.check_tracker, ExaltedSteps.export_tracker

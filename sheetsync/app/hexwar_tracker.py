@@ -26,6 +26,7 @@ from typing import Any
 
 from sheetsync.app import session as ss
 from sheetsync.app.step_report import StepReport
+from sheetsync.app.usecases import LayoutHooks, LayoutSteps
 from sheetsync.core.layout import Column
 from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError
 from sheetsync.rules.hexwar import views
@@ -41,7 +42,6 @@ from sheetsync.sheets.backend import (
     Formula,
     Grid,
     RangeUpdate,
-    SheetBackend,
     parse_range,
 )
 
@@ -608,18 +608,6 @@ def _end(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
 _STEPS = {"build": _build, "resolve": _resolve, "undo": _undo, "end": _end}
 
 
-def run(action: str, backend: SheetBackend, *, extra: Sequence[RangeUpdate] = (),
-        capacity: Mapping[str, int] | None = None) -> StepReport:
-    """Run ``action`` (build, resolve, undo, end) on a hex tracker through the use-case
-    envelope: one read, one write (``extra`` updates ride along in the write)."""
-    from sheetsync.app.usecases import run_steps
-
-    if action not in _STEPS:
-        raise BattleStateError(f"the hex wargame has no step {action!r} (its steps: {', '.join(_STEPS)})")
-    report: StepReport = run_steps(HexSteps(capacity), action, backend, extra=extra)
-    return report
-
-
 def capacity_for(battle: Battle) -> dict[str, int]:
     """A tracker with room for ``battle``: its map, half as many units again as it has (for
     reinforcements typed later), two moves and one attack a unit, its sides; the Map area
@@ -638,18 +626,6 @@ def capacity_for(battle: Battle) -> dict[str, int]:
         raise InputError(too_big)
     # the Map area is drawn to the battle's own map; the tables keep at least a blank tracker's room
     return {key: need if key.startswith("map_") else max(CAPACITY[key], need) for key, need in want.items()}
-
-
-def load_into(backend: SheetBackend, battle: Battle, capacity: Mapping[str, int] | None = None) -> StepReport:
-    """What ``sheetsync new battle.xlsx --from battle.yaml`` does to a drawn tracker (H1,
-    H2), through the use-case envelope: one read, one write (see :meth:`HexSteps.load`).
-    Without ``capacity``, the tracker's own (``State!B2``)."""
-    from sheetsync.app.steps import detect
-    from sheetsync.app.usecases import load_steps
-
-    cap = dict(capacity) if capacity is not None else detect(backend).capacity
-    report: StepReport = load_steps(HexSteps(cap), backend, battle)
-    return report
 
 
 def _load_into(lay: Any, battle: Battle, rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
@@ -710,18 +686,6 @@ def _load_into(lay: Any, battle: Battle, rd: _Read) -> tuple[StepReport, list[Ra
     return _report("new", battle.turn, msg, updates), updates
 
 
-def check(backend: SheetBackend, capacity: Mapping[str, int] | None = None) -> tuple[int, int, list[tuple[str, str, str, str]], bool]:
-    """``sheetsync check`` on a hex tracker (H4, H6, H7), through the use-case envelope:
-    one read, nothing written.  Returns the turn, the number of orders, each refusal as
-    (cell, unit, kind, why), and whether the refusals are bad cells (the orders could not
-    be read at all)."""
-    from sheetsync.app.usecases import check_steps
-
-    report = check_steps(HexSteps(capacity), backend)
-    return (report.phase, report.orders, [(r.where, r.cohort, r.task, r.reason) for r in report.refusals],
-            report.bad_cells)
-
-
 def _check(rd: _Read) -> Any:
     """H4, H6, H7 dry run: the pending moves and attacks resolved on a copy with dice that
     do not matter; each refusal is mapped back to its cell (a ``CheckReport``)."""
@@ -747,13 +711,6 @@ def _check(rd: _Read) -> Any:
                                              for path, who, kind, why in refused])
 
 
-def export(backend: SheetBackend, capacity: Mapping[str, int] | None = None) -> dict[str, Any]:
-    """The tracker's battle as a battle file's data, and its turn (see :meth:`HexSteps.export`)."""
-    from sheetsync.app.usecases import export_steps
-
-    return export_steps(HexSteps(capacity), backend)
-
-
 def _export(rd: _Read) -> dict[str, Any]:
     """The battle as a battle file's data (with the undo history, so ``sheetsync undo FILE``
     works on it), and its turn."""
@@ -766,32 +723,15 @@ def _export(rd: _Read) -> dict[str, Any]:
     return {"system": "hexwar", "battle": data, "turn": battle.turn, "ended": bool(rd.session.extra.get("ended"))}
 
 
-class HexSteps:
-    """The hex wargame's :class:`~sheetsync.core.system.TrackerSteps` at ``capacity`` (a
-    blank tracker's by default): every step a pure function of the one read of
-    :meth:`read_plan`, run by the use-case envelope (:mod:`sheetsync.app.usecases`)."""
+class HexSteps(LayoutSteps):
+    """The hex wargame's :class:`~sheetsync.core.system.TrackerSteps` at ``capacity`` (a blank
+    tracker's by default): every step (build H1, H2; resolve 1.0, H3-H9; undo; end H12) a
+    pure function of the one read of :meth:`read_plan`, run by the use-case envelope
+    (:mod:`sheetsync.app.usecases`)."""
 
-    def __init__(self, capacity: Mapping[str, int] | None = None) -> None:
-        self.lay = layout(capacity)
+    title = "the hex wargame"
+    hooks = LayoutHooks(layout, _plan, _parse, _STEPS, _check, _export, _load_into)
 
-    def read_plan(self) -> list[str]:
-        return _plan(self.lay)
 
-    def step(self, action: str, grids: Sequence[Grid]) -> tuple[StepReport, list[RangeUpdate]]:
-        """build (H1, H2), resolve (1.0, H3-H9), undo, end (H12) on the grids of :meth:`read_plan`."""
-        if action not in _STEPS:
-            raise BattleStateError(f"the hex wargame has no step {action!r} (its steps: {', '.join(_STEPS)})")
-        return _STEPS[action](_parse(self.lay, grids))
-
-    def check(self, grids: Sequence[Grid]) -> Any:
-        return _check(_parse(self.lay, grids))
-
-    def export(self, grids: Sequence[Grid]) -> dict[str, Any]:
-        return _export(_parse(self.lay, grids))
-
-    def load_plan(self) -> list[str]:
-        """Loading reads what a step reads: the State's records to replace, and the sheet ids."""
-        return _plan(self.lay)
-
-    def load(self, battle: Battle, grids: Sequence[Grid]) -> tuple[StepReport, list[RangeUpdate]]:
-        return _load_into(self.lay, battle, _parse(self.lay, grids))
+run, load_into = HexSteps.run, HexSteps.load_into
+check, export = HexSteps.check_tracker, HexSteps.export_tracker

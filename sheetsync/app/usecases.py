@@ -26,9 +26,9 @@ applied once.  Two different steps run at the same moment are caught by the next
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from sheetsync.app.step_report import StepReport
 from sheetsync.core.system import ACTIONS as _VOCABULARY
@@ -36,7 +36,7 @@ from sheetsync.core.system import StepRefused, TrackerSteps
 from sheetsync.errors import BattleStateError
 from sheetsync.sheets.backend import RangeUpdate, SheetBackend
 
-__all__ = ["ACTIONS", "CheckReport", "Refusal", "StepReport", "build_cohorts", "check", "check_battle", "check_steps",
+__all__ = ["ACTIONS", "CheckReport", "LayoutHooks", "LayoutSteps", "Refusal", "StepReport", "build_cohorts", "check", "check_battle", "check_steps",
            "end_battle", "export", "export_steps", "load", "load_battle_into", "load_steps", "resolve", "run",
            "run_steps", "tracker_layout", "tracker_steps", "undo"]
 
@@ -97,6 +97,99 @@ def load_steps(steps: TrackerSteps, backend: SheetBackend, battle: Any) -> Any:
     report, updates = steps.load(battle, grids)
     backend.write_ranges(updates)
     return _written(report, list(updates))
+
+
+Step = Callable[[Any], tuple[StepReport, list[RangeUpdate]]]
+
+
+@dataclass(frozen=True)
+class LayoutHooks:
+    """What a layout-as-data tracker's module gives :class:`LayoutSteps`, each taking the
+    layout or the parsed read: ``layout(capacity)``, ``plan(lay)`` (the one read),
+    ``parse(lay, grids)``, ``steps`` (action -> step of the parsed read), ``check(parsed)``,
+    ``export(parsed)`` and ``load(lay, battle, parsed)``."""
+
+    layout: Callable[[Mapping[str, int] | None], Any]
+    plan: Callable[[Any], list[str]]
+    parse: Callable[[Any, Sequence[Any]], Any]
+    steps: Mapping[str, Step]
+    check: Callable[[Any], Any]
+    export: Callable[[Any], dict[str, Any]]
+    load: Callable[[Any, Any, Any], tuple[StepReport, list[RangeUpdate]]]
+
+
+class LayoutSteps:
+    """A :class:`~sheetsync.core.system.TrackerSteps` whose steps are pure functions of one
+    parsed read of a layout-as-data tracker (the hex wargame's, Exalted's): a subclass sets
+    its system's ``title`` and :class:`LayoutHooks`, and gets the protocol and the four
+    calls a system's module offers (``run``, ``load_into``, ``check_tracker``,
+    ``export_tracker``), each one read and at most one write through this envelope."""
+
+    title: ClassVar[str]
+    """The system as a sentence names it ("the hex wargame"), for a step it has not."""
+    hooks: ClassVar[LayoutHooks]
+
+    def __init__(self, capacity: Mapping[str, int] | None = None) -> None:
+        self.lay = self.hooks.layout(capacity)
+
+    # -- TrackerSteps
+    def _known(self, action: str) -> None:
+        if action not in self.hooks.steps:
+            raise BattleStateError(f"{self.title} has no step {action!r} (its steps: {', '.join(self.hooks.steps)})")
+
+    def read_plan(self) -> list[str]:
+        return self.hooks.plan(self.lay)
+
+    def step(self, action: str, grids: Sequence[Any]) -> tuple[StepReport, list[RangeUpdate]]:
+        self._known(action)
+        return self.hooks.steps[action](self.hooks.parse(self.lay, grids))
+
+    def check(self, grids: Sequence[Any]) -> Any:
+        return self.hooks.check(self.hooks.parse(self.lay, grids))
+
+    def export(self, grids: Sequence[Any]) -> dict[str, Any]:
+        return self.hooks.export(self.hooks.parse(self.lay, grids))
+
+    def load_plan(self) -> list[str]:
+        """Loading reads what a step reads: the State's records to replace, and the sheet ids."""
+        return self.hooks.plan(self.lay)
+
+    def load(self, battle: Any, grids: Sequence[Any]) -> tuple[StepReport, list[RangeUpdate]]:
+        return self.hooks.load(self.lay, battle, self.hooks.parse(self.lay, grids))
+
+    # -- the calls a system's module offers
+    @classmethod
+    def run(cls, action: str, backend: SheetBackend, *, extra: Sequence[RangeUpdate] = (),
+            capacity: Mapping[str, int] | None = None) -> StepReport:
+        """Run ``action`` on the tracker: one read, one write (``extra`` rides along)."""
+        steps = cls(capacity)
+        steps._known(action)  # before the read: a step the system has not costs nothing
+        report: StepReport = run_steps(steps, action, backend, extra=extra)
+        return report
+
+    @classmethod
+    def load_into(cls, backend: SheetBackend, battle: Any, capacity: Mapping[str, int] | None = None) -> StepReport:
+        """What ``sheetsync new tracker.xlsx --from battle.yaml`` does to a drawn tracker:
+        one read, one write.  Without ``capacity``, the tracker's own (``State!B2``)."""
+        from sheetsync.app.steps import detect
+
+        cap = dict(capacity) if capacity is not None else detect(backend).capacity
+        report: StepReport = load_steps(cls(cap), backend, battle)
+        return report
+
+    @classmethod
+    def check_tracker(cls, backend: SheetBackend, capacity: Mapping[str, int] | None = None
+                      ) -> tuple[int, int, list[tuple[str, str, str, str]], bool]:
+        """``sheetsync check``: one read, nothing written.  The step to come, the number of
+        orders, each refusal as (cell, who, what, why), and whether they are bad cells."""
+        report = check_steps(cls(capacity), backend)
+        return (report.phase, report.orders, [(r.where, r.cohort, r.task, r.reason) for r in report.refusals],
+                report.bad_cells)
+
+    @classmethod
+    def export_tracker(cls, backend: SheetBackend, capacity: Mapping[str, int] | None = None) -> dict[str, Any]:
+        """The tracker's battle as a battle file's data: one read, nothing written."""
+        return export_steps(cls(capacity), backend)
 
 
 def _steps_for(backend: SheetBackend, lay: Any) -> TrackerSteps:
