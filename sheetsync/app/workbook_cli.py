@@ -21,11 +21,15 @@ __all__ = ["DryRunBackend", "aftermath_preview", "demo_system_workbook", "demo_w
 
 def excel_backend(path: Path, *, save_to: Path | None = None, workbook: Any = None) -> Any:
     """An :class:`ExcelBackend` that puts the Health chart back before each save (openpyxl
-    drops charts it reads).  ``save_to`` writes the result there instead of over ``path``."""
-    from sheetsync.app.bbn.template import restore_chart
+    drops charts it reads).  ``save_to`` writes the result there instead of over ``path``.
+
+    Issue 12: the chart and the macros are only rebuilt on the openpyxl path; the package
+    path keeps them as they are, the chart's ranges moved on to the phases played."""
     from sheetsync.backends.excel import ExcelBackend
+    from sheetsync.backends.xlsx_package import refresh_health_chart
 
     def restore(wb: Any) -> None:
+        from sheetsync.app.bbn.template import restore_chart
         from sheetsync.core.registry import parse_mark
 
         if "State" in wb.sheetnames and parse_mark(wb["State"]["B1"].value).system != "bbn":
@@ -34,7 +38,8 @@ def excel_backend(path: Path, *, save_to: Path | None = None, workbook: Any = No
 
     dest = save_to if save_to is not None else path
     serialize = _xlsm_bytes if dest.suffix.lower() == ".xlsm" else None
-    return ExcelBackend(path, before_save=restore, serialize=serialize, save_to=save_to, workbook=workbook)
+    return ExcelBackend(path, before_save=restore, serialize=serialize, save_to=save_to, workbook=workbook,
+                        package=True, package_hook=refresh_health_chart)
 
 
 class DryRunBackend:

@@ -7,6 +7,13 @@ through to its target; a read-only file is refused).  A workbook that LibreOffic
 holds open (its lock file is beside it) is refused and nothing is written.  Text starting
 with ``=`` stays text.
 
+Issue 12: a step on a workbook file goes, when it can, through the package itself
+(:mod:`sheetsync.backends.xlsx_package`): only the sheets read are parsed, only the sheets
+changed are rewritten, every other part (the VBA project, drawings, charts) is kept byte for
+byte.  Anything that path does not handle runs the whole step on openpyxl, as before; so
+does a backend given a workbook in memory, a ``before_save`` or ``serialize`` (unless
+``package=True`` says they are only needed on openpyxl), or ``SHEETSYNC_OPENPYXL=1``.
+
 Two steps on one file never interleave: a step runs inside :meth:`ExcelBackend.locked`,
 which holds an OS-level lock (``.NAME.lock`` beside the workbook) from before the read
 until after the save, so a second step waits, then reads the first one's result.  A
@@ -44,17 +51,18 @@ _MAIN_URI = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _NS_MAIN = "{" + _MAIN_URI + "}"
 
 
-def check_workbook_parts(path: Path) -> None:
+def check_workbook_parts(path: Path, data: bytes | None = None) -> None:
     """Refuse a workbook with a damaged sheet: every worksheet part listed in
     ``xl/workbook.xml`` (and the shared strings and styles) must be present and be
     well-formed XML.  openpyxl reads a damaged part as an empty sheet, and a step would then
     go ahead on a wiped Log, default House Rules and a State that restarts the battle.  A
-    file that is no zip at all is left to the loader's own error."""
+    file that is no zip at all is left to the loader's own error.  ``data``: the file's
+    bytes, when they are read already (issue 12)."""
     import xml.etree.ElementTree as ET
     import zipfile
 
     try:
-        zf = zipfile.ZipFile(path)
+        zf = zipfile.ZipFile(path if data is None else io.BytesIO(data))
     except (zipfile.BadZipFile, OSError):
         return
     with zf:
@@ -137,8 +145,7 @@ def _parse_part(zf: Any, member: str, worksheet: bool) -> str:
         parser.StartElementHandler = start
         parser.EndElementHandler = end
     try:
-        with zf.open(member) as fh:
-            parser.ParseFile(fh)
+        parser.Parse(zf.read(member), True)  # whole: one call into expat (issue 12)
     except (expat.ExpatError, zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
         return str(exc)
     if worksheet:
@@ -166,6 +173,8 @@ class ExcelBackend:
         save_to: Path | str | None = None,
         workbook: Any = None,
         lock_timeout: float | None = None,
+        package: bool | None = None,
+        package_hook: Callable[[Any], dict[str, bytes]] | None = None,
     ) -> None:
         self.path = Path(path)
         self.backup = backup
@@ -174,6 +183,12 @@ class ExcelBackend:
         self.save_to = Path(save_to) if save_to is not None else None
         self.lock_timeout = lock_timeout
         self._wb: Any = workbook
+        # issue 12: the package path (None: only without openpyxl-only save hooks)
+        self.package = package if package is not None else (before_save is None and serialize is None)
+        self.package_hook = package_hook
+        self._pkg: Any = None
+        self._patched: bytes | None = None  # the package's bytes a write made, for save()
+        self._openpyxl_only = False  # the package path gave up on this step
         self._depth = 0
         self.reads = 0
         self.writes = 0
@@ -203,6 +218,8 @@ class ExcelBackend:
                 self._depth -= 1
                 if self._depth == 0:
                     self._wb = None
+                    self._pkg = None
+                    self._openpyxl_only = False
 
     def _check_lock(self) -> None:
         from sheetsync.app.files import target_of
@@ -242,9 +259,40 @@ class ExcelBackend:
         except KeyError:
             raise BackendError(f"{self.path.name} has no sheet {name!r}: is it a sheetsync tracker?") from None
 
+    def _package(self) -> Any:
+        """The workbook's package (issue 12), or ``None`` when this step goes through
+        openpyxl: a workbook in memory or already loaded, a file that is not a plain
+        workbook file, or a package the fast path does not handle."""
+        import os
+
+        from sheetsync.backends.xlsx_package import FALLBACK_ERRORS, PackageFallback, XlsxPackage
+
+        if (not self.package or self._openpyxl_only or self._wb is not None
+                or os.environ.get("SHEETSYNC_OPENPYXL") == "1" or self.path.suffix.lower() not in (".xlsx", ".xlsm")):
+            return None
+        if self._pkg is None:
+            try:
+                if not self.path.is_file():
+                    raise PackageFallback("no such file")  # openpyxl's path names the trouble
+                data = self.path.read_bytes()
+                check_workbook_parts(self.path, data)
+                self._pkg = XlsxPackage(data)
+            except (*FALLBACK_ERRORS, OSError):
+                self._openpyxl_only = True
+                return None
+        return self._pkg
+
     def read_ranges(self, ranges: Sequence[str]) -> list[Grid]:
+        from sheetsync.backends.xlsx_package import FALLBACK_ERRORS
+
         with self.locked():
             self.reads += 1
+            pkg = self._package()
+            if pkg is not None:
+                try:
+                    return pkg.read_ranges(ranges)  # type: ignore[no-any-return]
+                except FALLBACK_ERRORS:
+                    self._openpyxl_only = True
             out: list[Grid] = []
             for text in ranges:
                 rng = parse_range(text)
@@ -257,8 +305,25 @@ class ExcelBackend:
             return out
 
     def write_ranges(self, updates: Sequence[RangeUpdate]) -> None:
+        from sheetsync.backends.xlsx_package import FALLBACK_ERRORS, XlsxPackage
+
         with self.locked():
             self._check_lock()
+            pkg = self._package()
+            if pkg is not None:
+                try:
+                    data = pkg.patched(updates, self.package_hook)
+                except FALLBACK_ERRORS:
+                    self._openpyxl_only = True
+                else:
+                    self._patched = data
+                    try:
+                        self.save()
+                    finally:
+                        self._patched = None
+                    self._pkg = XlsxPackage(data)  # a read after this one reads what was written
+                    self.writes += 1
+                    return
             wb = self.workbook
             for u in updates:  # check every sheet first: all or nothing
                 self._sheet(parse_range(u.range).sheet)
@@ -273,11 +338,15 @@ class ExcelBackend:
             self.writes += 1
 
     def save(self) -> None:
-        """Save atomically to :attr:`destination`, keeping the previous file as ``.bak``."""
+        """Save atomically to :attr:`destination`, keeping the previous file as ``.bak``: the
+        patched package when a write went through it (issue 12), else the openpyxl workbook."""
         from sheetsync.app.files import atomic_write_bytes
 
         with self.locked():
             self._check_lock()
+            if self._patched is not None:
+                atomic_write_bytes(self.destination, self._patched, backup=self.backup)
+                return
             if self.before_save is not None:
                 self.before_save(self.workbook)
             if self.serialize is not None:
