@@ -61,8 +61,8 @@ from sheetsync.rules.bbn import Battle
 from sheetsync.rules.bbn.models import Order
 from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate, quote_sheet
 
-__all__ = ["HISTORY_BLOCK", "JOURNAL", "Lost", "Record", "StateWrite", "Stored", "apply_patch", "full_history",
-           "health_table_update", "lost_steps", "mark_rows", "parse_state", "repair_updates", "reverse_diff",
+__all__ = ["HISTORY_BLOCK", "JOURNAL", "SHARED_KEYS", "Lost", "Record", "StateWrite", "Stored", "apply_patch",
+           "full_history", "health_table_update", "lost_steps", "mark_rows", "parse_state", "repair_updates", "reverse_diff",
            "stamps_of", "state_update", "step_token", "undo_snapshot"]
 
 HISTORY_BLOCK = "State_History"
@@ -535,6 +535,30 @@ def _step_id(payload: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
 
 
+SHARED_KEYS = ("cohorts", "ranges")
+"""The battle's parts that a resolve leaves as they were, so its newest undo snapshot holds
+them too: the cohorts are half the State, and the ranges grow with the square of them."""
+
+
+def _battle_data(battle: Battle, kept: Sequence[str] = ()) -> dict[str, Any]:
+    """``battle.to_data()``.  ``kept``: the parts of :data:`SHARED_KEYS` that are the very
+    objects the battle's newest undo snapshot was dumped from (``Battle.snapshot``: a
+    resolve leaves them as they were).  They are taken from that dump instead of dumped
+    again, and the undo snapshots as they are (plain JSON data already: the engine's dump,
+    or the State's own JSON): the same values in the same order, each one object."""
+    snap = battle.history[-1] if kept and battle.history else None
+    if not isinstance(snap, dict) or not all(k in SHARED_KEYS and isinstance(snap.get(k), list) for k in kept):
+        return battle.to_data()
+    rest = battle.model_dump(mode="json", exclude={*kept, "history"})
+    fields = list(type(battle).model_fields)
+    if set(rest) != set(fields) - {*kept, "history"}:
+        return battle.to_data()
+    for k in kept:
+        rest[k] = snap[k]
+    rest["history"] = list(battle.history)
+    return {k: rest[k] for k in fields}
+
+
 @dataclass
 class StateWrite:
     """The State block's update, and the token the step's Log rows carry."""
@@ -550,7 +574,7 @@ class StateWrite:
 
 def state_update(lay: Layout, battle: Battle, last: dict[str, Any] | None, *, prior: Stored, action: str,
                  phase: int, stamps: Sequence[list[CellValue]] | None = None, undone: bool = False,
-                 fresh: bool = False, reported: Sequence[str] = ()) -> StateWrite:
+                 fresh: bool = False, reported: Sequence[str] = (), kept: Sequence[str] = ()) -> StateWrite:
     """The whole State block for a step (pieces, then blanks to the block's end), whatever
     was there: the last of two simultaneous writes always reads back whole.
 
@@ -558,10 +582,16 @@ def state_update(lay: Layout, battle: Battle, last: dict[str, Any] | None, *, pr
     resolve stamped) makes it a resolve: its undo record is appended to ``State!C:F`` and
     named at the end of the blob's ``undo`` list.  ``undone`` pops the newest record and
     marks its rows.  ``fresh`` starts the list anew (a build or a load: a new battle, whose
-    history, from a battle file, becomes records); otherwise it is carried over."""
-    data = battle.to_data()
+    history, from a battle file, becomes records); otherwise it is carried over.
+
+    ``kept`` names the battle's parts (:data:`SHARED_KEYS`) that are the very objects its
+    newest undo snapshot was dumped from (a resolve's new battle): they are then taken from
+    that dump instead of dumped again (issue 12, the cohorts are half the State); what is
+    written is the same."""
+    data = _battle_data(battle, kept)
     data["log"] = []
     history = list(data.get("history") or [])
+    newest = _canonical(history[-1]) if history else None
     rev = prior.rev + 1
     record: dict[str, Any] | None = None
     if fresh:  # a new battle: a battle file's whole history becomes records
@@ -572,11 +602,11 @@ def state_update(lay: Layout, battle: Battle, last: dict[str, Any] | None, *, pr
         links, appended = list(prior.chain), list(prior.pending)
     if stamps is not None:
         before = prior.battle.history[-1] if prior.battle is not None and prior.battle.history and links else None
-        record = {"phase": phase, "prev": reverse_diff(before, _canonical(history[-1])) if before is not None else None,
-                  "stamps": [list(r) for r in stamps]}
+        record = {"phase": phase, "prev": reverse_diff(before, newest if newest is not None else _canonical(history[-1]))
+                  if before is not None else None, "stamps": [list(r) for r in stamps]}
     elif undone:
         links = links[:-1]
-    data["history"] = [_canonical(h) for h in history[-1:]] if links or record is not None else []
+    data["history"] = [newest] if newest is not None and (links or record is not None) else []
     body: dict[str, Any] = {"battle": data, "last": last, "action": action, "phase": phase}
     step = _step_id({"rev": rev, "reported": list(reported), "undo": links, "record": record, **body})
     if record is not None:

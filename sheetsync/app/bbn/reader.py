@@ -9,10 +9,11 @@ Nothing is written when anything is wrong.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sheetsync.app.bbn.codecs import Seed, for_annotation
+from sheetsync.app.bbn.codecs import Seed, Text, for_annotation
 from sheetsync.app.bbn.codecs import short as _short
 from sheetsync.app.bbn.layout import (
     MAX_CAPACITY,
@@ -151,6 +152,35 @@ def _holds(cap: dict[str, int]) -> str:
     return ", ".join(f"{cap.get(k)} {k}" for k in ("cohorts", "characters", "orders", "ranges", "phases"))
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """A block's column lookups, made once per block (issue 12: a Resolve reads some
+    thousand cells): by key, the column's offset, the column and its letter."""
+
+    block: Block
+    by_key: dict[str, tuple[int, Column, str]]
+    inputs: tuple[tuple[int, Column], ...]
+    """The input columns (offset, column): where a formula is refused."""
+    prefix: str
+    """``Sheet!``, as :meth:`Block.cell` spells a cell's address."""
+
+
+_PLANS: dict[int, _Plan] = {}
+"""By the block's identity (the plan keeps the block alive, and is checked to be for it):
+layouts are built once and cached, so there are few."""
+
+
+def _plan(block: Block) -> _Plan:
+    got = _PLANS.get(id(block))
+    if got is None or got.block is not block:
+        by_key = {c.key: (j, c, block.letter(c.key)) for j, c in enumerate(block.columns)}
+        got = _Plan(block, by_key, tuple((j, c) for j, c in enumerate(block.columns) if c.is_input), f"{block.sheet}!")
+        if len(_PLANS) > 256:
+            _PLANS.clear()
+        _PLANS[id(block)] = got
+    return got
+
+
 @dataclass
 class _Reader:
     """Reads cells through their columns' codecs (:mod:`sheetsync.app.bbn.codecs`), each
@@ -160,29 +190,47 @@ class _Reader:
     lay: Layout
     problems: list[Problem] = field(default_factory=list)
     where: dict[str, str] = field(default_factory=dict)
+    later: list[Callable[[dict[str, str]], None]] = field(default_factory=list)
+    """What fills in the cells of the paths of many rows (the Orders and Ranges rows read):
+    only needed to name the cell of a problem the loader finds, so filled in then
+    (:meth:`cells`; issue 12: a Resolve reads a few hundred cells)."""
+
+    def cells(self) -> dict[str, str]:
+        """:attr:`where`, every path's cell filled in."""
+        for fill in self.later:
+            fill(self.where)
+        self.later.clear()
+        return self.where
 
     def value(self, grid: Grid, block: Block, i: int, key: str, path: str | None = None,
               codec: Codec | None = None) -> Any:
         """Row ``i``'s cell of column ``key`` decoded by the column's codec (or ``codec``,
         for a House Rules value read by its rule's type): ``None`` when blank or bad."""
-        col = block.column(key)
-        addr = block.cell(i, key)
+        plan = _plan(block)
+        try:
+            j, col, letter = plan.by_key[key]
+        except KeyError:
+            raise KeyError(f"{block.name} has no column {key!r}") from None
+        value = _value_at(grid[i], j) if i < len(grid) else None
         if path:
-            self.where[path] = addr
+            self.where[path] = f"{plan.prefix}{letter}{block.first_row + i}"
+        if value is None:  # blank: what table.decode gives for it, without the call
+            return None
         if codec is not None:
             col = replace(col, codec_=codec)
-        return table.decode(col, _value_at(grid, block, i, key), addr, self.problems)
+        return table.decode(col, value, f"{plan.prefix}{letter}{block.first_row + i}", self.problems)
 
     def formulas(self, grid: Grid, block: Block, rows: list[int] | None = None) -> None:
         """Refuse a formula in every input column of ``block`` (in ``rows``, or all rows
         read) first, so a row that is otherwise blank still has its formula named
         (issue 8, item 12)."""
+        inputs = _plan(block).inputs
         for i in (range(len(grid)) if rows is None else rows):
             row = grid[i] if i < len(grid) else []
-            for j, col in enumerate(block.columns):
-                value = row[j] if j < len(row) else None
-                if col.is_input and isinstance(value, Formula):
-                    table.decode(col, value, block.cell(i, col.key), self.problems)
+            n = len(row)
+            for j, col in inputs:
+                if j < n and isinstance(row[j], Formula):
+                    table.decode(col, row[j], block.cell(i, col.key), self.problems)
 
     def overflow(self, sh: Sheets, attr: str) -> None:
         """Issue 8, item 6: a value below an input block is refused, with the limit named (a
@@ -373,9 +421,8 @@ def _seed(r: _Reader, sh: Sheets) -> int | str | None:
     return value
 
 
-def _value_at(grid: Grid, block: Block, i: int, key: str) -> CellValue:
-    row = grid[i] if i < len(grid) else []
-    j = block.index(key)
+def _value_at(row: Sequence[CellValue], j: int) -> CellValue:
+    """The cell at offset ``j`` of a row as read (a short row's missing cells are blank)."""
     return row[j] if j < len(row) else None
 
 
@@ -385,7 +432,8 @@ def _load(r: _Reader, data: dict[str, Any]) -> Battle:
     try:
         battle = load_battle(data)
     except InputError as exc:
-        problems += [Problem(_locate(r.where, p.where), _label(p)) for p in exc.problems]
+        where = r.cells()
+        problems += [Problem(_locate(where, p.where), _label(p)) for p in exc.problems]
     if problems:
         raise SheetFormatError(_dedupe(problems))
     assert battle is not None
@@ -435,17 +483,42 @@ def _ranges(r: _Reader, sh: Sheets) -> list[list[str]]:
     r.overflow(sh, "ranges")
     r.formulas(sh.ranges, ranges_block)
     ranges: list[list[str]] = []
-    for i, _ in enumerate(sh.ranges):
-        k = len(ranges)
-        a = r.value(sh.ranges, ranges_block, i, "a", f"ranges[{k}][0]")
-        b = r.value(sh.ranges, ranges_block, i, "b", f"ranges[{k}][1]")
-        band = r.value(sh.ranges, ranges_block, i, "band", f"ranges[{k}]")
+    plan = _plan(ranges_block)
+    cols = [plan.by_key[key] for key in ("a", "b", "band")]
+    plain = [type(col.codec) is Text for _j, col, _letter in cols]
+    first_row, prefix, problems = ranges_block.first_row, plan.prefix, r.problems
+    read: list[tuple[int, int]] = []  # (range, row offset)
+
+    def fill(where: dict[str, str]) -> None:  # the cells of the ranges' paths, as _Reader.value names them
+        (_ja, _ca, la), (_jb, _cb, lb), (_jn, _cn, ln) = cols
+        for k, i in read:
+            num = first_row + i
+            where[f"ranges[{k}][0]"] = f"{prefix}{la}{num}"
+            where[f"ranges[{k}][1]"] = f"{prefix}{lb}{num}"
+            where[f"ranges[{k}]"] = f"{prefix}{ln}{num}"
+            where[f"ranges[{k}].band"] = f"{prefix}{ln}{num}"
+
+    r.later.append(fill)
+    for i, row in enumerate(sh.ranges):
+        n = len(row)
+        raws = [row[j] if j < n else None for j, _col, _letter in cols]
+        if raws[0] is None and raws[1] is None and raws[2] is None:
+            continue  # a blank row (most of the block): nothing to read, nothing to name
+        got: list[Any] = []
+        for raw, (_j, col, letter), text in zip(raws, cols, plain, strict=True):  # as _Reader.value reads them
+            if raw is None:
+                got.append(None)
+            elif text and type(raw) is str:  # what table.decode and Text give for a text
+                got.append(raw.strip() or None)
+            else:
+                got.append(table.decode(col, raw, f"{prefix}{letter}{first_row + i}", problems))
+        a, b, band = got
         if a is None and b is None and band is None:
             continue
         if a is None or b is None or band is None:
-            r.problems.append(Problem(ranges_block.cell(i, "a"), "a range needs two cohorts and a band"))
+            problems.append(Problem(ranges_block.cell(i, "a"), "a range needs two cohorts and a band"))
             continue
-        r.where[f"ranges[{k}].band"] = ranges_block.cell(i, "band")
+        read.append((len(ranges), i))
         ranges.append([a, b, band])
     return ranges
 
@@ -489,6 +562,11 @@ def check_fits(lay: Layout, battle: Battle, source: str = "") -> None:
         raise InputError(problems, source or "the battle file")
 
 
+_ORDER_KEYS = ("cohort", "task", "target", "member", "moment", "pool", "benefit", "ally", "free_task", "text",
+               "temper", "roll", "reroll", "picks")
+"""The Orders columns an order is read from, in the order their problems are listed."""
+
+
 def parse_turn(lay: Layout, sh: Sheets, battle: Battle) -> tuple[Battle, list[int]]:
     """Resolve Phase input: the stored battle with this phase's House Rules, Ranges and
     pending Orders rows (those with no Phase stamp).  Returns the battle and the Orders
@@ -505,31 +583,51 @@ def parse_turn(lay: Layout, sh: Sheets, battle: Battle) -> tuple[Battle, list[in
     orders_block = lay.block("Orders_Table")
     orders: list[dict[str, Any]] = []
     rows: list[int] = []
-    input_cols = [orders_block.index(c.key) for c in orders_block.columns if c.is_input]
+    plan = _plan(orders_block)
+    input_cols = [j for j, _col in plan.inputs]
     phase_col = orders_block.index("phase")  # looked up once: the stamped rows grow with the phases (issue 9)
+    # the order's fields, in the order their problems are listed; each column's field is
+    # the order's (R25: the Reroll cell holds Yes or the d10 rerolled).  Looked up once.
+    fields = [(key, *plan.by_key[key], plan.by_key[key][1].field, type(plan.by_key[key][1].codec) is Text)
+              for key in _ORDER_KEYS]
+    first_row, prefix, problems = orders_block.first_row, plan.prefix, r.problems
+    cohort_letter = plan.by_key["cohort"][2]
+    read: list[tuple[int, int]] = []  # (order, row offset)
+
+    def fill(where: dict[str, str]) -> None:  # the cells of the orders' paths, as _Reader.value names them
+        for k, i in read:
+            for _key, _j, _col, letter, name, _plain in fields:
+                where[f"orders[{k}].{name}"] = f"{prefix}{letter}{first_row + i}"
+            where[f"orders[{k}]"] = f"{prefix}{cohort_letter}{first_row + i}"
+
+    r.later.append(fill)
     r.overflow(sh, "orders")
     for i, row in enumerate(sh.orders):
-        stamp = row[phase_col] if phase_col < len(row) else None
+        n = len(row)
+        stamp = row[phase_col] if phase_col < n else None
         if stamp not in (None, ""):
             continue
-        if all((row[j] if j < len(row) else None) in (None, "") for j in input_cols):
+        if all((row[j] if j < n else None) in (None, "") for j in input_cols):
             continue
         r.formulas(sh.orders, orders_block, [i])
         k = len(orders)
         o: dict[str, Any] = {}
-        # the order's fields, in the order their problems are listed; each column's field
-        # is the order's (R25: the Reroll cell holds Yes or the d10 rerolled)
-        for key in ("cohort", "task", "target", "member", "moment", "pool", "benefit", "ally", "free_task", "text",
-                    "temper", "roll", "reroll", "picks"):
-            col = orders_block.column(key)
-            v = r.value(sh.orders, orders_block, i, key, f"orders[{k}].{col.field}")
+        read.append((k, i))
+        for key, j, col, letter, name, plain in fields:  # as _Reader.value reads each cell
+            raw = _value_at(row, j)
+            v: Any
+            if raw is None:
+                v = None
+            elif plain and type(raw) is str:  # what table.decode and Text give for a text
+                v = raw.strip() or None
+            else:
+                v = table.decode(col, raw, f"{prefix}{letter}{first_row + i}", problems)
             if key == "reroll" and v is not None:
                 o["use_reroll"] = True
                 if v is not True:
                     o["reroll"] = v
             elif v is not None:
-                o[col.field] = v
-        r.where[f"orders[{k}]"] = orders_block.cell(i, "cohort")
+                o[name] = v
         if "cohort" not in o:
             r.problems.append(Problem(orders_block.cell(i, "cohort"), "an order needs its cohort"))
         if "task" not in o:

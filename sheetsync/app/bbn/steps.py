@@ -173,16 +173,20 @@ def resolve(lay: Layout, sh: Sheets) -> Step:
            + (f", {_n(len(flags), 'flag')} for the Storyteller" if flags else "") + jr.note)
     # issue 9: the phase's undo record (its stamps, and how its snapshot turns back into the
     # one before) goes in a new row of State!C:F; the blob keeps only the newest snapshot inline
-    stamps: list[list[CellValue]] = [[i, e.outcome, e.damage, writer.result_text(e)]
-                                     for i, e in zip(rows, result.events, strict=True)]
+    texts = [writer.result_text(e) for e in result.events]  # once: the State, the stamps and the Log
+    stamps: list[list[CellValue]] = [[i, e.outcome, e.damage, t]
+                                     for i, e, t in zip(rows, result.events, texts, strict=True)]
+    # the engine's new battle keeps the parsed battle's cohorts and ranges, and its newest
+    # undo snapshot is that battle's dump: the State then dumps and encodes them once (issue 12)
+    kept = [k for k in sj.SHARED_KEYS if getattr(new, k) is getattr(battle, k)]
     state = sj.state_update(lay, new, result.to_json(), prior=jr.stored, action="resolve", phase=result.phase,
-                            stamps=stamps)
+                            stamps=stamps, kept=kept)
     updates = [
         state.update,
         *state.extra,
         *jr.marks,
-        *writer.order_stamp_updates(lay, rows, result.events),
-        *writer.log_updates(lay, writer.phase_log_rows(result), step=state.token),
+        *writer.order_stamp_updates(lay, rows, result.events, texts),
+        *writer.log_updates(lay, writer.phase_log_rows(result, texts), step=state.token),
         *writer.battle_updates(lay, new, status=f"Phase {result.phase} resolved: type the orders of phase {new.phase}",
                                last_action=msg, breakdown_too=False),
         writer.health_row_update(lay, new, result.phase),

@@ -11,7 +11,7 @@ given as a bool and its codec writes Yes or No.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sheetsync.app.bbn.layout import (
@@ -44,12 +44,39 @@ Values = Mapping[str, Any]
 """One row, keyed by column (``{"cohort": "Night Watch", "health": 12}``)."""
 
 
+_PLANS: dict[int, tuple[Block, frozenset[str], tuple[tuple[str, Callable[[Any], Any]], ...]]] = {}
+"""Per block (by identity, the block kept alive beside it): its column keys and each
+column's key and encoder, looked up once, not once a row (issue 12: a Resolve writes some
+thousand cells).  A layout is built once and cached, so its blocks are few."""
+
+
+def _plan(block: Block) -> tuple[frozenset[str], tuple[tuple[str, Callable[[Any], Any]], ...]]:
+    got = _PLANS.get(id(block))
+    if got is None or got[0] is not block:
+        got = (block, frozenset(c.key for c in block.columns), tuple((c.key, c.codec.encode) for c in block.columns))
+        if len(_PLANS) > 256:
+            _PLANS.clear()
+        _PLANS[id(block)] = got
+    return got[1], got[2]
+
+
+def _row_values(block: Block, row: Values) -> list[CellValue]:
+    """:meth:`Block.row_values` with the block's plan looked up once (same cells, same error)."""
+    keys, encoders = _plan(block)
+    if not keys.issuperset(row):
+        return block.row_values(row)  # raises, naming the unknown column
+    return [enc(row[k]) if k in row else None for k, enc in encoders]
+
+
 def _cells(block: Block, row: Values) -> list[CellValue]:
     """One row's cells, each value encoded by its column's codec (a live :class:`Formula`
     is written as it is)."""
+    for v in row.values():
+        if isinstance(v, Formula):
+            break
+    else:
+        return _row_values(block, row)
     formulas = {k: v for k, v in row.items() if isinstance(v, Formula)}
-    if not formulas:
-        return block.row_values(row)
     cells: list[CellValue] = block.row_values({k: v for k, v in row.items() if k not in formulas})
     for k, v in formulas.items():
         cells[block.index(k)] = v
@@ -57,8 +84,13 @@ def _cells(block: Block, row: Values) -> list[CellValue]:
 
 
 def _span(block: Block, row: Values, first: str, last: str) -> list[CellValue]:
-    """The cells of columns ``first`` to ``last`` of one row (a stamp beside typed cells)."""
-    return _cells(block, row)[block.index(first):block.index(last) + 1]
+    """The cells of columns ``first`` to ``last`` of one row (a stamp beside typed cells);
+    only those are encoded (the others would be cut off)."""
+    lo, hi = block.index(first), block.index(last) + 1
+    keys, encoders = _plan(block)
+    if not keys.issuperset(row) or any(isinstance(v, Formula) for v in row.values()):
+        return _cells(block, row)[lo:hi]
+    return [enc(row[k]) if k in row else None for k, enc in encoders[lo:hi]]
 
 
 def _pad(rows: Sequence[Values], block: Block, count: int | None = None) -> list[list[CellValue]]:
@@ -90,6 +122,10 @@ def _members_by_state(battle: Battle, name: str) -> str:
     return "; ".join(f"{s}: {', '.join(ms)}" for s, ms in groups.items())
 
 
+_STATES = tuple(State)
+_STATE_BY_ID = {id(s): s for s in _STATES}
+
+
 def battle_updates(lay: Layout, battle: Battle, *, status: str, last_action: str,
                    breakdown_too: bool = True) -> list[RangeUpdate]:
     """Battle dashboard, Cohorts pools/roster/breakdown: everything derived from the state.
@@ -104,7 +140,11 @@ def battle_updates(lay: Layout, battle: Battle, *, status: str, last_action: str
     for spec in battle.cohorts:
         st = battle.state[spec.name]
         p = battle.pools[spec.name].pools
-        counts = {s: sum(1 for v in st.states.values() if v is s) for s in State}
+        counts = dict.fromkeys(_STATES, 0)
+        for v in st.states.values():  # each member's state, counted by identity
+            s = _STATE_BY_ID.get(id(v))
+            if s is not None:
+                counts[s] += 1
         actions = actions_available(st.states.values(), rules)
         summary.append({"cohort": spec.name, "side": spec.side + (" (support)" if spec.support else ""),
                         "health": st.health, "max_health": p["health"], "temper": st.temper, "control": st.control,
@@ -204,12 +244,13 @@ def _rolls_text(e: Event) -> str:
     return ", ".join(f"d{r.sides}={r.value}{'' if r.source == 'entered' else '*'}" for r in e.rolls)
 
 
-def event_row(e: Event) -> dict[str, Any]:
-    """One Log row of a resolved order, keyed by the Log's columns."""
+def event_row(e: Event, text: str | None = None) -> dict[str, Any]:
+    """One Log row of a resolved order, keyed by the Log's columns (``text``: its
+    :func:`result_text`, when the caller has it already)."""
     return {"phase": e.phase, "order": e.order + 1, "cohort": e.cohort,
             "task": e.task.value + (f" ({e.moment.value})" if e.moment else ""), "target": e.target,
             "outcome": e.outcome, "damage": e.damage, "rolls": _rolls_text(e), "rule": e.rule_ref,
-            "details": result_text(e) if e.outcome != "refused" else e.reason}
+            "details": (result_text(e) if text is None else text) if e.outcome != "refused" else e.reason}
 
 
 def _stamp(lay: Layout, offsets: Sequence[int], rows: Sequence[tuple[CellValue, Values]]) -> list[RangeUpdate]:
@@ -250,12 +291,17 @@ def _roll_cells(lay: Layout, offset: int, value: CellValue, source: CellValue) -
                         [[row[block.index(key)]]]) for key in ("roll", "roll_source")]
 
 
-def order_stamp_updates(lay: Layout, rows: Sequence[int], events: Sequence[Event]) -> list[RangeUpdate]:
+def order_stamp_updates(lay: Layout, rows: Sequence[int], events: Sequence[Event],
+                        texts: Sequence[str] | None = None) -> list[RangeUpdate]:
     """Stamp each resolved Orders row with its phase, outcome, damage and result (one block
     per run of consecutive rows).  A task die sheetsync rolled goes into the row's Roll
     cell, marked "Rolled" in the hidden Roll source column, so every die shows in its own
-    cell and a conditional format tells it from a typed one (R25)."""
-    stamps = [(e.phase, {"outcome": e.outcome, "damage": e.damage, "result": result_text(e)}) for e in events]
+    cell and a conditional format tells it from a typed one (R25).  ``texts``: each
+    event's :func:`result_text`, when the caller has them already."""
+    if texts is None:
+        texts = [result_text(e) for e in events]
+    stamps = [(e.phase, {"outcome": e.outcome, "damage": e.damage, "result": t})
+              for e, t in zip(events, texts, strict=True)]
     if len(stamps) != len(rows):
         raise ValueError("one event per Orders row")
     order = sorted(range(len(rows)), key=lambda i: rows[i])
@@ -306,9 +352,10 @@ def log_updates(lay: Layout, rows: Sequence[Values | Sequence[CellValue]], *, st
     return [RangeUpdate(block.range(), _pad(keyed, block, len(keyed)), append=True)]
 
 
-def phase_log_rows(result: PhaseResult) -> list[dict[str, Any]]:
-    """The Log rows of a resolved phase: its orders, then the end-of-phase checks."""
-    rows = [event_row(e) for e in result.events]
+def phase_log_rows(result: PhaseResult, texts: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """The Log rows of a resolved phase: its orders, then the end-of-phase checks
+    (``texts``: each event's :func:`result_text`, when the caller has them already)."""
+    rows = [event_row(e, None if texts is None else texts[k]) for k, e in enumerate(result.events)]
     for f in result.end_of_phase:
         rows.append({"phase": result.phase, "cohort": f.cohort, "task": "End of phase", "outcome": f.kind,
                      "damage": 0, "rolls": "", "rule": f.rule_ref, "details": f.text})

@@ -1,0 +1,147 @@
+"""The battalion Resolve step alone, on a MemoryBackend, at 12 and 60 cohorts (issue 12).
+
+    python benchmarks/bench_step.py [--cohorts 12,60] [--repeat 200] [--profile N]
+
+A tracker of ``--cohorts`` cohorts (made as :mod:`bench_state_growth` makes it: a battle
+file loaded into a MemoryBackend, two orders a cohort pending) is resolved ``--repeat``
+times, each run on a fresh copy of the tracker (copied untimed), through
+:func:`sheetsync.app.steps.run` as every surface runs it: detect the tracker's system, one
+read of the step's plan, the pure step, one write.  It prints the median and the 10th and
+90th percentiles in milliseconds, the median CPU time of the step's thread (what a busy
+machine's other processes do not add), and:
+
+* the floor: what the backend alone takes for the same step, measured in the same run on
+  the same copy just before the step: reading the step's ranges (``read_plan``) and writing
+  the step's updates into another copy; the step's ratio to it, and the step less the
+  floor (``own``);
+* the budget: issue 12's endpoint Resolve is at most 6 ms server side at 12 cohorts; the
+  endpoint's own part (parsing the payload, answering) is about 1.8 ms, which leaves about
+  4.2 ms for the step.  Printed beside the 12-cohort median as "met" or "NOT met".
+
+``--profile N`` instead runs N resolves of the first size under cProfile and prints the
+top functions by cumulative and by own time.  The script asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # run from a clone without installing it too
+
+from battles import make_battle  # noqa: E402
+
+from sheetsync.app import steps, usecases  # noqa: E402
+from sheetsync.app.bbn import layout as layout_module  # noqa: E402
+from sheetsync.app.bbn.reader import read_plan  # noqa: E402
+from sheetsync.core.registry import find_system  # noqa: E402
+from sheetsync.rules.bbn import load_battle  # noqa: E402
+from sheetsync.sheets.backend import MemoryBackend, RangeUpdate  # noqa: E402
+
+ENDPOINT_BUDGET_MS = 6.0
+"""Issue 12: an endpoint Resolve, server side, 12 cohorts."""
+ENDPOINT_OWN_MS = 1.8
+"""The endpoint's own part of it (payload parsing and the answer), measured by bench_endpoint."""
+
+
+class _Keep:
+    """A backend wrapper that keeps the updates of its write (for the floor)."""
+
+    def __init__(self, inner: MemoryBackend) -> None:
+        self.inner = inner
+        self.updates: list[RangeUpdate] = []
+
+    def read_ranges(self, ranges: Any) -> Any:
+        return self.inner.read_ranges(ranges)
+
+    def write_ranges(self, updates: Any) -> None:
+        self.updates = list(updates)
+        self.inner.write_ranges(updates)
+
+
+def tracker(cohorts: int) -> tuple[Any, MemoryBackend]:
+    """A tracker sized to a ``cohorts``-cohort battle (as ``sheetsync new --from`` sizes it),
+    holding that battle with phase 1's orders pending."""
+    battle = load_battle(make_battle(cohorts))
+    lay = layout_module.layout(capacity=layout_module.capacity_for(battle))
+    backend = MemoryBackend({name: {} for name in lay.sheets})
+    usecases.load_battle_into(backend, battle, lay)
+    backend.write_ranges(steps.mark_updates(find_system("bbn"), lay.capacity))
+    return lay, backend
+
+
+def _copy(backend: MemoryBackend) -> MemoryBackend:
+    other = MemoryBackend({name: dict(cells) for name, cells in backend.sheets.items()})
+    for name in other.sheets:  # its last rows known, as a tracker read before is
+        other.max_row(name)
+    return other
+
+
+def bench(cohorts: int, repeat: int) -> dict[str, float]:
+    lay, base = tracker(cohorts)
+    steps.run("resolve", _copy(base))  # warm: imports, caches
+    took: list[float] = []
+    cpu: list[float] = []
+    floors: list[float] = []
+    for _ in range(repeat):
+        one, two = _copy(base), _copy(base)
+        keep = _Keep(one)
+        c, t = time.thread_time(), time.perf_counter()
+        steps.run("resolve", keep)
+        took.append(time.perf_counter() - t)
+        cpu.append(time.thread_time() - c)
+        t = time.perf_counter()
+        two.read_ranges(read_plan(lay))
+        two.write_ranges(keep.updates)
+        floors.append(time.perf_counter() - t)
+    q = statistics.quantiles(took, n=10)
+    med, floor = statistics.median(took) * 1000, statistics.median(floors) * 1000
+    return {"cohorts": cohorts, "ms": med, "p10": q[0] * 1000, "p90": q[-1] * 1000, "floor": floor,
+            "own": med - floor, "cpu": statistics.median(cpu) * 1000}
+
+
+def profile(cohorts: int, runs: int) -> None:
+    _lay, base = tracker(cohorts)
+    steps.run("resolve", _copy(base))
+    copies = [_copy(base) for _ in range(runs)]
+    prof = cProfile.Profile()
+    prof.enable()
+    for c in copies:
+        steps.run("resolve", c)
+    prof.disable()
+    stats = pstats.Stats(prof)
+    stats.sort_stats("cumulative").print_stats(30)
+    stats.sort_stats("tottime").print_stats(25)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cohorts", default="12,60", help="the sizes, comma-separated")
+    ap.add_argument("--repeat", type=int, default=200)
+    ap.add_argument("--profile", type=int, default=0, help="profile this many resolves of the first size instead")
+    args = ap.parse_args()
+    sizes = [int(c) for c in args.cohorts.split(",") if c.strip()]
+    if args.profile:
+        profile(sizes[0], args.profile)
+        return
+    budget = ENDPOINT_BUDGET_MS - ENDPOINT_OWN_MS
+    print(f"Resolve step alone on a MemoryBackend (steps.run), median of {args.repeat}; "
+          f"step budget {ENDPOINT_BUDGET_MS:.1f} - {ENDPOINT_OWN_MS:.1f} = {budget:.1f} ms at 12 cohorts")
+    print(f"{'cohorts':>7} {'step ms':>8} {'p10':>7} {'p90':>7} {'cpu ms':>7} {'floor ms':>9} {'x floor':>8} "
+          f"{'own ms':>7}  budget")
+    for n in sizes:
+        r = bench(n, args.repeat)
+        verdict = ("met" if r["ms"] <= budget else "NOT met") if n == 12 else "-"
+        print(f"{n:>7} {r['ms']:>8.2f} {r['p10']:>7.2f} {r['p90']:>7.2f} {r['cpu']:>7.2f} {r['floor']:>9.2f} "
+              f"{r['ms'] / r['floor']:>8.1f} {r['own']:>7.2f}  {verdict}")
+
+
+if __name__ == "__main__":
+    main()
