@@ -7,9 +7,11 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich import box
@@ -168,3 +170,142 @@ def test_wrap_keeps_styles_and_indents() -> None:
     lines = wrap_frags([("    one two ", ""), ("three", "bold"), (" four", "")], 10)
     assert ["".join(t for t, _ in line) for line in lines] == ["    one", "two three", "four"]
     assert ("three", "bold") in lines[1]
+
+
+MIXED = [["Night Watch", "3", "Tasks 5.2, 5.11", "the next attack this phase hits, +5 damage"],
+         [[("Ghoul Pack", "bold")], "12", "R16", [("hit", "bold green"), (" and then a long tail of words that wraps", "")]],
+         ["Lanterns", "", "Hero Moments 1.3, R21", "Supercalifragilisticexpialidocious-and-then-some words"],
+         ["Night Watch", "3", "Tasks 5.2, 5.11", "the next attack this phase hits, +5 damage"],
+         [[("Ghoul Pack", "red")], "1", "R1", "short"],
+         ["Lanterns", "7", "R2", "a\nsecond line"]]
+
+
+def _rich_mixed(console: Console, title: str, cols: list[Col], rows: list[list[Any]], narrow: bool) -> None:
+    from rich.text import Text
+
+    _rich(console, title, cols, [[c if isinstance(c, str) else Text.assemble(*c) for c in row] for row in rows], narrow)
+
+
+def _ours_mixed(console: Console, title: str, cols: list[Col], rows: list[list[Any]], narrow: bool) -> None:
+    _ours(console, title, cols, rows, narrow)
+
+
+@pytest.mark.parametrize("width", [60, 80, 160])
+@pytest.mark.parametrize("narrow", [True, False])
+def test_grid_rows_with_and_without_styles_in_one_table_keep_their_order(width: int, narrow: bool) -> None:
+    """Plain rows are drawn as lines and styled ones as segments: a table that mixes them
+    prints every row once, in order, as rich's Table does (colours included)."""
+    ours = _text(_ours_mixed, width, "Mixed", COLS, MIXED, narrow)
+    assert ours == _text(_rich_mixed, width, "Mixed", COLS, MIXED, narrow)
+    assert sum("Night Watch" in line for line in ours) == 2
+
+    console = Console(width=width, force_terminal=True, color_system="standard", file=io.StringIO())
+    _ours_mixed(console, "Mixed", COLS, MIXED, narrow)
+    raw = console.file.getvalue()  # type: ignore[attr-defined]
+    bold, green, red = raw.index("\x1b[1mGhoul Pack"), raw.index("\x1b[1;32mhit"), raw.index("\x1b[31mGhoul Pack")
+    assert bold < green < raw.index("Lanterns") < red  # each styled row in its place among the plain ones
+    assert [line.rstrip() for line in re.sub("\x1b\\[[0-9;]*m", "", raw).splitlines()] == ours
+
+
+WIDE = [["東京の騎士団", "2", "R1", "漢字とかなの説明がここに続きます、長い長い説明です"],
+        ["Café crème", "3", "R2", "e\u0301 combining accents and 🐉 dragons 🐉 in the detail column"],
+        ["Zero\u200bwidth", "4", "R3", "plain ascii detail that is long enough to wrap at sixty columns for sure"]]
+
+
+@pytest.mark.parametrize("width", [80, 120])  # narrower, a wide-character word cut with "…" differs from rich's
+def test_grid_measures_wide_and_combining_characters_as_rich_does(width: int) -> None:
+    for narrow in (True, False):
+        assert _text(_ours, width, "Wide", COLS, WIDE, narrow) == _text(_rich, width, "Wide", COLS, WIDE, narrow)
+
+
+def test_tables_of_one_shape_in_a_row_each_draw_what_rich_draws() -> None:
+    """The drawn cells are remembered by column shape and text: tables with the same
+    columns, one after another (the pools' who-gave-what tables), with the same texts at
+    other widths and other texts at the same widths, each come out as rich's."""
+    tables = [("One", ROWS), ("Two", [["Night Watch", "3", "Tasks 5.2, 5.11", "other words here"], *ROWS[1:]]),
+              ("Three", [*ROWS, ["A much longer cohort name", "1", "R1", "the next attack this phase hits"]]),
+              ("Four", ROWS)]
+    for width in (60, 100, 60):
+        for narrow in (True, False):
+            for title, rows in tables:
+                assert _text(_ours, width, title, COLS, rows, narrow) == _text(_rich, width, title, COLS, rows, narrow)
+
+
+def test_add_rows_is_add_row_for_each() -> None:
+    one, many = Grid("T", COLS, narrow=True), Grid("T", COLS, narrow=True)
+    for row in ROWS:
+        one.add_row(*row)
+    many.add_rows(tuple(row) for row in ROWS)
+
+    def drawn(grid: Grid) -> str:
+        console = Console(width=70, record=True, color_system=None, file=io.StringIO())
+        out = Out(console)
+        grid.print(out)
+        out.print()
+        return console.export_text()
+
+    assert drawn(one) == drawn(many)
+    assert all(row[0] in drawn(many) for row in ROWS)
+
+
+def test_pools_tables_of_a_hundred_cohorts_are_rich_tables_at_80_columns() -> None:
+    """Issue 12: the who-gave-what tables of a 100-cohort battle, drawn fast, are the
+    tables rich's Table draws (every one of them, at 80 columns)."""
+    from battles import make_battle
+    from rich.text import Text
+
+    battle = load_battle(make_battle(100))
+    pools = list(battle.pools.values())
+    ours = _text(print_pools, 80, pools)
+
+    def theirs(console: Console) -> None:
+        _rich(console, "Cohort pools", [Col("Cohort", no_wrap=True, min_width=max(len(p.name) for p in pools)),
+                                         *[Col(h, justify="right", no_wrap=True) for h in
+                                           ("Act", "HP", "Mel", "Rng", "Mys", "Def", "Tmp", "Mov", "Res", "Ctl")]],
+              [[p.name, str(p.actions), *(str(p.pools[k]) for k in ("health", "melee", "ranged", "mystical",
+                                                                     "defense", "temper", "movement", "resolve",
+                                                                     "control"))] for p in pools], True)
+        cols = [Col("Pool", no_wrap=True), Col("From", no_wrap=True), Col("Trait", fold=True),
+                Col("+", justify="right", fold=True), Col("Rule", fold=True), Col("Detail", fold=True)]
+        for p in pools:
+            _rich(console, f"{p.name}: who gave what", cols,
+                  [[pool, c.member or "cohort", c.trait, str(c.amount), c.rule_ref, c.detail]
+                   for pool, lines in p.breakdown.items() for c in lines if not (c.amount == 0 and c.kind == "base")],
+                  True)
+            if p.not_counted:
+                console.print(Text("  Not counted: " + "; ".join(f"{n.member}: {n.trait} ({n.reason})"
+                                                               for n in p.not_counted), style="dim"))
+
+    assert ours == _text(theirs, 80)
+    assert sum("who gave what" in line for line in ours) == 100
+
+
+def test_importing_the_battalion_rules_builds_no_validator() -> None:
+    """Issue 12: every model's validator is built on first use; importing the battalion
+    rules builds none (pydantic's plugin scan, its first build, waits too), and a battle
+    without house rules gets exactly ``HouseRules()``."""
+    code = ("import sys\nimport sheetsync.rules.bbn as bbn\n"
+            "built = [m.__name__ for m in (bbn.Battle, bbn.HouseRules, bbn.CohortSpec) if m.__pydantic_complete__]\n"
+            "print(built, 'pydantic.plugin._loader' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.split() == ["[]", "False"]
+
+    from sheetsync.rules.bbn import HouseRules
+    from sheetsync.rules.bbn.battle import Battle
+
+    battle = load_battle(read_data_file(example_path()))
+    data = battle.to_data()
+    data.pop("house_rules")
+    assert Battle.from_data(data).house_rules == HouseRules()
+    assert Battle.from_data(data).to_data() == Battle.from_data({**data, "house_rules": {}}).to_data()
+    assert Battle.model_fields["house_rules"].default == HouseRules()
+
+
+def test_hex_and_exalted_defaults_equal_their_validated_models() -> None:
+    from sheetsync.rules.exalted.models import Character, Weapon
+    from sheetsync.rules.hexwar.models import Battle, HouseRules, TurnOrders
+
+    assert Battle.model_fields["house_rules"].default == HouseRules()
+    assert Battle.model_fields["orders"].default == TurnOrders()
+    assert Character.model_fields["close_weapon"].default == Weapon()
+    assert Character.model_validate({"name": "Ana"}).close_weapon.model_dump() == Weapon().model_dump()

@@ -12,9 +12,10 @@ pools (issue 12)."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
@@ -48,16 +49,29 @@ _BOXES = {  # rich's HEAVY_HEAD (wide) and SIMPLE_HEAD (narrow), by part: top, h
 }
 
 
-_ODD_WIDTH = re.compile("[\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u1100-\u115f"
-                        "\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff"
-                        "\ufe00-\ufe0f\ufe20-\ufe6f\uff00-\uff60\uffe0-\uffe6\U0001f000-\U0001faff"
-                        "\U00020000-\U0003fffd]")
-"""Characters that may not take exactly one cell (wide, combining, zero-width): rich measures those."""
+_ODD_WIDTH = (0x0300, 0x036f, 0x0483, 0x0489, 0x0591, 0x05c7, 0x0610, 0x061a, 0x064b, 0x065f, 0x1100, 0x115f,
+              0x200b, 0x200f, 0x2028, 0x202e, 0x2060, 0x206f, 0x2e80, 0xa4cf, 0xac00, 0xd7a3, 0xf900, 0xfaff,
+              0xfe00, 0xfe0f, 0xfe20, 0xfe6f, 0xff00, 0xff60, 0xffe0, 0xffe6, 0x1f000, 0x1faff, 0x20000, 0x3fffd)
+"""Characters that may not take exactly one cell (wide, combining, zero-width), as
+inclusive ranges ``first, last, first, last, ...``: rich measures those."""
+_ODD_BOUNDS = tuple(c + (i % 2) for i, c in enumerate(_ODD_WIDTH))
+"""The same ranges as ``first, last + 1, ...``: a code point is odd when an odd number of
+bounds are at or below it.  (A regular expression of these ranges takes 3-5 ms to compile,
+at every start: issue 12.)"""
+
+
+def _odd(text: str) -> bool:
+    """``text`` (not ASCII) has a character of :data:`_ODD_WIDTH`."""
+    for ch in set(text):
+        code = ord(ch)
+        if code >= 0x0300 and bisect_right(_ODD_BOUNDS, code) & 1:
+            return True
+    return False
 
 
 def _width(text: str) -> int:
     """Cells ``text`` takes on a terminal (rich's count; one a character for the usual text)."""
-    if text.isascii() or not _ODD_WIDTH.search(text):
+    if text.isascii() or not _odd(text):
         return len(text)
     return cell_len(text)
 
@@ -105,11 +119,7 @@ def _collapse(widths: list[int], wrapable: list[bool], max_width: int) -> list[i
 def _line_spans(text: str, width: int, fold: bool) -> list[tuple[int, int]]:
     """Where each line of ``text`` word-wrapped at ``width`` cells starts and ends.  A
     paragraph's leading spaces stay (indents); a word longer than the line is folded."""
-    simple = text.isascii() or not _ODD_WIDTH.search(text)
-
-    def size(a: int, b: int) -> int:
-        return b - a if simple else cell_len(text[a:b])
-
+    simple = text.isascii() or not _odd(text)  # one cell a character: sizes are lengths
     spans: list[tuple[int, int]] = []
     start = 0
     for para in text.split("\n"):
@@ -121,12 +131,12 @@ def _line_spans(text: str, width: int, fold: bool) -> list[tuple[int, int]]:
             ws, we = m.span()
             if first:
                 ws, first = start, False
-            if line_start >= 0 and size(line_start, we) <= width:
+            if line_start >= 0 and (we - line_start if simple else cell_len(text[line_start:we])) <= width:
                 line_end = we
                 continue
             if line_start >= 0:
                 spans.append((line_start, line_end))
-            if fold and size(ws, we) > width:
+            if fold and (we - ws if simple else cell_len(text[ws:we])) > width:
                 pieces = list(range(ws, we, max(width, 1)))
                 spans.extend((p, p + width) for p in pieces[:-1])
                 line_start, line_end = pieces[-1], we
@@ -150,7 +160,7 @@ def _padded(text: str, edge: str, left: int, right: int, room: int, rjust: bool,
             no_wrap: bool) -> tuple[str, ...]:
     """A plain cell too wide for its column: its wrapped lines, each with the border and
     padding before it and the padding after it."""
-    if (text.isascii() or not _ODD_WIDTH.search(text)) and not no_wrap:
+    if (text.isascii() or not _odd(text)) and not no_wrap:
         lines = _text_lines(text, room, fold)
     else:
         lines = [(t, _width(t)) for t in ("".join(t for t, _ in line)
@@ -230,7 +240,7 @@ class Out:
         if self._plain:
             self._plain.append("")
             self._segments.append(Segment("\n".join(self._plain)))
-            self._plain = []
+            self._plain.clear()  # the same list: a table's rows keep adding to it
 
     def line(self, frags: Iterable[Frag]) -> None:
         self._flush()
@@ -269,6 +279,116 @@ class Out:
             self._segments = []
 
 
+@lru_cache(maxsize=1024)  # a battle's tables of one kind mostly come out the same widths
+def _fit(natural: tuple[int, ...], wrapable: tuple[bool, ...], floor: tuple[int, ...], max_width: int) -> tuple[int, ...]:
+    """Column widths (with padding) narrowed to ``max_width``: the widest wrapable columns
+    first, then all of them alike, never below ``floor``."""
+    widths = _collapse(list(natural), list(wrapable), max_width)
+    if sum(widths) > max_width:
+        widths = _ratio_reduce(sum(widths) - max_width, [1] * len(widths), widths, widths)
+    return tuple(max(min(n, w), f) for n, w, f in zip(natural, widths, floor, strict=True))
+
+
+def _column_width(texts: tuple[str, ...]) -> int:
+    """The widest cell of a column, in cells (a cell's widest line)."""
+    joined = "".join(texts)
+    if joined.isascii() and "\n" not in joined:
+        return max(map(len, texts))
+    return max(len(t) if t.isascii() and "\n" not in t else max(_width(line) for line in t.split("\n"))
+               for t in texts)
+
+
+_CELLS: dict[tuple[str, int, int, int, bool, bool, bool], dict[str, tuple[str, ...]]] = {}
+"""Plain cells drawn so far, by column shape (edge, padding, room, justification, wrapping)
+and text: the pools of a hundred cohorts are a hundred tables of the same few texts."""
+
+
+_HEADERS: dict[tuple[Any, ...], list[list[Frag]]] = {}
+"""Header rows drawn so far, by headers, widths, padding and box (a battle's hundred
+who-gave-what tables have a few)."""
+
+
+_TAILS: dict[tuple[Any, ...], dict[tuple[str, ...], tuple[str, ...]]] = {}
+"""The lines of the wrapping columns of a plain row, by their shape and texts."""
+
+
+class _PlainRows:
+    """Rows without styles, drawn as plain lines (most rows): each cell's lines are padded
+    strings, found once per column and text (a battle's tables repeat their pools, rules
+    and traits row after row), then put side by side."""
+
+    def __init__(self, layout: list[tuple[int, int, int, bool, Col]], edges: str, lines: list[str]) -> None:
+        self.end = edges[2]
+        self.lines = lines
+        self.cols = [(edges[0] if k == 0 else edges[1], left, right, room, rjust, col)
+                     for k, (left, right, room, rjust, col) in enumerate(layout)]
+        self.blanks = [edge + " " * (left + room + right) for edge, left, right, room, _, _ in self.cols]
+        if len(_CELLS) > 512:
+            _CELLS.clear()
+        self.cache = [_CELLS.setdefault((edge, left, right, room, rjust, col.fold, col.no_wrap), {})
+                      for edge, left, right, room, rjust, col in self.cols]
+
+    def _cell(self, k: int, text: str) -> tuple[str, ...]:
+        edge, left, right, room, rjust, col = self.cols[k]
+        size = len(text) if text.isascii() and "\n" not in text else -1
+        if 0 <= size <= room:
+            lead = edge + " " * left
+            lines: tuple[str, ...] = ((lead + " " * (room - size) + text + " " * right,) if rjust
+                                      else (lead + text + " " * (room - size + right),))
+        elif "\n" not in text and _width(text) <= room:
+            size = _width(text)
+            lead = edge + " " * left
+            lines = ((lead + " " * (room - size) + text + " " * right,) if rjust
+                     else (lead + text + " " * (room - size + right),))
+        else:
+            lines = _padded(text, edge, left, right, room, rjust, col.fold, col.no_wrap)
+        cache = self.cache[k]
+        if len(cache) > 4096:
+            cache.clear()
+        cache[text] = lines
+        return lines
+
+    def add(self, rows: list[tuple[str, ...] | list[str]]) -> None:
+        """Rows of plain strings, each as one line, or as many as its tallest cell.  The
+        columns after the leading ones that never wrap (a pool's name, who gave it) are
+        drawn together once per texts: a hundred cohorts' tables share a few hundred."""
+        n = len(self.cols)
+        split = next((k for k, c in enumerate(self.cols) if not c[5].no_wrap), n)
+        gets = [cache.get for cache in self.cache]
+        makes = [partial(self._cell, k) for k in range(n)]
+        blanks = self.blanks
+        end = self.end
+        append = self.lines.append
+        shape = (end, *[c[:5] + (c[5].fold, c[5].no_wrap) for c in self.cols[split:]])
+        if len(_TAILS) > 512:
+            _TAILS.clear()
+        tails = _TAILS.setdefault(shape, {})
+        lead_gets, lead_makes, tail_gets, tail_makes = gets[:split], makes[:split], gets[split:], makes[split:]
+        tail_blanks = blanks[split:]
+        lead_blank = "".join(blanks[:split])
+        for texts in rows:
+            if len(texts) == n:
+                lead = [get(text) or make(text) for get, make, text in zip(lead_gets, lead_makes, texts)]  # noqa: B905
+                if not lead or max(map(len, lead)) == 1:
+                    key = tuple(texts[split:])
+                    tail = tails.get(key)
+                    if tail is None:
+                        cells = [get(text) or make(text) for get, make, text in zip(tail_gets, tail_makes, key)]  # noqa: B905
+                        tail = tuple("".join([c[i] if len(c) > i else b for c, b in zip(cells, tail_blanks)]) + end  # noqa: B905
+                                     for i in range(max(map(len, cells)))) if cells else (end,)
+                        if len(tails) > 4096:
+                            tails.clear()
+                        tails[key] = tail
+                    append("".join([c[0] for c in lead]) + tail[0])
+                    for line in tail[1:]:
+                        append(lead_blank + line)
+                    continue
+            cells = [get(text) or make(text) for get, make, text in zip(gets, makes, texts, strict=True)]
+            append("".join([c[0] for c in cells]) + end)
+            for i in range(1, max(map(len, cells))):
+                append("".join([c[i] if len(c) > i else b for c, b in zip(cells, blanks, strict=True)]) + end)
+
+
 class Grid:
     """A table drawn the way rich draws ``Table(title=..., header_style="bold")`` (or, on a
     narrow console, with ``box.SIMPLE_HEAD`` and tight padding), in a fraction of the time."""
@@ -278,20 +398,25 @@ class Grid:
         self.cols = cols
         self.narrow = narrow
         self.rows: list[list[list[Frag]] | None] = []  # None: every cell is a plain string
-        self._texts: list[list[str]] = []
-        self._sizes: list[list[int]] = []
+        self._texts: list[tuple[str, ...] | list[str]] = []
 
     def add_row(self, *cells: str | list[Frag]) -> None:
         """A row: each cell a string, or styled pieces of text."""
-        if all(isinstance(c, str) for c in cells):
-            texts = [c for c in cells if isinstance(c, str)]
-            self.rows.append(None)
+        for c in cells:
+            if not isinstance(c, str):
+                break
         else:
-            texts = [c if isinstance(c, str) else "".join(t for t, _ in c) for c in cells]
-            self.rows.append([[(c, "")] if isinstance(c, str) else c for c in cells])
-        self._texts.append(texts)
-        self._sizes.append([len(t) if t.isascii() and "\n" not in t else
-                            max(_width(line) for line in t.split("\n")) for t in texts])
+            self.rows.append(None)
+            self._texts.append(cells)  # type: ignore[arg-type]  # all strings, checked above
+            return
+        self._texts.append([c if isinstance(c, str) else "".join(t for t, _ in c) for c in cells])
+        self.rows.append([[(c, "")] if isinstance(c, str) else c for c in cells])
+
+    def add_rows(self, rows: Iterable[tuple[str, ...]]) -> None:
+        """Rows of plain strings only (the fast way to fill a long table)."""
+        rows = list(rows)
+        self._texts.extend(rows)
+        self.rows.extend([None] * len(rows))
 
     def _pads(self) -> list[tuple[int, int]]:
         n = len(self.cols)
@@ -304,17 +429,14 @@ class Grid:
         too wide for the console, the widest wrapable ones are narrowed first."""
         cols = self.cols
         natural = [max(_width(c.header), c.min_width) for c in cols]
-        if self._sizes:
-            natural = [max(n, *column) for n, column in zip(natural, zip(*self._sizes, strict=True), strict=True)]
+        if self._texts:
+            natural = [max(n, _column_width(column)) for n, column in zip(natural, zip(*self._texts, strict=True),
+                                                                          strict=True)]
         natural = [w + left + right for w, (left, right) in zip(natural, pads, strict=True)]
-        widths = natural[:]
-        if sum(widths) > max_width:
-            widths = _collapse(widths, [not c.no_wrap for c in cols], max_width)
-            if sum(widths) > max_width:
-                widths = _ratio_reduce(sum(widths) - max_width, [1] * len(widths), widths, widths)
-            floor = [c.min_width + left + right for c, (left, right) in zip(cols, pads, strict=True)]
-            widths = [max(min(n, w), f) for n, w, f in zip(natural, widths, floor, strict=True)]
-        return widths
+        if sum(natural) <= max_width:
+            return natural
+        floor = tuple(c.min_width + left + right for c, (left, right) in zip(cols, pads, strict=True))
+        return list(_fit(tuple(natural), tuple(not c.no_wrap for c in cols), floor, max_width))
 
     def print(self, out: Out) -> None:
         top, head, rule, row, bottom = _BOXES["simple" if self.narrow else "heavy"]
@@ -329,50 +451,42 @@ class Grid:
                 out.line([(" " * left, ""), *line, (" " * (total - size - left), "")])
         layout = [(left, right, w - left - right, col.justify == "right", col)
                   for (left, right), w, col in zip(pads, widths, self.cols, strict=True)]
+        key = (tuple((c.header, c.justify, c.no_wrap, c.fold) for c in self.cols), tuple(widths), tuple(pads), head)
+        header = _HEADERS.get(key)
+        if header is None:
+            header = self._styled_lines([[(c.header, "bold")] for c in self.cols], layout, head, bottom=True)
+            if len(_HEADERS) > 256:
+                _HEADERS.clear()
+            _HEADERS[key] = header
         out.plain(top[0] + top[2].join(top[1] * w for w in widths) + top[3])
-        self._styled_row(out, [[(c.header, "bold")] for c in self.cols], layout, head, bottom=True)
+        for line in header:
+            out.line(line)
         out.plain(rule[0] + rule[2].join(rule[1] * w for w in widths) + rule[3])
-        for cells, texts, sizes in zip(self.rows, self._texts, self._sizes, strict=True):
+        plain = _PlainRows(layout, row, out._plain)
+        run: list[tuple[str, ...] | list[str]] = []  # plain rows not yet drawn
+        for cells, texts in zip(self.rows, self._texts, strict=True):
             if cells is None:
-                self._plain_row(out, texts, sizes, layout, row)
-            else:
-                self._styled_row(out, cells, layout, row)
+                run.append(texts)
+                continue
+            if run:
+                plain.add(run)
+                run = []
+            self._styled_row(out, cells, layout, row)
+        if run:
+            plain.add(run)
         out.plain(bottom[0] + bottom[2].join(bottom[1] * w for w in widths) + bottom[3])
 
     @staticmethod
-    def _plain_row(out: Out, texts: list[str], sizes: list[int], layout: list[tuple[int, int, int, bool, Col]],
-                   edges: str) -> None:
-        """A row without styles, drawn as plain lines (most rows): each cell's lines are
-        padded strings, put side by side."""
-        first, inner, end = edges[0], edges[1], edges[2]
-        columns: list[tuple[str, ...]] = []
-        height = 1
-        edge = first
-        for text, size, (left, right, room, rjust, col) in zip(texts, sizes, layout, strict=True):
-            if size <= room and "\n" not in text:
-                lead = edge + " " * left
-                columns.append((lead + " " * (room - size) + text + " " * right if rjust
-                                else lead + text + " " * (room - size + right),))
-            else:
-                lines = _padded(text, edge, left, right, room, rjust, col.fold, col.no_wrap)
-                columns.append(lines)
-                if len(lines) > height:
-                    height = len(lines)
-            edge = inner
-        if height == 1:
-            out.plain("".join([c[0] for c in columns]) + end)
-            return
-        blanks = [(edges[0] if k == 0 else inner) + " " * (left + room + right)
-                  for k, (left, right, room, _, _) in enumerate(layout)]
-        for i in range(height):
-            out.plain("".join([c[i] if i < len(c) else blank for c, blank in zip(columns, blanks, strict=True)])
-                      + end)
+    def _styled_row(out: Out, cells: list[list[Frag]], layout: list[tuple[int, int, int, bool, Col]],
+                    edges: str) -> None:
+        for line in Grid._styled_lines(cells, layout, edges):
+            out.line(line)
 
     @staticmethod
-    def _styled_row(out: Out, cells: list[list[Frag]], layout: list[tuple[int, int, int, bool, Col]], edges: str,
-                    *, bottom: bool = False) -> None:
-        """A row with styled cells; a cell shorter than the others is padded below (the
-        header row: above, as rich does)."""
+    def _styled_lines(cells: list[list[Frag]], layout: list[tuple[int, int, int, bool, Col]], edges: str,
+                      *, bottom: bool = False) -> list[list[Frag]]:
+        """The lines of a row with styled cells; a cell shorter than the others is padded
+        below (the header row: above, as rich does)."""
         fitted: list[list[tuple[list[Frag], int]]] = []
         for cell, (_, _, room, _, col) in zip(cells, layout, strict=True):
             fitted.append([(line, _width("".join(t for t, _ in line)))
@@ -385,6 +499,7 @@ class Grid:
             else:
                 fitted = [lines + [blank] * (height - len(lines)) for lines in fitted]
         first, inner, end = edges[0], edges[1], edges[2]
+        out: list[list[Frag]] = []
         for i in range(height):
             line: list[Frag] = []
             gap = 0
@@ -400,7 +515,8 @@ class Grid:
                 line.extend(frags)
                 edge = inner
             line.append((" " * gap + end, ""))
-            out.line(line)
+            out.append(line)
+        return out
 
 
 def _narrow(console: Console) -> bool:
@@ -420,21 +536,16 @@ def print_pools(console: Console, pools: Iterable[CohortPools], *, breakdown: bo
     for col in ("Actions", "Health", "Melee", "Ranged", "Mystical", "Defense", "Temper", "Movement", "Resolve", "Control"):
         cols.append(Col(POOL_HEADERS[col] if narrow else col, justify="right", no_wrap=True))
     table = Grid("Cohort pools", cols, narrow=narrow)
-    for p in pools:
-        v = p.pools
-        table.add_row(p.name, str(p.actions), *(str(v[k]) for k in ("health", "melee", "ranged", "mystical", "defense",
-                                                                      "temper", "movement", "resolve", "control")))
+    keys = ("health", "melee", "ranged", "mystical", "defense", "temper", "movement", "resolve", "control")
+    table.add_rows((p.name, str(p.actions), *[str(p.pools[k]) for k in keys]) for p in pools)
     table.print(out)
     if breakdown:
         cols = [Col("Pool", no_wrap=True), Col("From", no_wrap=True), Col("Trait", fold=True),
                 Col("+", justify="right", fold=True), Col("Rule", fold=True), Col("Detail", fold=True)]
         for p in pools:
             t = Grid(f"{p.name}: who gave what", cols, narrow=narrow)
-            for pool, lines in p.breakdown.items():
-                for c in lines:
-                    if c.amount == 0 and c.kind == "base":
-                        continue
-                    t.add_row(pool, c.member or "cohort", c.trait, str(c.amount), c.rule_ref, c.detail)
+            t.add_rows((pool, c.member or "cohort", c.trait, str(c.amount), c.rule_ref, c.detail)
+                       for pool, lines in p.breakdown.items() for c in lines if c.amount or c.kind != "base")
             t.print(out)
             if p.not_counted:
                 out.paragraph([("  Not counted: " + "; ".join(f"{n.member}: {n.trait} ({n.reason})"

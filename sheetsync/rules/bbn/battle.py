@@ -63,10 +63,16 @@ def _pools_of(spec_json: str, rules_json: str, catalog_key: str, spec: CohortSpe
     return found
 
 
+_DEFAULT_RULES = HouseRules.model_construct()
+"""The readings RULINGS-bbn.md gives (R1-R37), equal to ``HouseRules()``: made without
+validation, so importing this module does not build HouseRules' validator (issue 12); a
+battle builds it when it is first validated."""
+
+
 class Battle(Frozen):
     """Everything a phase needs, and everything undo restores."""
 
-    house_rules: HouseRules = HouseRules()
+    house_rules: HouseRules = _DEFAULT_RULES
     seed: int | str | None = None
     phase: int = Field(default=1, ge=1)
     """The number of the next phase to resolve."""

@@ -156,7 +156,7 @@ class Character(Frozen):
     """X40: a mortal survivor checks for infection."""
     health_track: tuple[int, ...] | None = None
     """E10: a typed track (the penalties before Incapacitated) overrides the default."""
-    close_weapon: Weapon = Weapon()
+    close_weapon: Weapon = Weapon.model_construct()  # == Weapon(), no validator built at import (issue 12)
     ranged_weapon: Weapon | None = None
     shield_dv: int = Field(default=0, ge=0)
     armor_soak: int = Field(default=0, ge=0)

@@ -156,11 +156,11 @@ class Battle(Frozen):
 
     system: Literal["hexwar"] = "hexwar"
     seed: int | str | None = None
-    house_rules: HouseRules = HouseRules()
+    house_rules: HouseRules = HouseRules.model_construct()  # == HouseRules(), no validator built at import
     map: MapSpec
     units: tuple[Unit, ...]
     turn: int = Field(default=1, ge=1)
-    orders: TurnOrders = TurnOrders()
+    orders: TurnOrders = TurnOrders.model_construct()  # == TurnOrders(), ditto (issue 12)
     generals: dict[str, int] = Field(default_factory=dict)
     """H3 (``initiative = "contest"``): each side's general's Military Science value."""
     initiative_holder: str | None = None
