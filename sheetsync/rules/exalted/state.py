@@ -158,7 +158,7 @@ class Battle(Frozen):
     """An Exalted battle: the typed file and where the fight stands."""
 
     seed: int | str | None = None
-    house_rules: HouseRules = HouseRules()
+    house_rules: HouseRules = HouseRules.model_construct()  # == HouseRules(), no validator built at import (issue 12)
     characters: tuple[Character, ...] = ()
     roles: dict[str, str] = Field(default_factory=dict)
     units: tuple[BattleUnit, ...]

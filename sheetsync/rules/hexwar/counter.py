@@ -55,7 +55,7 @@ _COUNTER = re.compile(
 class Counter(BaseModel):
     """H1: a counter's four values.  ``str(counter)`` prints it in the text's notation."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     attack: int = Field(ge=0)
     charge: Charge = Charge.NONE
