@@ -104,14 +104,15 @@ def whole_or_text(digits: str) -> int | str:
         return digits
 
 
-class _SafeLoader(yaml.SafeLoader):
+class _SafeLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """``yaml.SafeLoader`` whose whole numbers too long for ``int()`` stay text (see
-    :func:`whole_or_text`)."""
+    :func:`whole_or_text`); libyaml's parser when PyYAML has it (issue 12: the pure-Python
+    parser was most of a large battle file's resolve)."""
 
 
-def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+def _construct_int(loader: Any, node: yaml.Node) -> Any:
     try:
-        return yaml.SafeLoader.construct_yaml_int(loader, node)  # type: ignore[arg-type]
+        return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
     except ValueError:
         return loader.construct_scalar(node)  # type: ignore[arg-type]
 
