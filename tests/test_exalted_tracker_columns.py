@@ -1,7 +1,8 @@
 """Issue 10 follow-ups on the Exalted tracker's sheets: the Orders ``Target dice`` column
 (X23, X24: the second unit's command roll), a merged unit's status (X24), and the typed
-health track, extra flag (E1, E10) and unit Hardness (X8) columns.  Each bad cell is named
-and nothing is written; a battle file with these keys loads into a tracker and back."""
+health track, extra flag (E1, E10), unit Hardness (X8), ammunition and fortified position
+(X31) and cover (X16) columns.  Each bad cell is named and nothing is written; a battle
+file with these keys loads into a tracker and back."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ from typing import Any
 import pytest
 from test_exalted_loop_actions import MERGE, SPLIT
 from test_exalted_loop_actions import _data as loop_data
-from test_exalted_tracker import LAY, SUBJECT, blank, type_battle
+from test_exalted_tracker import FILE, LAY, SUBJECT, blank, type_battle
 
 from sheetsync.app.usecases import export_steps, load_steps, run_steps
 from sheetsync.errors import InputError
 from sheetsync.rules.exalted.battle import resolve, units_json
 from sheetsync.rules.exalted.loader import load_battle
 from sheetsync.rules.exalted.sheet import TRACK
+from sheetsync.rules.exalted.sheet_views import unit_rows
 from sheetsync.rules.exalted.traits import derive_traits
 from sheetsync.sheets.backend import MemoryBackend, RangeUpdate
 
@@ -199,3 +201,164 @@ def test_x23_the_engine_allows_as_many_new_units_as_it_is_given_rows() -> None:
     room = resolve(_split_battle(), new_units=1)
     assert [u.name for u in room.battle.units][-1] == "Talon Left"
     assert room.to_json() == resolve(_split_battle()).to_json()
+
+
+# --- X16 cover, X31 ammunition and fortified position on the Units sheet ---------------------
+
+def _terrain_file(**units: dict[str, Any]) -> dict[str, Any]:
+    """test_exalted_tracker's battle file with keys added to its units by name."""
+    data = copy.deepcopy(FILE)
+    for unit in data["units"]:
+        unit.update(units.get(unit["name"].split()[0], {}))
+    return data
+
+
+def _units_equal_engine(backend: MemoryBackend, engine_battle: Any) -> None:
+    """Every computed Units cell is the engine's own (sheet_views over the engine's battle)."""
+    expected = unit_rows(engine_battle)
+    outputs = [c.key for c in UNITS.columns if not c.is_input]
+    for i, row in enumerate(expected):
+        assert {k: _get(backend, UNITS, i, k) for k in outputs} == {k: row.get(k) for k in outputs}
+
+
+def test_x31_typed_ammunition_and_fortified_load_spend_a_volley_and_export_back() -> None:
+    """The Talon carries 6 arrows (typed): its ranged Attack on long tick 0 spends a volley
+    of 3, so 3 are left, on the Units sheet as in the battle file.  Typed as fortified with
+    no ammunition, it starts with 7 volleys = 21 arrows and keeps 18."""
+    for talon, start, left in (({"ammunition": 6}, 6, 3), ({"fortified": True}, 21, 18)):
+        data = _terrain_file(Cathak=talon)
+        backend = blank()
+        load_steps(SUBJECT, backend, load_battle(copy.deepcopy(data)))
+        assert _get(backend, UNITS, 0, "ammunition") == talon.get("ammunition")
+        assert _get(backend, UNITS, 0, "fortified") == ("Yes" if talon.get("fortified") else "No")
+        assert _get(backend, UNITS, 0, "ammunition_now") == start
+        assert _get(backend, UNITS, 1, "ammunition_now") is None  # the mob has no bows
+        report = run_steps(SUBJECT, "resolve", backend)
+        engine = resolve(load_battle(copy.deepcopy(data)))
+        assert report.to_json()["events"] == engine.to_json()["events"]
+        volley = next(e for e in engine.events if e["kind"] == "Attack")
+        assert (volley["unit"], volley["attack"]) == ("Cathak Talon", "Ranged")
+        state = engine.battle.state_of("Cathak Talon")
+        assert state is not None and state.ammunition == left
+        assert _get(backend, UNITS, 0, "ammunition_now") == left
+        _units_equal_engine(backend, engine.battle)
+        exported = export_steps(SUBJECT, backend)["battle"]["units"][0]
+        assert {k: exported.get(k) for k in talon} == talon
+        assert load_battle(export_steps(SUBJECT, backend)["battle"]).units == engine.battle.units
+
+
+def test_x31_a_unit_out_of_arrows_is_refused_on_the_orders_sheet() -> None:
+    data = _terrain_file(Cathak={"ammunition": 2})
+    backend = blank()
+    load_steps(SUBJECT, backend, load_battle(copy.deepcopy(data)))
+    report = run_steps(SUBJECT, "resolve", backend)
+    refused = [e for e in report.to_json()["events"] if e["kind"] == "refused"]
+    assert refused and refused[0]["rule_ref"] == "X31" and "2 arrows left" in refused[0]["reason"]
+    assert report.to_json()["events"] == resolve(load_battle(copy.deepcopy(data))).to_json()["events"]
+    assert "2 arrows left" in _get(backend, ORDERS, 0, "result")
+    assert _get(backend, UNITS, 0, "ammunition_now") == 2
+
+
+def test_x16_cover_on_the_units_sheet_adds_to_the_dv_of_an_attack_on_the_unit() -> None:
+    """The Bandit Mob stands in 60% cover: the largest entry not above is 50% = DV 2 (X16),
+    so the Talon's volley meets the mob's DV with +2, in its event and in the Orders DV
+    cell; the result is the battle file's."""
+    data = _terrain_file(Bandit={"cover": 60})
+    plain = resolve(load_battle(copy.deepcopy(FILE)))
+    backend = blank()
+    load_steps(SUBJECT, backend, load_battle(copy.deepcopy(data)))
+    assert _get(backend, UNITS, 1, "cover") == 60
+    dv_cell = _get(backend, ORDERS, 0, "dv")
+    report = run_steps(SUBJECT, "resolve", backend)
+    engine = resolve(load_battle(copy.deepcopy(data)))
+    assert report.to_json()["events"] == engine.to_json()["events"]
+    attack = next(e for e in engine.events if e["kind"] == "Attack")
+    before = next(e for e in plain.events if e["kind"] == "Attack")
+    assert {"source": "cover 60%", "amount": 2, "rule": "X16"} in attack["dv"]["breakdown"]
+    assert attack["dv"]["value"] == before["dv"]["value"] + 2 == dv_cell
+    _units_equal_engine(backend, engine.battle)
+    assert export_steps(SUBJECT, backend)["battle"]["units"][1]["cover"] == 60
+
+
+def test_x16_x31_typed_on_the_tracker_build_reads_them_into_the_battle() -> None:
+    backend = blank()
+    type_battle(backend)
+    backend.write_ranges([RangeUpdate(UNITS.cell(0, "ammunition"), [[9]]),
+                          RangeUpdate(UNITS.cell(0, "fortified"), [["Yes"]]),
+                          RangeUpdate(UNITS.cell(1, "cover"), [[90]])])
+    run_steps(SUBJECT, "build", backend)
+    battle = load_battle(export_steps(SUBJECT, backend)["battle"])
+    talon, mob = battle.units
+    assert (talon.ammunition, talon.fortified, mob.cover) == (9, True, 90)
+    assert _get(backend, UNITS, 0, "ammunition_now") == 9
+
+
+def test_x16_x31_bad_cover_ammunition_and_fortified_cells_are_all_named_and_nothing_is_written() -> None:
+    """Cover 130% is past 100 (the loader's own message, at the cell); -1 arrows, and a
+    Fortified cell that is neither Yes nor No: every cell at once, nothing written."""
+    backend = blank()
+    type_battle(backend)
+    cover, ammo, fort = UNITS.cell(1, "cover"), UNITS.cell(0, "ammunition"), UNITS.cell(0, "fortified")
+    backend.write_ranges([RangeUpdate(cover, [[130]]), RangeUpdate(ammo, [[-1]]), RangeUpdate(fort, [["maybe"]])])
+    before = copy.deepcopy(backend.sheets)
+    with pytest.raises(InputError) as err:
+        run_steps(SUBJECT, "build", backend)
+    where = {p.where: p.message for p in err.value.problems}
+    assert {cover, ammo, fort} <= set(where), where
+    assert "less than or equal to 100" in where[cover]
+    assert backend.sheets == before
+
+
+TRAIT_KEYS: dict[str, dict[str, Any]] = {
+    "Cathak": {"might_bonus": 1, "perfect_morale": True, "ranged_damage_type": "Bashing", "rested": False},
+    "Bandit": {"close_damage_type": "Bashing", "mount": "Horse", "steed_valor": 1, "close_weapons": False},
+    "Lone": {"solo": True},
+}
+"""X1, X4-X6, X10, E9: the UnitSpec keys that have a Units column since issue 10 (X16, X31)
+(``mixed_weapons``, X6, still has none: test_exalted_tracker refuses it by name)."""
+
+
+def _traits_file() -> dict[str, Any]:
+    data = _terrain_file(**TRAIT_KEYS)
+    data["characters"].append({"name": "Lone Blade", "role": "commander", "dexterity": 4, "charisma": 3})
+    data["units"].append({"name": "Lone Blade", "side": "Realm", "commander": "Lone Blade", "solo": True})
+    return data
+
+
+def test_x1_x10_unit_keys_with_columns_load_resolve_and_export_back_unchanged() -> None:
+    """Might bonus 1 (X5), Perfect Morale (X10), Bashing damage (E9), unrested (X4), a horse of Valor 1 (X10), no close weapons (X6) and a solo unit (X1) are
+    typed on the Units sheet; the tracker's long tick and traits are the battle file's, and
+    the export gives every key back."""
+    data = _traits_file()
+    battle = load_battle(copy.deepcopy(data))
+    backend = blank()
+    load_steps(SUBJECT, backend, battle)
+    assert [_get(backend, UNITS, 0, k) for k in ("might_bonus", "perfect_morale", "ranged_damage_type",
+                                                  "rested", "close_weapons")] == [1, "Yes", "Bashing", "No", "Yes"]
+    assert [_get(backend, UNITS, 1, k) for k in ("close_damage_type", "mount", "steed_valor", "close_weapons")] == [
+        "Bashing", "Horse", 1, "No"]
+    assert (_get(backend, UNITS, 2, "solo"), _get(backend, UNITS, 2, "t_magnitude")) == ("Yes", 0)
+    mob = battle.unit("Bandit Mob")
+    assert mob is not None and _get(backend, UNITS, 1, "t_morale") == derive_traits(mob.spec).morale.value == 1
+    assert _get(backend, UNITS, 0, "t_might") == 2  # Might 1 + bonus 1
+    report = run_steps(SUBJECT, "resolve", backend)
+    engine = resolve(load_battle(copy.deepcopy(data)))
+    assert report.to_json()["events"] == engine.to_json()["events"]
+    _units_equal_engine(backend, engine.battle)
+    exported = export_steps(SUBJECT, backend)["battle"]["units"]
+    for unit in exported:
+        typed = TRAIT_KEYS[unit["name"].split()[0]]
+        assert {k: unit.get(k) for k in typed} == typed
+    assert load_battle(export_steps(SUBJECT, backend)["battle"]).units == engine.battle.units
+
+
+def test_x6_x10_bad_damage_type_and_steed_valor_cells_are_named() -> None:
+    backend = blank()
+    type_battle(backend)
+    kind, steed = UNITS.cell(0, "close_damage_type"), UNITS.cell(1, "steed_valor")
+    backend.write_ranges([RangeUpdate(kind, [["Fire"]]), RangeUpdate(steed, [[-2]])])
+    before = copy.deepcopy(backend.sheets)
+    with pytest.raises(InputError) as err:
+        run_steps(SUBJECT, "build", backend)
+    assert {kind, steed} <= {p.where for p in err.value.problems}
+    assert backend.sheets == before

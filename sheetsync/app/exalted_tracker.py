@@ -68,11 +68,15 @@ _WEAPON = {"close_weapon": ("close_weapon", "name"), "close_ability": ("close_we
 """E7-E9: the Characters columns that make a character's two weapons."""
 _CHAR_PLAIN = ("name", "role", "dexterity", "strength", "stamina", "charisma", "wits", "essence", "valor",
                "willpower", "abilities", "mortal", "shield_dv", "armor_soak", "hardness", "extra", "health_track")
-_UNIT_PLAIN = ("name", "side", "commander", "formation", "drill", "might", "avg_dexterity", "avg_strength",
-               "avg_stamina", "avg_valor", "close_ability", "close_accuracy", "close_damage", "ranged_weapons",
-               "ranged_ability", "ranged_accuracy", "ranged_damage", "avg_lethal_soak", "avg_mobility",
-               "avg_fatigue", "hardness_avg", "hardness_min", "shields", "ranged_kind", "mount", "named_members",
-               "join_war")
+_UNIT_PLAIN = ("name", "side", "commander", "solo", "formation", "drill", "might", "might_bonus", "avg_dexterity",
+               "avg_strength", "avg_stamina", "avg_valor", "perfect_morale", "close_weapons", "close_ability",
+               "close_accuracy", "close_damage", "close_damage_type", "ranged_weapons", "ranged_ability",
+               "ranged_accuracy", "ranged_damage", "ranged_damage_type", "avg_lethal_soak",
+               "avg_mobility", "avg_fatigue", "rested", "hardness_avg", "hardness_min", "shields", "ranged_kind",
+               "mount", "steed_valor", "named_members", "ammunition", "fortified", "cover", "join_war")
+_TERRAIN = ("ammunition", "fortified", "cover")
+"""X16, X31: the Units columns of the battle unit itself (not its traits): its arrows, its
+fortified position and its cover."""
 _SPECIAL = ("heroes", "sorcerers", "relays")
 _ORDER_INPUTS = ("tick", "unit", "action", "target", "option", "weather", "dice", "target_dice", "damage_dice",
                  "rout_dice", "exhaustion_dice", "target_exhaustion_dice")
@@ -195,8 +199,9 @@ def _characters(rd: _Read, problems: list[Problem], where: dict[str, str]) -> li
 
 
 def _units(rd: _Read, problems: list[Problem], where: dict[str, str]) -> tuple[list[dict[str, Any]], list[int]]:
-    """X2-X11: one battle-file unit per non-blank Units row (headcount by kind, the
-    averages, the special characters by role)."""
+    """X2-X11, X16, X31: one battle-file unit per non-blank Units row (headcount by kind,
+    the averages, the special characters by role, its ammunition, fortified position and
+    cover; the loader checks each, at its cell)."""
     block = rd.lay.block("Units_Table")
     inputs = [c.key for c in block.columns if c.is_input]
     out: list[dict[str, Any]] = []
@@ -419,11 +424,11 @@ def _born_row(battle: Battle, i: int) -> dict[str, Any]:
     u = battle.units[i]
     spec = u.spec
     row: dict[str, Any] = {}
-    for key in set(_UNIT_PLAIN) - {"commander", "named_members", "join_war"}:
+    for key in set(_UNIT_PLAIN) - {"commander", "named_members", "join_war", *_TERRAIN}:
         value = getattr(spec, key)
         row[key] = value.value if hasattr(value, "value") else value
     row.update(commander=spec.commander.name, extras=sum(g.count for g in spec.members) or None,
-               **{k: getattr(u, k) or None for k in _SPECIAL})
+               **{k: getattr(u, k) or None for k in _SPECIAL}, **{k: getattr(u, k) for k in _TERRAIN})
     return row
 
 
@@ -698,11 +703,11 @@ def _unit_row(battle: Battle, i: int) -> dict[str, Any]:
     u = battle.units[i]
     where = f"units[{i}]"
     spec = u.spec
-    plain = set(_UNIT_PLAIN) - {"commander", "named_members", "join_war"}
+    plain = set(_UNIT_PLAIN) - {"commander", "named_members", "join_war", *_TERRAIN}
     off = spec.model_dump(exclude_defaults=True, exclude={*plain, "commander", "members", "relays", "heroes",
                                                           "sorcerers"})
-    if off or u.ammunition is not None or u.fortified or u.cover:
-        key = sorted(off)[0] if off else "ammunition"
+    if off:
+        key = sorted(off)[0]
         raise InputError([Problem(f"{where}.{key}", "the tracker has no column for this key: keep this battle in "
                                                     "its file (sheetsync resolve)")])
     row: dict[str, Any] = {}
@@ -710,7 +715,7 @@ def _unit_row(battle: Battle, i: int) -> dict[str, Any]:
         value = getattr(spec, key)
         row[key] = value.value if hasattr(value, "value") else value
     row.update(commander=spec.commander.name, named_members=u.named_members or None, join_war=u.join_war,
-               **{k: getattr(u, k) or None for k in _SPECIAL})
+               **{k: getattr(u, k) or None for k in _SPECIAL}, **{k: getattr(u, k) for k in _TERRAIN})
     for j, g in enumerate(spec.members):
         slot = "extras" if g.health_levels == 3 and g.weight is None else (
             "heroic" if g.health_levels == 7 and g.weight is None else None)

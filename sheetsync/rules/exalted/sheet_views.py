@@ -43,15 +43,16 @@ def _gone(battle: Battle, name: str) -> bool:
 
 
 def unit_rows(battle: Battle) -> list[dict[str, Any]]:
-    """X1-X11, X34: each unit's computed Units columns as it stands now: Magnitude, the
-    health levels left on its track, Endurance, the derived traits, formation, next tick,
+    """X1-X11, X31, X34: each unit's computed Units columns as it stands now: Magnitude,
+    the health levels left on its track, Endurance, the arrows left, the derived traits, formation, next tick,
     status (X24: a merged unit says which unit it is merged into) and every trait's
     breakdown (``Close rating 3 = avg Dexterity 3 + ...``)."""
     out = []
     for u in battle.units:
         spec, t, st = current_unit(battle, u.name)
         row: dict[str, Any] = {"magnitude_now": st.magnitude, "health_left": max(st.health_levels - st.marked, 0),
-                               "endurance_now": st.endurance, "formation_now": st.formation.value,
+                               "endurance_now": st.endurance, "ammunition_now": st.ammunition,
+                               "formation_now": st.formation.value,
                                "next_tick": st.next_tick if battle.started else None}
         parts = []
         for key in UNIT_TRAITS:
