@@ -120,3 +120,15 @@ def test_x37_an_unknown_weather_names_its_path() -> None:
     data["orders"][1]["weather"] = "Rainy"
     assert _problems(data) == ["orders[1].weather: 'Rainy' is not a weather (one of Mild, Hot, Snowy, Desert, "
                                "Blizzard, Extreme; X37)"]
+
+
+def test_x31_no_arrows_typed_survives_a_round_trip_through_the_file() -> None:
+    """X31: a unit typed with 0 arrows has none; written back to its file it must still say
+    0, not leave the key out (which would give it the default 12 again)."""
+    data = yaml.safe_load(SYSTEM.example_data())
+    data["units"][0]["ammunition"] = 0
+    out = battle_to_file(load_battle(data))
+    assert out["units"][0]["ammunition"] == 0
+    assert load_battle(out).units[0].ammunition == 0
+    del data["units"][0]["ammunition"]  # none typed: the key stays out, the default applies
+    assert "ammunition" not in battle_to_file(load_battle(data))["units"][0]

@@ -312,7 +312,8 @@ def _unit_to_file(u: BattleUnit) -> dict[str, Any]:
         out["named_members"] = list(u.named_members)
     for key in ("ammunition", "fortified", "cover", "join_war", "split_from"):
         value = getattr(u, key)
-        if value not in (None, False, 0) or (key == "join_war" and value == 0):
+        typed_zero = key in ("join_war", "ammunition") and value == 0  # 0 arrows typed is not "none typed" (X31)
+        if value not in (None, False, 0) or typed_zero:
             out[key] = value
     return out
 
