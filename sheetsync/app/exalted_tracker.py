@@ -47,7 +47,6 @@ from sheetsync.sheets.backend import (
     Formula,
     Grid,
     RangeUpdate,
-    parse_range,
 )
 
 __all__ = ["ACTION_NAMES", "ExaltedSteps", "capacity_for", "check", "export", "load_into", "run"]
@@ -102,9 +101,8 @@ class _Read:
     session: ss.Session
 
     def cell(self, name: str) -> CellValue:
-        c = self.lay.cells[name]
-        row = int(c.address[1:]) - parse_range(BATTLE_RANGE).row1
-        return self.battle[row][0] if 0 <= row < len(self.battle) and self.battle[row] else None
+        """A named cell of the Battle sheet, from the read of :data:`BATTLE_RANGE`."""
+        return table.in_column(self.lay.cells[name], self.battle, BATTLE_RANGE)
 
 
 def _plan(lay: Any) -> list[str]:

@@ -42,7 +42,6 @@ from sheetsync.sheets.backend import (
     Formula,
     Grid,
     RangeUpdate,
-    parse_range,
 )
 
 __all__ = ["ACTION_NAMES", "HexSteps", "capacity_for", "check", "export", "load_into", "run"]
@@ -79,9 +78,7 @@ class _Read:
 
     def cell(self, name: str) -> CellValue:
         """A named cell of the Battle sheet, from the read of :data:`BATTLE_RANGE`."""
-        c = self.lay.cells[name]
-        row = int(c.address[1:]) - parse_range(BATTLE_RANGE).row1
-        return self.battle[row][0] if 0 <= row < len(self.battle) and self.battle[row] else None
+        return table.in_column(self.lay.cells[name], self.battle, BATTLE_RANGE)
 
 
 def _plan(lay: Any) -> list[str]:

@@ -20,10 +20,10 @@ from typing import Any
 
 from sheetsync.core.layout import Block, Cell, CodecError, Column, col_letter, quote_sheet
 from sheetsync.errors import Problem
-from sheetsync.sheets.backend import CellValue, Formula, Grid, RangeUpdate
+from sheetsync.sheets.backend import CellValue, Formula, Grid, RangeUpdate, parse_range
 
 __all__ = ["Row", "append_update", "blank_rows", "block_fill", "block_update", "cell_update", "decode", "is_blank",
-           "locate", "overflow", "read_block", "read_cell", "relocate"]
+           "in_column", "locate", "overflow", "read_block", "read_cell", "relocate"]
 
 
 @dataclass(frozen=True)
@@ -121,6 +121,13 @@ def read_cell(cell: Cell, value: CellValue, problems: list[Problem]) -> Any:
     """A named cell's value through its codec (``None`` when blank or bad, its problem added)."""
     col = Column(cell.name, cell.label, is_input=cell.is_input, codec_=cell.codec)
     return decode(col, value, f"{cell.sheet}!{cell.address}", problems)
+
+
+def in_column(cell: Cell, grid: Grid, column_range: str) -> CellValue:
+    """A named cell's value as read in ``grid``, the read of the one-column ``column_range``
+    holding it (``Battle!B3:B11``); ``None`` when the read stops above it."""
+    row = int(cell.address[1:]) - parse_range(column_range).row1
+    return grid[row][0] if 0 <= row < len(grid) and grid[row] else None
 
 
 def cell_update(cell: Cell, value: Any) -> RangeUpdate:
