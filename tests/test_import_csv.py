@@ -120,7 +120,7 @@ def test_template_csv_for_exalted_writes_characters_then_units(tmp_path: Path, m
     assert "--sheet units" in out
     assert (tmp_path / "x.csv").read_text(encoding="utf-8").startswith("Character,Role,Dex,Str,Sta,")
     ok(monkeypatch, capsys, "template", "--csv", str(tmp_path / "my units.csv"), "--system", "exalted")
-    assert (tmp_path / "my units.csv").read_text(encoding="utf-8").startswith("Unit,Side,Commander,Extras,")
+    assert (tmp_path / "my units.csv").read_text(encoding="utf-8").startswith("Unit,Side,Commander,Solo,Extras,")
     code, _o, err = run_main(monkeypatch, capsys, "template", "--csv", str(tmp_path / "y.csv"), "--system",
                              "exalted", "--sheet", "orders")
     assert code == 1 and "'orders' is not a sheet of an Exalted CSV" in err and not (tmp_path / "y.csv").exists()

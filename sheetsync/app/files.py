@@ -104,9 +104,13 @@ def whole_or_text(digits: str) -> int | str:
         return digits
 
 
-class _SafeLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+class _SafeLoader(yaml.SafeLoader):
     """``yaml.SafeLoader`` whose whole numbers too long for ``int()`` stay text (see
-    :func:`whole_or_text`); libyaml's parser when PyYAML has it (issue 12: the pure-Python
+    :func:`whole_or_text`)."""
+
+
+class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """:class:`_SafeLoader` on libyaml's parser when PyYAML has it (issue 12: the pure-Python
     parser was most of a large battle file's resolve)."""
 
 
@@ -114,10 +118,21 @@ def _construct_int(loader: Any, node: yaml.Node) -> Any:
     try:
         return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
     except ValueError:
-        return loader.construct_scalar(node)  # type: ignore[arg-type]
+        return loader.construct_scalar(node)
 
 
 _SafeLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_FastLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+
+def _load_yaml(text: str) -> Any:
+    """The YAML's data, parsed by libyaml; a file it refuses is parsed again by PyYAML's
+    own parser, whose error says where as precisely as before (the line of an unclosed
+    bracket, not the end of the file)."""
+    try:
+        return yaml.load(text, Loader=_FastLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError:
+        return yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a SafeLoader subclass
 
 
 def read_data_file(path: Path) -> Any:
@@ -133,7 +148,7 @@ def read_data_file(path: Path) -> Any:
     try:
         if path.suffix.lower() == ".json":
             return json.loads(text, parse_int=whole_or_text)
-        return yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a SafeLoader subclass
+        return _load_yaml(text)
     except json.JSONDecodeError as exc:
         raise InputError([Problem(f"line {exc.lineno}, column {exc.colno}", exc.msg)], str(path)) from None
     except yaml.YAMLError as exc:
