@@ -22,8 +22,9 @@ from sheetsync.app.bbn.reader import Sheets, parse_turn, read_plan
 from sheetsync.app.bbn.steps import journal
 from sheetsync.app.steps import mark_updates
 from sheetsync.core.registry import find_system
-from sheetsync.errors import SheetFormatError
-from sheetsync.rules.bbn import Battle, load_battle, resolve_phase
+from sheetsync.errors import InputError, SheetFormatError
+from sheetsync.rules.bbn import Battle, battle_to_file, load_battle, resolve_phase
+from sheetsync.rules.bbn.loader import load_turn
 from sheetsync.sheets.backend import MemoryBackend, RangeUpdate
 
 LAY = layout()
@@ -68,6 +69,8 @@ def test_issue12_state_write_is_byte_identical_with_the_shared_parts() -> None:
     assert (fast.token, fast.step, fast.rev) == (plain.token, plain.step, plain.rev)
     blob = "".join(str(row[0]) for row in fast.update.values if row[0])
     assert json.loads(blob)["battle"]["history"][0]["cohorts"] == json.loads(blob)["battle"]["cohorts"]
+    # the blob, put together from the body encoded once and the rest, is json.dumps' own text
+    assert json.dumps(json.loads(blob), separators=(",", ":"), ensure_ascii=False) == blob
 
 
 def test_issue12_reader_plans_name_each_layouts_cells() -> None:
@@ -104,3 +107,79 @@ def test_issue12_text_cells_read_as_before_r12() -> None:
     sh = Sheets.from_grids(backend.read_ranges(read_plan(LAY)))
     battle, _rows = parse_turn(LAY, sh, stored.battle)
     assert battle.orders[0].cohort == "Cohort 0"
+
+
+def _plain_turn(battle: Battle, rules: Any, ranges: Any, orders: Any) -> Battle:
+    """What Resolve loaded before issue 12: the whole battle file, with the turn put in."""
+    data = battle_to_file(battle)
+    data.update(house_rules=rules, ranges=ranges, orders=orders)
+    data.pop("log", None)
+    return load_battle(data)
+
+
+def _played(phases: int) -> Battle:
+    """A 6-cohort battle after ``phases`` resolved phases (a history and states to carry)."""
+    battle = load_battle(make_battle(6))
+    for _ in range(phases):
+        battle = resolve_phase(battle).battle
+        battle = battle.model_copy(update={"orders": load_battle(make_battle(6)).orders})
+    return battle
+
+
+@pytest.mark.parametrize("phases", [0, 1, 3])
+def test_issue12_r13_r24_load_turn_equals_loading_the_whole_file(phases: int) -> None:
+    """R13, R24: a phase's orders and ranges put into a stored battle give the very battle
+    that loading the whole battle file gives (cohorts, states, history, pools, bands), with
+    names in another case and labels typed loosely read alike (R12)."""
+    stored = _played(phases)
+    ranges = [[" cohort 0", "COHORT 1", "personal"], ["Cohort 2", "Cohort 3", "distanced"]]
+    orders = [{"cohort": "cohort 0", "task": "melee attack", "target": "Cohort 1", "roll": 7},
+              {"cohort": "Cohort 1", "task": "Hero Moment", "member": "C1M0", "moment": "boost a pool",
+               "pool": "melee "},
+              {"cohort": "Cohort 2", "task": "Inspire", "target": "cohort 4", "benefit": "Reroll",
+               "ally": "cohort 4"}]
+    rules = stored.house_rules.model_dump(mode="json")
+    fast = load_turn(stored, rules, ranges, orders)
+    plain = _plain_turn(stored, rules, ranges, orders)
+    assert fast == plain
+    assert json.dumps(fast.to_data()) == json.dumps(plain.to_data())
+    assert fast.bands == plain.bands and fast.pools == plain.pools and fast.log == ()
+    assert resolve_phase(fast).to_json() == resolve_phase(plain).to_json()
+
+
+def test_issue12_r13_load_turn_lists_the_same_problems() -> None:
+    """R13: a bad order or range is reported with the same path and words either way, every
+    one of them at once."""
+    stored = _played(1)
+    rules = stored.house_rules.model_dump(mode="json")
+    ranges = [["Cohort 0", "Cohort 99", "Personal"], ["Cohort 0", "Cohort 1", "Very Far"], "nonsense"]
+    orders = [{"cohort": "Cohort 7", "task": "Melee Attack", "target": "Cohort 1"},
+              {"cohort": "Cohort 0", "task": "Melee"},
+              {"cohort": "Cohort 0", "task": "Hero Moment", "member": "Nobody"},
+              "not an order"]
+    with pytest.raises(InputError) as fast:
+        load_turn(stored, rules, ranges, orders)
+    with pytest.raises(InputError) as plain:
+        _plain_turn(stored, rules, ranges, orders)
+    got = [(p.where, p.message) for p in fast.value.problems]
+    assert got == [(p.where, p.message) for p in plain.value.problems]
+    assert len(got) >= 6
+
+
+def test_issue12_r1_other_house_rules_load_the_whole_battle() -> None:
+    """R1: house rules typed other than the stored ones can change what a valid cohort is,
+    so the whole battle is loaded again: a 2-member cohort is refused unless
+    allow_any_size lifts it, as when the whole file is loaded."""
+    file = make_battle(4)
+    file["cohorts"][0]["members"] = file["cohorts"][0]["members"][:2]
+    stored = load_battle({**file, "house_rules": {"allow_any_size": True}})
+    orders = [{"cohort": "Cohort 0", "task": "Melee Attack", "target": "Cohort 1"}]
+    with pytest.raises(InputError) as fast:
+        load_turn(stored, {}, [], orders)
+    with pytest.raises(InputError) as plain:
+        _plain_turn(stored, {}, [], orders)
+    assert [(p.where, p.message) for p in fast.value.problems] == [(p.where, p.message) for p in plain.value.problems]
+    assert any("3 to 5" in p.message for p in fast.value.problems)
+    same = {"allow_any_size": True}
+    assert load_turn(stored, same, [], orders) == _plain_turn(stored, same, [], orders)
+

@@ -26,7 +26,7 @@ from sheetsync.core.layout import Codec, Column
 from sheetsync.core.registry import MARK_CELL
 from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError, did_you_mean
 from sheetsync.rules.bbn import Battle, HouseRules, load_battle
-from sheetsync.rules.bbn.loader import battle_to_file
+from sheetsync.rules.bbn.loader import load_turn
 from sheetsync.sheets import table
 from sheetsync.sheets.backend import CellValue, Formula, Grid, col_letter, quote_sheet
 
@@ -426,11 +426,13 @@ def _value_at(row: Sequence[CellValue], j: int) -> CellValue:
     return row[j] if j < len(row) else None
 
 
-def _load(r: _Reader, data: dict[str, Any]) -> Battle:
+def _load(r: _Reader, data: dict[str, Any] | Callable[[], Battle]) -> Battle:
+    """The battle ``data`` loads (or the callable builds), or every problem of the read and
+    the load together, each at its cell."""
     problems = list(r.problems)
     battle = None
     try:
-        battle = load_battle(data)
+        battle = data() if callable(data) else load_battle(data)
     except InputError as exc:
         where = r.cells()
         problems += [Problem(_locate(where, p.where), _label(p)) for p in exc.problems]
@@ -634,11 +636,6 @@ def parse_turn(lay: Layout, sh: Sheets, battle: Battle) -> tuple[Battle, list[in
             r.problems.append(Problem(orders_block.cell(i, "task"), "an order needs its task"))
         orders.append(o)
         rows.append(i)
-    data = battle_to_file(battle)
-    data["house_rules"] = rules
-    data["ranges"] = ranges
-    data["orders"] = orders
-    data.pop("log", None)
-    for idx in range(len(data["cohorts"])):
+    for idx in range(len(battle.cohorts)):
         r.where.setdefault(f"cohorts[{idx}]", "State!A2")
-    return _load(r, data), rows
+    return _load(r, lambda: load_turn(battle, rules, ranges, orders)), rows

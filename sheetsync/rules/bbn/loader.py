@@ -34,7 +34,7 @@ from sheetsync.rules.bbn.models import (
     Task,
 )
 
-__all__ = ["battle_to_file", "load_battle", "pydantic_problems"]
+__all__ = ["battle_to_file", "load_battle", "load_turn", "pydantic_problems"]
 
 ENUM_FIELDS: dict[str, tuple[type[Enum], str]] = {
     "task": (Task, "task"),
@@ -138,13 +138,21 @@ def pydantic_problems(err: ValidationError, prefix: str = "", enums: dict[str, t
     return out
 
 
+_LABELS: dict[type[Enum], dict[str, Any]] = {}
+"""Each enum's values by their normalized label, built once an enum (issue 12: a step looks
+up a label for every order and every state)."""
+
+
 def _label(value: Any, cls: type[Enum]) -> Any:
     """Accept a dropdown label whatever its case and spacing ("melee attack")."""
     if isinstance(value, str):
-        key = normalize(value)
-        for m in cls:
-            if normalize(str(m.value)) == key:
-                return m.value
+        labels = _LABELS.get(cls)
+        if labels is None:
+            labels = {}
+            for m in cls:
+                labels.setdefault(normalize(str(m.value)), m.value)
+            _LABELS[cls] = labels
+        return labels.get(normalize(value), value)
     return value
 
 
@@ -287,9 +295,28 @@ def load_battle(data: Any, source: str = "") -> Battle:
                 states[spec.name] = st
         battle_kwargs["catalog_extra"] = catalog_extra
 
-    # ranges
+    ranges = _load_ranges(data.get("ranges"), spec_by, raw_names, cohort_name, problems)
+    orders = _load_orders(data.get("orders"), spec_by, raw_names, cohort_name, problems)
+
+    phase = data.get("phase", 1)
+    if not isinstance(phase, int) or isinstance(phase, bool) or phase < 1:
+        problems.append(Problem("phase", f"{_short(phase)} is not a phase number (1 or more)"))
+    seed = data.get("seed")
+    if seed is not None and not isinstance(seed, (int, str)):
+        problems.append(Problem("seed", f"{_short(seed)} is not a whole number or text"))
+    if problems:
+        raise InputError(problems, source)
+    return Battle(
+        cohorts=tuple(specs), state=states, ranges=tuple(ranges), orders=tuple(orders), phase=phase, seed=seed,
+        history=tuple(data.get("history") or ()), log=tuple(data.get("log") or ()), **battle_kwargs,
+    )
+
+
+def _load_ranges(raw_ranges: Any, spec_by: dict[str, CohortSpec], raw_names: set[str],
+                 cohort_name: typing.Callable[[Any], Any], problems: list[Problem]) -> list[RangeEntry]:
+    """R24: the battle's ``ranges``, each ``[cohort, cohort, band]`` (or ``{a, b, band}``)."""
     ranges: list[RangeEntry] = []
-    for i, raw in enumerate(data.get("ranges") or []):
+    for i, raw in enumerate(raw_ranges or []):
         where = f"ranges[{i}]"
         if isinstance(raw, dict):
             raw = [raw.get("a"), raw.get("b"), raw.get("band")]
@@ -303,10 +330,14 @@ def load_battle(data: Any, source: str = "") -> Battle:
         entry = _validate(RangeEntry, {"a": a, "b": b, "band": _label(band, Band)}, where, problems)
         if entry is not None:
             ranges.append(entry)
+    return ranges
 
-    # orders
+
+def _load_orders(raw_orders: Any, spec_by: dict[str, CohortSpec], raw_names: set[str],
+                 cohort_name: typing.Callable[[Any], Any], problems: list[Problem]) -> list[Order]:
+    """R13: the phase's ``orders``, each checked for its shape (:func:`_check_order`)."""
     orders: list[Order] = []
-    raw_orders = data.get("orders") or []
+    raw_orders = raw_orders or []
     if not isinstance(raw_orders, list):
         problems.append(Problem("orders", "must be a list"))
         raw_orders = []
@@ -331,18 +362,42 @@ def load_battle(data: Any, source: str = "") -> Battle:
             continue
         problems.extend(_check_order(order, where, spec_by, raw_names))
         orders.append(order)
+    return orders
 
-    phase = data.get("phase", 1)
-    if not isinstance(phase, int) or isinstance(phase, bool) or phase < 1:
-        problems.append(Problem("phase", f"{_short(phase)} is not a phase number (1 or more)"))
-    seed = data.get("seed")
-    if seed is not None and not isinstance(seed, (int, str)):
-        problems.append(Problem("seed", f"{_short(seed)} is not a whole number or text"))
+
+def load_turn(battle: Battle, house_rules: Any, ranges: Any, orders: Any, source: str = "") -> Battle:
+    """A stored battle (one :func:`load_battle` or the State checked already) with a phase's
+    ``house_rules``, ``ranges`` and ``orders`` (R13, R24), checked as :func:`load_battle`
+    checks them, and with no log: the same battle, and the same problems, as
+    ``load_battle`` of :func:`battle_to_file` with those three parts put in (the tests
+    compare the two).
+
+    The cohorts and their states are the stored battle's and are not checked again
+    (issue 12: they are most of a Resolve's input).  When the house rules differ from the
+    stored ones, or are wrong, the whole battle is loaded again instead: a house rule can
+    change what a valid cohort is (R1's size)."""
+    probe: list[Problem] = []
+    rules = _validate(HouseRules, house_rules or {}, "house_rules", probe)
+    if rules is None or rules != battle.house_rules or not isinstance(ranges, (list, type(None))):
+        data = battle_to_file(battle)
+        data.update(house_rules=house_rules, ranges=ranges, orders=orders)
+        data.pop("log", None)
+        return load_battle(data, source)
+    problems: list[Problem] = []
+    spec_by = battle.spec
+    names = set(spec_by)
+    canon = {n.casefold(): n for n in spec_by}
+
+    def cohort_name(value: Any) -> Any:
+        return canon.get(value.strip().casefold(), value) if isinstance(value, str) else value
+    new_ranges = _load_ranges(ranges, spec_by, names, cohort_name, problems)
+    new_orders = _load_orders(orders, spec_by, names, cohort_name, problems)
     if problems:
         raise InputError(problems, source)
     return Battle(
-        cohorts=tuple(specs), state=states, ranges=tuple(ranges), orders=tuple(orders), phase=phase, seed=seed,
-        history=tuple(data.get("history") or ()), log=tuple(data.get("log") or ()), **battle_kwargs,
+        cohorts=battle.cohorts, state=dict(battle.state), ranges=tuple(new_ranges), orders=tuple(new_orders),
+        phase=battle.phase, seed=battle.seed, history=battle.history, log=(), house_rules=rules,
+        catalog_extra=battle.catalog_extra,
     )
 
 

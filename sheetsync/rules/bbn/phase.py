@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from sheetsync.dice import Roller
@@ -108,12 +109,20 @@ class PhaseResult(Frozen):
     end_of_phase: tuple[Effect, ...]
     battle: Battle
 
+    @cached_property
+    def events_json(self) -> tuple[dict[str, Any], ...]:
+        """Each event's JSON dump, made once: :func:`resolve_phase` makes them for the
+        battle's log (R13) and they are these very dicts (issue 12: a Resolve dumped every
+        event three times).  Read them; never change one in place."""
+        return tuple(e.model_dump(mode="json") for e in self.events)
+
     def to_json(self) -> dict[str, Any]:
         """``{"phase", "events", "end_of_phase", "cohorts"}`` as ``sheetsync resolve --json``
-        prints it."""
+        prints it.  Each call gives new top-level dicts; the values inside an event are
+        shared with :attr:`events_json`."""
         return {
             "phase": self.phase,
-            "events": [e.model_dump(mode="json") for e in self.events],
+            "events": [dict(e) for e in self.events_json],
             "end_of_phase": [e.model_dump(mode="json") for e in self.end_of_phase],
             "cohorts": cohorts_json(self.battle, self.events),
         }
@@ -1049,11 +1058,16 @@ def resolve_phase(battle: Battle, roller: Roller | None = None, *, record: bool 
         "state": {name: co.freeze() for name, co in ph.c.items()},
         "orders": (),
     }
+    dumped = None
     if record:
+        dumped = tuple(e.model_dump(mode="json") for e in events)
         update["history"] = (*battle.history, battle.snapshot())
-        update["log"] = (*battle.log, *(e.model_dump(mode="json") for e in events))
+        update["log"] = (*battle.log, *dumped)
     new = battle.model_copy(update=update)
-    return PhaseResult(phase=battle.phase, events=events, end_of_phase=tuple(end), battle=new)
+    result = PhaseResult(phase=battle.phase, events=events, end_of_phase=tuple(end), battle=new)
+    if dumped is not None:
+        result.__dict__["events_json"] = dumped  # the cached property, made once for the log
+    return result
 
 
 def simulate_phase(battle: Battle, roller: Roller) -> tuple[Battle, tuple[Outcome, ...]]:
