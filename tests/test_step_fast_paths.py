@@ -17,12 +17,12 @@ from battles import make_battle
 from sheetsync.app import state_journal as sj
 from sheetsync.app import usecases
 from sheetsync.app.bbn import reader, writer
-from sheetsync.app.bbn.layout import layout
+from sheetsync.app.bbn.layout import STATE_CHUNKS, layout
 from sheetsync.app.bbn.reader import Sheets, parse_turn, read_plan
 from sheetsync.app.bbn.steps import journal
 from sheetsync.app.steps import mark_updates
 from sheetsync.core.registry import find_system
-from sheetsync.errors import InputError, SheetFormatError
+from sheetsync.errors import BattleStateError, InputError, SheetFormatError
 from sheetsync.rules.bbn import Battle, battle_to_file, load_battle, resolve_phase
 from sheetsync.rules.bbn.loader import load_turn
 from sheetsync.sheets.backend import MemoryBackend, RangeUpdate
@@ -183,3 +183,53 @@ def test_issue12_r1_other_house_rules_load_the_whole_battle() -> None:
     same = {"allow_any_size": True}
     assert load_turn(stored, same, [], orders) == _plain_turn(stored, same, [], orders)
 
+
+def _blob(backend: MemoryBackend) -> str:
+    rows = backend.read_ranges([LAY.block("State_Blob").range()])[0]
+    return "".join(r[0] for r in rows if r and isinstance(r[0], str))
+
+
+def test_issue12_r13_r25_each_written_state_equals_its_parse_after_every_step() -> None:
+    """R13, R25: every State blob a step writes is remembered with the battle it reads back
+    as; through resolves, an undo, a resolve again and the end, each one equals the battle
+    that parsing and checking the text written gives, so the next click may skip the check."""
+    backend = MemoryBackend({name: {} for name in LAY.sheets})
+    usecases.load_battle_into(backend, load_battle(make_battle(5)), LAY)
+    orders = LAY.block("Orders_Table")
+
+    def phase_two(b: MemoryBackend) -> None:  # two orders typed in the rows below phase 1's
+        b.write_ranges([RangeUpdate(orders.cell(10 + i, key), [[value]]) for i in range(2)
+                        for key, value in (("cohort", f"Cohort {i}"), ("task", "Melee Attack"),
+                                           ("target", f"Cohort {i + 1}"), ("roll", 6))])
+        usecases.resolve(b)
+
+    for step in (usecases.resolve, phase_two, usecases.undo, usecases.resolve, usecases.end_battle, usecases.undo):
+        sj.forget_states()
+        step(backend)
+        text = _blob(backend)
+        remembered = sj._KNOWN[text]
+        sj.forget_states()
+        fresh = sj.parse_state([[text]]).battle
+        assert fresh == remembered
+        assert json.dumps(fresh.to_data()) == json.dumps(remembered.to_data())
+
+
+def test_issue8_10_a_state_edited_by_hand_is_checked_in_full_after_a_remembered_one() -> None:
+    """Issue 8 item 10: a remembered State does not vouch for another text: a blob edited
+    by hand (one cohort's standing deleted) is parsed and refused at State!A1, and nothing
+    is written."""
+    backend = MemoryBackend({name: {} for name in LAY.sheets})
+    usecases.load_battle_into(backend, load_battle(make_battle(3)), LAY)
+    usecases.resolve(backend)
+    text = _blob(backend)
+    assert text in sj._KNOWN
+    payload = json.loads(text)
+    del payload["battle"]["state"]["Cohort 0"]
+    block = LAY.block("State_Blob")
+    backend.write_ranges([RangeUpdate(block.range(rows=STATE_CHUNKS),
+                                      [[json.dumps(payload)]] + [[None]] * (STATE_CHUNKS - 1))])
+    before = {k: dict(v) for k, v in backend.sheets.items()}
+    with pytest.raises(BattleStateError) as err:
+        usecases.undo(backend)
+    assert "State!A1" in str(err.value) and "damaged" in str(err.value), err.value
+    assert backend.sheets == before

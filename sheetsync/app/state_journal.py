@@ -54,6 +54,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic_core import PydanticSerializationError, to_json
+
 from sheetsync.app.bbn import writer
 from sheetsync.app.bbn.layout import HISTORY_PHASES, STATE_CHUNK_CHARS, STATE_CHUNKS, Layout
 from sheetsync.errors import BattleStateError
@@ -61,8 +63,8 @@ from sheetsync.rules.bbn import Battle
 from sheetsync.rules.bbn.models import Order
 from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate, quote_sheet
 
-__all__ = ["HISTORY_BLOCK", "JOURNAL", "SHARED_KEYS", "Lost", "Record", "StateWrite", "Stored", "apply_patch",
-           "full_history", "health_table_update", "lost_steps", "mark_rows", "parse_state", "repair_updates", "reverse_diff",
+__all__ = ["HISTORY_BLOCK", "JOURNAL", "KNOWN_STATES", "SHARED_KEYS", "Lost", "Record", "StateWrite", "Stored",
+           "apply_patch", "forget_states", "full_history", "health_table_update", "lost_steps", "mark_rows", "parse_state", "repair_updates", "reverse_diff",
            "stamps_of", "state_update", "step_token", "undo_snapshot"]
 
 HISTORY_BLOCK = "State_History"
@@ -232,6 +234,30 @@ def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**12
 
 
+KNOWN_STATES = 4
+"""How many State blobs this process remembers, checked, with the battle each holds."""
+
+_KNOWN: dict[str, Battle] = {}
+"""State blob text -> its battle, checked as :func:`parse_state` checks it: the blobs this
+process wrote (:func:`state_update`) or read last (issue 12).  A server's next click reads
+back the State its last click wrote, so the battle is not checked again; any other text
+(another process's write, a State edited by hand, one character changed) is parsed and
+checked in full.  Keyed by the whole text, so a hit is the very battle parsing would give:
+a :class:`Battle` is frozen, and no step changes one in place."""
+
+
+def _remember(text: str, battle: Battle) -> None:
+    _KNOWN.pop(text, None)
+    _KNOWN[text] = battle
+    while len(_KNOWN) > KNOWN_STATES:
+        del _KNOWN[next(iter(_KNOWN))]
+
+
+def forget_states() -> None:
+    """Forget the remembered State blobs (a benchmark's cold runs; tests)."""
+    _KNOWN.clear()
+
+
 def parse_state(state: Grid, history: Grid | None = None) -> Stored:
     """Issue 8, item 10: the State sheet's blob, every part checked, or a
     :class:`BattleStateError` that names what is damaged and how to recover.  Nothing
@@ -243,16 +269,22 @@ def parse_state(state: Grid, history: Grid | None = None) -> Stored:
     free = None if history is None else len(history)
     if not pieces:
         return Stored(records=_records(history or []), free=free)
+    text = "".join(pieces)
     try:
-        payload = json.loads("".join(pieces))
+        payload = json.loads(text)
     except ValueError:
         raise _damaged("it is not readable JSON") from None
     except RecursionError:
         raise _damaged("it is nested too deeply") from None
     if not isinstance(payload, dict) or "battle" not in payload:
         raise _damaged("it holds no battle")
-    battle = _battle(payload["battle"], "the battle")
-    _history(battle)
+    known = _KNOWN.get(text)
+    if known is not None:
+        battle = known
+    else:
+        battle = _battle(payload["battle"], "the battle")
+        _history(battle)
+        _remember(text, battle)
     out = Stored(battle=battle)
     out.last_problem = _last(payload.get("last"))
     out.last = None if out.last_problem else payload.get("last")
@@ -527,12 +559,30 @@ def step_token(rev: int, step: str, action: str, phase: int) -> str:
     return f"{rev}:{step}:{action}:{phase}"
 
 
-def _step_id(payload: Mapping[str, Any]) -> str:
-    """A digest of what the step writes: two steps that write the very same battle are one
-    step (resolving the same orders twice applies once, R13); any difference gives
-    another id.  (A build draws a fresh seed when none is typed, so two builds differ.)"""
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+def _json(data: Any) -> str:
+    """Compact JSON, encoded by pydantic-core in Rust: half the time of the standard encoder
+    for a State blob (issue 12).  For texts, whole numbers, booleans, lists and mappings it
+    is the very text of ``json.dumps(data, separators=(",", ":"), ensure_ascii=False)``; a
+    fraction may be written in another form that reads back the same (``0.00001`` for
+    ``1e-05``).  An object it cannot encode is a :class:`TypeError`, as with ``json``."""
+    try:
+        return to_json(data, serialize_unknown=False).decode("utf-8")
+    except PydanticSerializationError as exc:
+        raise TypeError(f"not plain JSON data: {exc}") from None
+
+
+def _step_id(body_text: str, rest: Mapping[str, Any]) -> str:
+    """A digest of what the step writes (``body_text``: the blob's battle, last result,
+    action and phase, as written; ``rest``: the revision, the steps reported, the undo
+    chain and the new undo record): two steps that write the very same battle are one
+    step (resolving the same orders twice applies once, R13); any difference gives another
+    id.  (A build draws a fresh seed when none is typed, so two builds differ.)
+
+    The body is hashed as the blob writes it, not encoded again with sorted keys (issue 12:
+    that second encoding was a fifth of a Resolve): the same step builds its dicts in the
+    same order from the same read, so it writes the same text."""
+    head = json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(f"{head}\n{body_text}".encode()).hexdigest()[:10]
 
 
 SHARED_KEYS = ("cohorts", "ranges")
@@ -608,17 +658,22 @@ def state_update(lay: Layout, battle: Battle, last: dict[str, Any] | None, *, pr
         links = links[:-1]
     data["history"] = [newest] if newest is not None and (links or record is not None) else []
     body: dict[str, Any] = {"battle": data, "last": last, "action": action, "phase": phase}
-    step = _step_id({"rev": rev, "reported": list(reported), "undo": links, "record": record, **body})
+    body_text = _json(body)
+    step = _step_id(body_text, {"rev": rev, "reported": list(reported), "undo": links, "record": record})
     if record is not None:
         links.append(f"{rev}:{step}")
     journal = [*prior.journal, [rev, step, action, phase]][-JOURNAL:]
-    payload = {**body, "undo": links, "rev": rev, "step": step, "steps": journal,
-               "reported": [*prior.reported, *reported][-REPORTED:],
-               "log_checked": prior.log_checked if prior.log_read is None else prior.log_read}
-    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+    tail = {"undo": links, "rev": rev, "step": step, "steps": journal,
+            "reported": [*prior.reported, *reported][-REPORTED:],
+            "log_checked": prior.log_checked if prior.log_read is None else prior.log_read}
+    # the body, encoded once (for the step id), then the rest: the text of {**body, **tail}
+    text = body_text[:-1] + "," + _json(tail)[1:]
     pieces = [text[i:i + STATE_CHUNK_CHARS] for i in range(0, len(text), STATE_CHUNK_CHARS)]
     if len(pieces) > STATE_CHUNKS:
         raise BattleStateError("the battle state no longer fits the State sheet; end this battle and start a new tracker")
+    # the battle this blob reads back as: the one written, with its one inline snapshot and
+    # no log (the tests check it equals what parse_state makes of the text)
+    _remember(text, battle.model_copy(update={"history": tuple(data["history"]), "log": ()}))
     block = lay.block("State_Blob")
     rows: list[list[CellValue]] = [[p] for p in pieces]
     rows += [[None] for _ in range(STATE_CHUNKS - len(pieces))]
