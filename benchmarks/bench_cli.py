@@ -12,6 +12,20 @@ Every sample is a fresh interpreter, and the variants are run alternately, so th
   ``python -c "import ..."`` of exactly the modules that resolve loaded: the time spent
   importing is that minus the floor, its share is of the whole resolve; the same without
   sheetsync's own modules is what the libraries alone cost;
+* where the floor of that share lies, the libraries sheetsync cannot do without, each over
+  ``python -c pass``: the bare typer app *running* a ``resolve`` command with the same
+  parameters as sheetsync's (annotations and defaults copied, an empty body) on the same
+  battle file, which is what typer costs a command that is run (typer 0.29 coerces each
+  parameter through a pydantic ``TypeAdapter``: ``typer._adapters`` and pydantic's model
+  machinery are imported at run time, not by ``--help``); ``from pydantic import BaseModel``
+  with one small model validated once; ``import yaml`` and ``yaml.CSafeLoader``;
+  ``import rich.console, rich.text``; all four in one script running that ``resolve``, the
+  *library floor*; and, like the resolve's own, a ``python -c "import ..."`` of exactly the
+  modules that script loaded.  That import-only part's share of the whole resolve is the
+  lowest importing share sheetsync could reach with these libraries: the 15% target is
+  reachable only if it is below 15%.  The rest of the floor (typer building the command and
+  its adapters, pydantic a model's schema) is run-time work, not importing.  The other
+  commands of the bare app have no parameters (building sheetsync's is not in the floor);
 * the tables ``sheetsync resolve`` and ``sheetsync pools`` print for that battle, timed
   inside a fresh interpreter (no warm caches), at 80 and 200 columns; and, as the floor
   of what they replaced, the same who-gave-what tables drawn by rich's ``Table``.
@@ -101,15 +115,66 @@ def cpu(cmd: list[str], env: dict[str, str]) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def bare_typer_app() -> str:
-    """A typer app with sheetsync's command names and short helps, and no code behind them."""
+# sheetsync's ``resolve`` parameters (sheetsync/app/cli.py), copied; ``check_resolve_params`` checks they still match.
+RESOLVE_PARAMS = """file: Path,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    out: Annotated[Path | None, typer.Option(
+        help="Write the new battle state here (a battle file; for a workbook, a copy of it, the original untouched).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed for dice not typed in (battle files only).")] = None,
+"""
+
+PYDANTIC = """
+from pydantic import BaseModel
+class Cohort(BaseModel):
+    name: str
+    size: int = 0
+    traits: list[str] = []
+Cohort.model_validate({"name": "1st", "size": 480, "traits": ["drilled"]})
+"""
+YAML = "import yaml\nyaml.CSafeLoader\n"
+RICH = "import rich.console, rich.text\n"
+
+
+def check_resolve_params() -> None:
+    """Stop if sheetsync's ``resolve`` no longer has the parameters ``RESOLVE_PARAMS`` copies."""
+    import inspect
+    import typing
+
+    from sheetsync.app.cli import resolve
+
+    ns: dict = {}
+    exec("from __future__ import annotations\nfrom pathlib import Path\nfrom typing import Annotated\nimport typer\n"
+         f"def resolve(\n    {RESOLVE_PARAMS}) -> None:\n    pass\n", ns)
+
+    def shape(fn):  # name, default, type, and each typer.Option's settings (the objects compare by identity)
+        hints = typing.get_type_hints(fn, include_extras=True)
+        out = []
+        for p in inspect.signature(fn).parameters.values():
+            hint = hints[p.name]
+            extras = [vars(m) for m in getattr(hint, "__metadata__", ())]
+            out.append((p.name, p.default, typing.get_args(hint)[0] if extras else hint, extras))
+        return out
+
+    real, copy = shape(resolve), shape(ns["resolve"])
+    if real != copy:
+        sys.exit(f"bench_cli.py: sheetsync's resolve is now {real}; update RESOLVE_PARAMS (was {copy})")
+
+
+def bare_typer_app(resolve_params: bool = False) -> str:
+    """A typer app with sheetsync's command names and short helps, and no code behind them;
+    with ``resolve_params``, its ``resolve`` takes sheetsync's resolve parameters (``RESOLVE_PARAMS``)."""
     from sheetsync.app.cli import app
 
-    lines = ["import typer", "app = typer.Typer(name='sheetsync', no_args_is_help=True, add_completion=False, "
+    if resolve_params:
+        check_resolve_params()
+    lines = ["from __future__ import annotations\nfrom pathlib import Path\nfrom typing import Annotated"] if resolve_params \
+        else []
+    lines += ["import typer", "app = typer.Typer(name='sheetsync', no_args_is_help=True, add_completion=False, "
              "rich_markup_mode=None, pretty_exceptions_enable=False)"]
     for i, info in enumerate(app.registered_commands):
         name = info.name or (info.callback.__name__ if info.callback else f"c{i}")
-        lines.append(f"@app.command({name!r}, short_help={info.short_help!r})\ndef c{i}() -> None:\n    pass")
+        params = f"\n    {RESOLVE_PARAMS}" if resolve_params and name == "resolve" else ""
+        lines.append(f"@app.command({name!r}, short_help={info.short_help!r})\ndef c{i}({params}) -> None:\n    pass")
     for group in app.registered_groups:
         text = group.help if isinstance(group.help, str) else group.typer_instance.info.help
         text = text if isinstance(text, str) else ""
@@ -118,11 +183,15 @@ def bare_typer_app() -> str:
     return "\n".join(lines)
 
 
-def imported_modules(battle: Path, env: dict[str, str], work: Path) -> list[str]:
-    """The modules ``sheetsync resolve`` loads beyond a bare interpreter's."""
+def imported_modules(battle: Path, env: dict[str, str], work: Path, code: str | None = None) -> list[str]:
+    """The modules ``sheetsync resolve`` loads beyond a bare interpreter's (with ``code``: those that
+    script loads, run as ``... resolve BATTLE``)."""
     dump = work / "modules.json"
-    subprocess.run([sys.executable, "-c", MODULES.format(dump=str(dump), battle=str(battle))], check=True, env=env,
-                   stdout=subprocess.DEVNULL, cwd=ROOT)
+    script = MODULES.format(dump=str(dump), battle=str(battle))
+    if code is not None:
+        script = script.replace("from sheetsync.app.cli import main\nmain()",
+                                f"exec(compile({code!r}, '<script>', 'exec'), {{'__name__': '__main__'}})")
+    subprocess.run([sys.executable, "-c", script], check=True, env=env, stdout=subprocess.DEVNULL, cwd=ROOT)
     loaded = json.loads(dump.read_text(encoding="utf-8"))
     bare = json.loads(subprocess.run([sys.executable, "-c", "import sys, json; print(json.dumps(sorted(sys.modules)))"],
                                      check=True, env=env, capture_output=True, text=True).stdout)
@@ -166,6 +235,18 @@ def run(args: argparse.Namespace, work: Path) -> None:
         "import resolve's modules": [py, "-c", import_code(modules)],
         "  of which libraries (no sheetsync)": [py, "-c", import_code(libraries)],
     }
+    typer_run = bare_typer_app(resolve_params=True)
+    assert typer_run.endswith("\napp()")
+    floor_code = typer_run[: -len("app()")] + PYDANTIC + YAML + RICH + "app()"  # app() exits: the rest goes first
+    libs = {  # the library floor, each over python -c pass (see the docstring)
+        "typer app running resolve (no body)": [py, "-c", typer_run, "resolve", str(battle)],
+        "pydantic BaseModel + 1 model": [py, "-c", PYDANTIC],
+        "import yaml + CSafeLoader": [py, "-c", YAML],
+        "import rich.console, rich.text": [py, "-c", RICH],
+        "library floor: the four in one run": [py, "-c", floor_code, "resolve", str(battle)],
+        "  its imports alone": [py, "-c", import_code(floor_modules := imported_modules(battle, env, work, floor_code))],
+    }
+    variants.update(libs)
     render_cmd = [py, "-c", RENDER.format(tests=str(ROOT / "tests"), n=args.cohorts, reference=True)]
     for cmd in variants.values():  # warm the file cache (and write the .pyc files)
         cpu(cmd, env)
@@ -224,6 +305,51 @@ def run(args: argparse.Namespace, work: Path) -> None:
           f"standard modules they load) take {library:.0f} ms, {library / whole:.0%} of the resolve; sheetsync's own "
           f"modules {importing - library:.0f} ms, {(importing - library) / whole:.0%}.  The libraries' share is the "
           f"floor of the importing share: below {IMPORT_SHARE:.0%} only if it is.")
+
+    over = {name: med[name] - floor for name in libs}
+    print(f"\nWhere the floor lies: what the libraries cost a resolve that runs, each over python -c pass "
+          f"({floor:.1f} ms), as a share of the whole resolve ({whole:.1f} ms)\n")
+    print(f"{'library':42} | {'over floor (ms)':>15} | {'share of resolve':>16}")
+    print("-" * 42 + "-+-" + "-" * 15 + "-+-" + "-" * 16)
+    parts = [("bare typer app --help", med["bare typer app --help"] - floor), *over.items()]
+    parts.insert(5, ("  sum of the four, each run alone", sum(list(over.values())[:4])))
+    parts += [("import resolve's libraries (no sheetsync)", library), ("import resolve's modules", importing)]
+    for name, ms in parts:
+        print(f"{name:42} | {ms:15.1f} | {ms / whole:16.1%}")
+    extra = sorted(set(floor_modules) - set(libraries))
+    print(f"(The library floor's run loads {len(floor_modules)} modules beyond a bare interpreter's, "
+          f"{len(extra)} of them not among the resolve's {len(libraries)} library modules{': ' if extra else ''}"
+          f"{', '.join(extra)}; the resolve's library modules it does not load: "
+          f"{', '.join(sorted(set(libraries) - set(floor_modules))) or 'none'}.)")
+    lib_floor = over["library floor: the four in one run"]
+    floor_imports = over["  its imports alone"]
+    alone = [over[name] for name in list(libs)[:4]]
+    print(f"\nLibrary floor share = {floor_imports / whole:.0%} of the resolve: importing the modules typer, pydantic, "
+          f"yaml and rich load when a resolve command runs takes {floor_imports:.0f} ms of {whole:.0f} ms; the "
+          f"{IMPORT_SHARE:.0%} target is reachable only if this is below it "
+          f"({'it is' if floor_imports / whole < IMPORT_SHARE else 'it is not'}).  Run, the four cost {lib_floor:.0f} ms, "
+          f"{lib_floor / whole:.0%}: the {lib_floor - floor_imports:.0f} ms beyond their imports (typer building the "
+          f"command and its TypeAdapters, pydantic a model's schema) is not importing and counts on the resolve's "
+          f"side of the ratio.  Sheetsync's own modules: {importing - library:.0f} ms, "
+          f"{(importing - library) / whole:.0%} (importing minus the libraries' imports); importing beyond the "
+          f"floor's imports: {importing - floor_imports:.0f} ms, {(importing - floor_imports) / whole:.0%}.  Besides "
+          f"importing, the resolve spends {whole - importing:.0f} ms (whole minus importing): {floor:.0f} ms starting "
+          f"Python, {whole - importing - floor:.0f} ms reading, resolving and printing the battle (typer's and "
+          f"pydantic's run-time work included).")
+    checks = [
+        ("typer running resolve >= bare typer --help", over["typer app running resolve (no body)"]
+         >= med["bare typer app --help"] - floor),
+        ("library floor >= the largest of the four alone", lib_floor >= max(alone)),
+        ("library floor <= their sum", lib_floor <= sum(alone)),
+        ("floor's imports <= library floor", floor_imports <= lib_floor),
+        ("floor's modules among the resolve's library modules", not extra),
+        ("resolve's libraries' imports <= importing", library <= importing),
+        ("importing <= whole resolve - python start", importing <= whole - floor),
+    ]
+    print(f"The floor's imports and the resolve's libraries' imports load the same modules but for "
+          f"{len(set(libraries) - set(floor_modules))}: their difference, {floor_imports - library:+.0f} ms, is "
+          f"this run's noise (repeat it, or use more --repeat, to narrow it).")
+    print("Consistency: " + "; ".join(f"{label}: {'yes' if ok else 'NO'}" for label, ok in checks) + ".")
 
 
 if __name__ == "__main__":
