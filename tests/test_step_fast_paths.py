@@ -207,11 +207,16 @@ def test_issue12_r13_r25_each_written_state_equals_its_parse_after_every_step() 
         sj.forget_states()
         step(backend)
         text = _blob(backend)
-        remembered = sj._KNOWN[text]
+        remembered, rest = sj._KNOWN[text]
         sj.forget_states()
         fresh = sj.parse_state([[text]]).battle
         assert fresh == remembered
         assert json.dumps(fresh.to_data()) == json.dumps(remembered.to_data())
+        # the rest of the blob as JSON reads it: lists, not tuples; the same keys in the same order
+        parsed = {k: v for k, v in json.loads(text).items() if k != "battle"}
+        assert rest == parsed and list(rest) == list(parsed)
+        assert json.dumps(rest) == json.dumps(parsed)
+        assert sj._KNOWN[text][1] == parsed  # and what a read remembers is the same
 
 
 def test_issue8_10_a_state_edited_by_hand_is_checked_in_full_after_a_remembered_one() -> None:

@@ -237,18 +237,19 @@ def _whole(value: Any) -> bool:
 KNOWN_STATES = 4
 """How many State blobs this process remembers, checked, with the battle each holds."""
 
-_KNOWN: dict[str, Battle] = {}
-"""State blob text -> its battle, checked as :func:`parse_state` checks it: the blobs this
-process wrote (:func:`state_update`) or read last (issue 12).  A server's next click reads
-back the State its last click wrote, so the battle is not checked again; any other text
+_KNOWN: dict[str, tuple[Battle, dict[str, Any]]] = {}
+"""State blob text -> its battle, checked as :func:`parse_state` checks it, and the rest of
+its JSON (revision, journal, last result ...): the blobs this process wrote
+(:func:`state_update`) or read last (issue 12).  A server's next click reads back the State
+its last click wrote, so it is neither parsed nor its battle checked again; any other text
 (another process's write, a State edited by hand, one character changed) is parsed and
-checked in full.  Keyed by the whole text, so a hit is the very battle parsing would give:
-a :class:`Battle` is frozen, and no step changes one in place."""
+checked in full.  Keyed by the whole text, so a hit is what parsing would give: a
+:class:`Battle` is frozen, and no step changes one, nor the rest's lists, in place."""
 
 
-def _remember(text: str, battle: Battle) -> None:
+def _remember(text: str, battle: Battle, rest: dict[str, Any]) -> None:
     _KNOWN.pop(text, None)
-    _KNOWN[text] = battle
+    _KNOWN[text] = (battle, rest)
     while len(_KNOWN) > KNOWN_STATES:
         del _KNOWN[next(iter(_KNOWN))]
 
@@ -270,21 +271,21 @@ def parse_state(state: Grid, history: Grid | None = None) -> Stored:
     if not pieces:
         return Stored(records=_records(history or []), free=free)
     text = "".join(pieces)
-    try:
-        payload = json.loads(text)
-    except ValueError:
-        raise _damaged("it is not readable JSON") from None
-    except RecursionError:
-        raise _damaged("it is nested too deeply") from None
-    if not isinstance(payload, dict) or "battle" not in payload:
-        raise _damaged("it holds no battle")
     known = _KNOWN.get(text)
     if known is not None:
-        battle = known
+        battle, payload = known
     else:
+        try:
+            payload = json.loads(text)
+        except ValueError:
+            raise _damaged("it is not readable JSON") from None
+        except RecursionError:
+            raise _damaged("it is nested too deeply") from None
+        if not isinstance(payload, dict) or "battle" not in payload:
+            raise _damaged("it holds no battle")
         battle = _battle(payload["battle"], "the battle")
         _history(battle)
-        _remember(text, battle)
+        _remember(text, battle, {k: v for k, v in payload.items() if k != "battle"})
     out = Stored(battle=battle)
     out.last_problem = _last(payload.get("last"))
     out.last = None if out.last_problem else payload.get("last")
@@ -673,7 +674,8 @@ def state_update(lay: Layout, battle: Battle, last: dict[str, Any] | None, *, pr
         raise BattleStateError("the battle state no longer fits the State sheet; end this battle and start a new tracker")
     # the battle this blob reads back as: the one written, with its one inline snapshot and
     # no log (the tests check it equals what parse_state makes of the text)
-    _remember(text, battle.model_copy(update={"history": tuple(data["history"]), "log": ()}))
+    _remember(text, battle.model_copy(update={"history": tuple(data["history"]), "log": ()}),
+              {k: v for k, v in (*body.items(), *tail.items()) if k != "battle"})
     block = lay.block("State_Blob")
     rows: list[list[CellValue]] = [[p] for p in pieces]
     rows += [[None] for _ in range(STATE_CHUNKS - len(pieces))]
