@@ -235,9 +235,15 @@ class XlwingsBackend:
                 row1 = appended.get(rng.sheet) or self._next_free_row(self._sheet(sheets, rng.sheet), rng)
                 appended[rng.sheet] = row1 + len(update.values)
                 rng = A1Range(rng.sheet, rng.col1, row1, rng.col2, None)
-            rows = [list(row) for row in update.values]
+            # _to_xl for every cell; the usual ones (blank, whole number, text) inline (issue 12)
             encoded = [
-                [_to_xl(v, rng, i, j) for j, v in enumerate(row)] for i, row in enumerate(rows)
+                [
+                    v if v is None or (t := type(v)) is int
+                    else f"'{v}" if t is str and v
+                    else _to_xl(v, rng, i, j)
+                    for j, v in enumerate(row)
+                ]
+                for i, row in enumerate(update.values)
             ]
             widths = {len(row) for row in encoded}
             if len(widths) <= 1:

@@ -17,6 +17,7 @@ rows and ``j`` columns from the range's top-left corner.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -127,8 +128,12 @@ def quote_sheet(name: str) -> str:
     return "'" + name.replace("'", "''") + "'"
 
 
+@functools.lru_cache(maxsize=8192)
 def parse_range(text: str) -> A1Range:
-    """Parse ``Sheet!A1:C5``, ``'House Rules'!A2:B``, or a single cell ``Battle!B2``."""
+    """Parse ``Sheet!A1:C5``, ``'House Rules'!A2:B``, or a single cell ``Battle!B2``.
+
+    Remembered (an :class:`A1Range` is frozen): every step names the same few hundred
+    ranges again (issue 12); a text that is not a range raises each time."""
     if "!" not in text:
         raise ValueError(f"range {text!r} names no sheet")
     sheet, _, cells = text.rpartition("!")
