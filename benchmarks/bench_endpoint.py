@@ -1,15 +1,18 @@
 """Resolve Phase through the HTTP endpoint, against the same endpoint doing no work.
 
     python benchmarks/bench_endpoint.py [--repeat 30] [--cohorts 12] [--client VBA]
-                                        [--engine payload|xlwings|both]
+                                        [--engine payload|xlwings|both] [--in-process]
 
-Starts ``sheetsync serve``'s app under uvicorn on a free 127.0.0.1 port, builds a tracker
-for a battle of ``--cohorts`` cohorts, and builds the payload an xlwings client would post
-for it once.  Then, ``--repeat`` times, it posts that same payload to ``/api/resolve``
-(each one a fresh resolve of phase 1: nothing is applied back) and to ``/api/noop`` (the
-same parsing and answer, with no step).  Reported: the server's own time per request
-(``app.state.timings``: reading the payload, the step, the answer) and the client's round
-trip, as median and p90, and the ratio resolve/noop.  With ``--engine both`` (the default)
+Starts ``sheetsync serve``'s app under uvicorn in a process of its own, on a 127.0.0.1
+socket bound here (``--in-process``: on a thread of this process, beside the client),
+builds a tracker for a battle of ``--cohorts`` cohorts, and builds the payload an xlwings
+client would post for it once.  Then, ``--repeat`` times, it posts that same payload to
+``/api/resolve`` (each one a fresh resolve of phase 1: nothing is applied back; from the
+second on, the server has read that State before, as a server's next click reads back the
+State its last click wrote) and to ``/api/noop`` (the same parsing and answer, with no
+step).  Reported: the server's own time per request (the ``Server-Timing`` header of each
+answer, or ``app.state.timings`` in process: reading the payload, the step, the encoded
+answer) and the client's round trip, as median and p90, and the ratio resolve/noop.  With ``--engine both`` (the default)
 it does this for each engine of the server (:data:`sheetsync.app.server.ENGINES`: the
 payload read straight from its JSON, and ``xw.Book(json=...)``) and prints the ratio of
 their Resolve medians.
@@ -27,15 +30,18 @@ import argparse
 import contextlib
 import os
 import shlex
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
 os.environ.setdefault("XLWINGS_LICENSE_KEY", "noncommercial")  # xlwings' remote engine
 
 import httpx  # noqa: E402
@@ -86,19 +92,65 @@ def step_alone(payload: dict[str, Any]) -> Callable[[], float]:
     return once
 
 
-def measure(engines: tuple[str, ...], payload: dict[str, Any], repeat: int, warmup: int) -> dict[str, list[float]]:
+SERVER = """
+import socket, sys, uvicorn
+from sheetsync.app.server import create_app
+sock = socket.socket(fileno=int(sys.argv[1]))
+uvicorn.Server(uvicorn.Config(create_app(api_key=sys.argv[2], engine=sys.argv[3]), log_level="warning")).run(
+    sockets=[sock])
+"""
+
+
+@contextlib.contextmanager
+def server_process(engine: str) -> Iterator[str]:
+    """``sheetsync serve``'s app under uvicorn in a process of its own (as it runs for real:
+    no client in its interpreter), on a socket bound here and handed over; yields its URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    proc = subprocess.Popen([sys.executable, "-c", SERVER, str(sock.fileno()), KEY, engine],
+                            pass_fds=[sock.fileno()], env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{url}/health", timeout=5).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("the server process did not start")
+            time.sleep(0.05)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        sock.close()
+
+
+def server_ms(response: httpx.Response) -> float:
+    """The server's own seconds for a step, from its ``Server-Timing: step;dur=MS`` header."""
+    return float(response.headers["server-timing"].partition(";dur=")[2]) / 1000
+
+
+def measure(engines: tuple[str, ...], payload: dict[str, Any], repeat: int, warmup: int,
+            in_process: bool = False) -> dict[str, list[float]]:
     """Server-side and round-trip seconds of resolve and noop on a server of each engine,
     and the step alone, taken in turn within each round so that a busy machine weighs on
-    all of them alike."""
-    apps = {engine: create_app(api_key=KEY, engine=engine) for engine in engines}
+    all of them alike.  The server runs in a process of its own and says its time in each
+    answer's Server-Timing header; ``in_process`` runs it on a thread of this process
+    instead (its time then from ``app.state.timings``)."""
+    apps = {engine: create_app(api_key=KEY, engine=engine) for engine in engines} if in_process else {}
     out: dict[str, list[float]] = {"step alone": []}
     answers: dict[str, Any] = {}
     alone = step_alone(payload)
     with contextlib.ExitStack() as stack:
         clients = {
-            engine: stack.enter_context(httpx.Client(base_url=stack.enter_context(serving(app)),
-                                                     headers={"Authorization": KEY}, timeout=120))
-            for engine, app in apps.items()
+            engine: stack.enter_context(httpx.Client(
+                base_url=stack.enter_context(serving(apps[engine]) if in_process else server_process(engine)),
+                headers={"Authorization": KEY}, timeout=120))
+            for engine in engines
         }
         for i in range(warmup + repeat):
             for engine, http in clients.items():
@@ -115,12 +167,14 @@ def measure(engines: tuple[str, ...], payload: dict[str, Any], repeat: int, warm
                         answers[engine] = response.json()
                     if i >= warmup:
                         out.setdefault(f"{engine}|client {action}", []).append(elapsed)
+                        if not in_process:
+                            out.setdefault(f"{engine}|server {action}", []).append(server_ms(response))
             seconds = alone()
             if i >= warmup:
                 out["step alone"].append(seconds)
     if any(answer != answers[engines[0]] for answer in answers.values()):
         raise SystemExit("the engines answered the same Resolve differently")
-    for engine, app in apps.items():
+    for engine, app in apps.items():  # in process: the app's own record of its times
         timed = list(app.state.timings)
         for action in ("resolve", "noop"):
             out[f"{engine}|server {action}"] = [s for name, s in timed if name == action][warmup:]
@@ -134,16 +188,19 @@ def main() -> None:
     ap.add_argument("--client", choices=CLIENTS, default="VBA")
     ap.add_argument("--engine", choices=(*ENGINES, "both"), default="both")
     ap.add_argument("--warmup", type=int, default=2, help="untimed requests of each kind first")
+    ap.add_argument("--in-process", action="store_true",
+                    help="run the server on a thread of this process (beside the client) instead of its own process")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
         payload, size = payload_for(args.cohorts, args.client, Path(tmp))
     engines = ENGINES if args.engine == "both" else (args.engine,)
-    data = measure(engines, payload, args.repeat, args.warmup)
+    data = measure(engines, payload, args.repeat, args.warmup, args.in_process)
 
     print("$ " + shlex.join([Path(sys.executable).name, *sys.argv]))
     print(f"{args.cohorts} cohorts, {args.client} payload of {size / 1024:.0f} KiB, "
-          f"{args.repeat} requests each (after {args.warmup} warm-up)\n")
+          f"{args.repeat} requests each (after {args.warmup} warm-up), server "
+          + ("on a thread beside the client" if args.in_process else "in its own process (Server-Timing)") + "\n")
     print(f"{'engine':8} | {'':16} | {'median (ms)':>11} | {'p90 (ms)':>8} | {'min (ms)':>8}")
     print("-" * 8 + "-+-" + "-" * 16 + "-+-" + "-+-".join("-" * w for w in (11, 8, 8)))
     medians: dict[str, float] = {}

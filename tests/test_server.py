@@ -491,6 +491,23 @@ def test_timings_are_kept_per_action(app: Any, http: httpx.Client, example_paylo
     assert all(0 < seconds < 60 for _, seconds in new)
 
 
+def test_issue12_each_answer_carries_its_server_timing_and_the_json_bytes_of_jsonresponse(
+        app: Any, http: httpx.Client, example_payload: dict[str, Any]) -> None:
+    """Every step's answer says the server's own time in a W3C ``Server-Timing`` header (the
+    figure kept in ``app.state.timings``), and its body is byte for byte what starlette's
+    JSONResponse encodes for the same actions."""
+    from starlette.responses import JSONResponse
+
+    for action in ("resolve", "noop", "undo"):
+        response = http.post(f"/api/{action}", json=example_payload)
+        assert response.status_code == 200
+        name, _, dur = response.headers["server-timing"].partition(";dur=")
+        assert name == "step" and 0 < float(dur) < 60_000
+        assert abs(float(dur) / 1000 - app.state.timings[-1][1]) < 1e-5
+        assert response.content == JSONResponse(response.json()).body
+    assert any(a["func"] == "setValues" for a in http.post("/api/resolve", json=example_payload).json()["actions"])
+
+
 def test_issue12_an_unknown_engine_is_refused_and_the_timings_are_bounded() -> None:
     from sheetsync.app.server import ENGINES
 
