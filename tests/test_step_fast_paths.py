@@ -238,3 +238,19 @@ def test_issue8_10_a_state_edited_by_hand_is_checked_in_full_after_a_remembered_
         usecases.undo(backend)
     assert "State!A1" in str(err.value) and "damaged" in str(err.value), err.value
     assert backend.sheets == before
+
+
+def test_issue12_r25_undo_snapshot_reuses_the_cohorts_dump_and_equals_the_plain_dump() -> None:
+    """R25: a phase's undo snapshot is the battle's plain dump (no history, no log, plus
+    the log's length) in the fields' order, whether its cohorts' dump is made or reused;
+    other cohort objects (another battle, equal or not) get their own dump."""
+    first = load_battle(make_battle(5))
+    later = resolve_phase(first).battle  # the same cohort objects, another standing
+    other = load_battle(make_battle(5))  # equal cohorts, other objects
+    for battle in (first, later, other, load_battle(make_battle(3))):
+        plain = battle.model_dump(mode="json", exclude={"history", "log"})
+        plain["log_length"] = len(battle.log)
+        snap = battle.snapshot()
+        assert json.dumps(snap) == json.dumps(plain) and list(snap) == list(plain)
+    assert first.snapshot()["cohorts"] is later.snapshot()["cohorts"]
+    assert other.snapshot()["cohorts"] is not first.snapshot()["cohorts"]

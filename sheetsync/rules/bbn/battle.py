@@ -69,6 +69,24 @@ validation, so importing this module does not build HouseRules' validator (issue
 battle builds it when it is first validated."""
 
 
+_COHORT_DUMPS: list[tuple[tuple[CohortSpec, ...], list[dict[str, Any]]]] = []
+"""The last few cohort tuples dumped, each with its dump (issue 12): the same cohort objects
+(a frozen :class:`CohortSpec` each, held here so their ids stay theirs) go into every
+phase's undo snapshot."""
+
+
+def _cohorts_dump(cohorts: tuple[CohortSpec, ...]) -> list[dict[str, Any]]:
+    """``[c.model_dump(mode="json") for c in cohorts]``, made once for the same objects.
+    The dump is shared by the snapshots that hold it: JSON data no step changes in place."""
+    for held, dump in _COHORT_DUMPS:
+        if len(held) == len(cohorts) and all(a is b for a, b in zip(held, cohorts, strict=True)):
+            return dump
+    dump = [c.model_dump(mode="json") for c in cohorts]
+    _COHORT_DUMPS.insert(0, (tuple(cohorts), dump))
+    del _COHORT_DUMPS[4:]
+    return dump
+
+
 class Battle(Frozen):
     """Everything a phase needs, and everything undo restores."""
 
@@ -123,8 +141,12 @@ class Battle(Frozen):
         return self.spec[a].side != self.spec[b].side
 
     def snapshot(self) -> dict[str, Any]:
-        """The battle without its history and log, plus the log's length: what undo needs."""
-        data = self.model_dump(mode="json", exclude={"history", "log"})
+        """The battle without its history and log, plus the log's length: what undo needs
+        (R25).  The cohorts' dump is the one made for the same cohort objects last time, if
+        it was (:func:`_cohorts_dump`): a phase never changes them."""
+        data = self.model_dump(mode="json", exclude={"history", "log", "cohorts"})
+        data["cohorts"] = _cohorts_dump(self.cohorts)
+        data = {k: data[k] for k in _SNAPSHOT_KEYS}
         data["log_length"] = len(self.log)
         return data
 
@@ -135,3 +157,7 @@ class Battle(Frozen):
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Battle:
         return cls.model_validate(data)
+
+
+_SNAPSHOT_KEYS = tuple(k for k in Battle.model_fields if k not in ("history", "log"))
+"""A snapshot's keys, in the order of the battle's fields (the State writes them so)."""
