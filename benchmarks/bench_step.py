@@ -24,7 +24,9 @@ machine's other processes do not add), and:
   4.2 ms for the step.  Printed beside the 12-cohort median as "met" or "NOT met".
 
 ``--profile N`` instead runs N resolves of the first size under cProfile and prints the
-top functions by cumulative and by own time.  The script asserts nothing.
+top functions by cumulative and by own time; ``--parts`` times each part of the step (the
+functions it calls, wrapped: no profiler's overhead) and prints each part's median and
+share of the whole.  The script asserts nothing.
 """
 
 from __future__ import annotations
@@ -132,15 +134,77 @@ def profile(cohorts: int, runs: int) -> None:
     stats.sort_stats("tottime").print_stats(25)
 
 
+PARTS = {
+    "read the State (parse, check)": [("sj", "parse_state")],
+    "read the orders, ranges, house rules (check)": [("bsteps", "parse_turn")],
+    "the engine (R13; with its undo snapshot)": [("bsteps", "resolve_phase")],
+    "write the State (encode, step id, record)": [("sj", "state_update")],
+    "the dashboard cells (Battle, Cohorts)": [("writer", "battle_updates")],
+    "Orders stamps, Log rows, Health row": [("writer", "order_stamp_updates"), ("writer", "log_updates"),
+                                           ("writer", "phase_log_rows"), ("writer", "health_row_update"),
+                                           ("writer", "result_text")],
+}
+
+
+def parts(cohorts: int, runs: int) -> None:
+    """Each part of the step timed on its own (the functions the step calls, wrapped), its
+    median over ``runs`` resolves, beside the backend's read and write (the floor)."""
+    from sheetsync.app.bbn import steps as bsteps
+    from sheetsync.app.bbn import writer
+
+    mods = {"sj": sj, "bsteps": bsteps, "writer": writer}
+    spent: dict[str, float] = {}
+
+    def wrap(label: str, mod: Any, name: str) -> None:
+        inner = getattr(mod, name)
+
+        def timed(*a: Any, **k: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return inner(*a, **k)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.perf_counter() - t
+        setattr(mod, name, timed)
+
+    for label, funcs in PARTS.items():
+        for mod, name in funcs:
+            wrap(label, mods[mod], name)
+    wrap("backend read (floor)", MemoryBackend, "read_ranges")
+    wrap("backend write (floor)", MemoryBackend, "write_ranges")
+    _lay, base = tracker(cohorts)
+    steps.run("resolve", _copy(base))
+    samples: dict[str, list[float]] = {}
+    totals = []
+    for _ in range(runs):
+        one = _copy(base)
+        spent.clear()
+        t = time.perf_counter()
+        steps.run("resolve", one)
+        totals.append(time.perf_counter() - t)
+        spent["the rest (dispatch, Sheets, journal checks)"] = totals[-1] - sum(spent.values())
+        for label, seconds in spent.items():
+            samples.setdefault(label, []).append(seconds)
+    whole = statistics.median(totals) * 1000
+    print(f"The Resolve step at {cohorts} cohorts by part, median of {runs} (warm State); whole step {whole:.2f} ms")
+    print(f"{'part':48} {'ms':>7} {'share':>6}")
+    for label, data in sorted(samples.items(), key=lambda kv: -statistics.median(kv[1])):
+        ms = statistics.median(data) * 1000
+        print(f"{label:48} {ms:7.3f} {ms / whole:6.0%}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cohorts", default="12,60", help="the sizes, comma-separated")
     ap.add_argument("--repeat", type=int, default=200)
     ap.add_argument("--profile", type=int, default=0, help="profile this many resolves of the first size instead")
+    ap.add_argument("--parts", action="store_true", help="time each part of the step at the first size instead")
     args = ap.parse_args()
     sizes = [int(c) for c in args.cohorts.split(",") if c.strip()]
     if args.profile:
         profile(sizes[0], args.profile)
+        return
+    if args.parts:
+        parts(sizes[0], args.repeat)
         return
     budget = ENDPOINT_BUDGET_MS - ENDPOINT_OWN_MS
     print(f"Resolve step alone on a MemoryBackend (steps.run), median of {args.repeat}; "
