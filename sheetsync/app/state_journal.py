@@ -49,6 +49,7 @@ import binascii
 import hashlib
 import json
 import re
+import threading
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -247,16 +248,22 @@ checked in full.  Keyed by the whole text, so a hit is what parsing would give: 
 :class:`Battle` is frozen, and no step changes one, nor the rest's lists, in place."""
 
 
+_KNOWN_LOCK = threading.Lock()
+"""Two threads' steps (a server's, a watcher's) may remember at once."""
+
+
 def _remember(text: str, battle: Battle, rest: dict[str, Any]) -> None:
-    _KNOWN.pop(text, None)
-    _KNOWN[text] = (battle, rest)
-    while len(_KNOWN) > KNOWN_STATES:
-        del _KNOWN[next(iter(_KNOWN))]
+    with _KNOWN_LOCK:
+        _KNOWN.pop(text, None)
+        _KNOWN[text] = (battle, rest)
+        while len(_KNOWN) > KNOWN_STATES:
+            del _KNOWN[next(iter(_KNOWN))]
 
 
 def forget_states() -> None:
     """Forget the remembered State blobs (a benchmark's cold runs; tests)."""
-    _KNOWN.clear()
+    with _KNOWN_LOCK:
+        _KNOWN.clear()
 
 
 def parse_state(state: Grid, history: Grid | None = None) -> Stored:
