@@ -65,8 +65,9 @@ from sheetsync.rules.bbn.models import Order
 from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate, quote_sheet
 
 __all__ = ["HISTORY_BLOCK", "JOURNAL", "KNOWN_STATES", "SHARED_KEYS", "Lost", "Record", "StateWrite", "Stored",
-           "apply_patch", "forget_states", "full_history", "health_table_update", "lost_steps", "mark_rows", "parse_state", "repair_updates", "reverse_diff",
-           "stamps_of", "state_update", "step_token", "undo_snapshot"]
+           "apply_patch", "forget_states", "full_history", "health_table_update", "lost_steps", "mark_rows",
+           "parse_state", "repair_updates", "reverse_diff", "stamps_of", "state_update", "step_token",
+           "undo_snapshot"]
 
 HISTORY_BLOCK = "State_History"
 """The layout block of the undo records: ``State!C:F``, one row a record (or a piece of one),
