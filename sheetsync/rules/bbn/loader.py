@@ -378,7 +378,7 @@ def load_turn(battle: Battle, house_rules: Any, ranges: Any, orders: Any, source
     change what a valid cohort is (R1's size)."""
     probe: list[Problem] = []
     rules = _validate(HouseRules, house_rules or {}, "house_rules", probe)
-    if rules is None or rules != battle.house_rules or not isinstance(ranges, (list, type(None))):
+    if rules is None or rules != battle.house_rules:
         data = battle_to_file(battle)
         data.update(house_rules=house_rules, ranges=ranges, orders=orders)
         data.pop("log", None)
