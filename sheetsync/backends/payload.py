@@ -130,7 +130,7 @@ class _Sheet:
                 self._used = (1, 1, 1)  # the client says: empty (Excel reports A1)
             else:
                 rows = len(self.values)
-                cols = max((len(row) for row in self.values), default=0)
+                cols = max(map(len, self.values), default=0)
                 self._used = (1, rows, cols) if rows and cols else (1, 1, 1)
         return self._used
 
@@ -190,13 +190,16 @@ class PayloadBackend(XlwingsBackend):
             return []
         self.range_reads += 1
         first, stop, width = rng.col1 - 1, rng.col2, rng.width
-        rows = [row[first:stop] for row in sheet.values[rng.row1 - 1 : last]]
+        parts = [row[first:stop] for row in sheet.values[rng.row1 - 1 : last]]
         nones, blanks = [None] * width, [""] * width  # an empty row as VBA and Apps Script send it
-        count = len(rows)
-        while count and _empty(rows[count - 1], nones, blanks):
-            count -= 1  # trailing empty rows are dropped (trim_grid): not even looked at
+        count = len(parts)
+        while count:  # trailing empty rows are dropped (trim_grid): not even looked at
+            tail = parts[count - 1]
+            if tail != nones and tail != blanks and not _empty(tail, nones, blanks):
+                break
+            count -= 1
         out: Grid = []
-        for part in rows[:count]:
+        for part in parts[:count]:
             if _empty(part, nones, blanks):
                 out.append([None] * width)  # an empty row (most of a tracker): no cell by cell
                 continue
@@ -212,9 +215,12 @@ class PayloadBackend(XlwingsBackend):
             out.pop()
         return out
 
+    _BLANK = ""
+    """xlwings sends an empty cell as ``""``: the write plan encodes it so, in its one pass
+    over the cells, and :meth:`_write_block` takes the plan's rows as they are."""
+
     def _write_block(self, sheet: Any, row: int, col: int, grid: list[list[Any]]) -> None:
-        # xlwings sends an empty cell as ""; a row with none is taken as it is (the plan's own list)
-        values = [line if None not in line else ["" if v is None else v for v in line] for line in grid]
+        values = grid
         count, width = len(values), len(values[0])
         step = count if count * width <= WRITE_BUDGET else max(1, WRITE_BUDGET // width)
         for start in range(0, count, step):

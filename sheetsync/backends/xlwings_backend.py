@@ -134,6 +134,10 @@ class XlwingsBackend:
     operations, ``reads`` and ``writes`` calls of the seam.  The constructor does no I/O.
     """
 
+    _BLANK: Any = None
+    """What an empty cell (``None`` or ``""``) is written as: ``None``, which xlwings clears
+    the cell for."""
+
     def __init__(self, book: xw.Book, *, read_formulas: bool | None = None) -> None:
         self.book = book
         self.read_formulas = (
@@ -229,17 +233,20 @@ class XlwingsBackend:
             for rng in appends:  # check every sheet first: all or nothing
                 self._sheet(sheets, rng.sheet)
         appended: dict[str, int] = {}  # rows already appended to a sheet in this write
+        blank = self._BLANK
         for update in updates:
             rng = parse_range(update.range)
             if update.append:
                 row1 = appended.get(rng.sheet) or self._next_free_row(self._sheet(sheets, rng.sheet), rng)
                 appended[rng.sheet] = row1 + len(update.values)
                 rng = A1Range(rng.sheet, rng.col1, row1, rng.col2, None)
-            # _to_xl for every cell; the usual ones (blank, whole number, text) inline (issue 12)
+            # _to_xl for every cell; the usual ones (blank, whole number, text) inline (issue 12),
+            # a blank as this backend sends one (_BLANK)
             encoded = [
                 [
-                    v if v is None or (t := type(v)) is int
+                    v if (t := type(v)) is int
                     else f"'{v}" if t is str and v
+                    else blank if v is None or t is str
                     else _to_xl(v, rng, i, j)
                     for j, v in enumerate(row)
                 ]
