@@ -254,3 +254,82 @@ def test_issue12_r25_undo_snapshot_reuses_the_cohorts_dump_and_equals_the_plain_
         assert json.dumps(snap) == json.dumps(plain) and list(snap) == list(plain)
     assert first.snapshot()["cohorts"] is later.snapshot()["cohorts"]
     assert other.snapshot()["cohorts"] is not first.snapshot()["cohorts"]
+
+
+def _codecs() -> list[Any]:
+    """Every codec of every column of every block of the battalion tracker."""
+    return [c.codec for block in LAY.blocks.values() for c in block.columns]
+
+
+def test_issue12_codecs_that_say_they_encode_as_is_give_every_value_back() -> None:
+    """A codec that sets ``encodes_as_is`` is skipped by the writer: its ``encode`` must
+    give back whatever it is handed (text, numbers, flags, blanks)."""
+    as_is = [c for c in _codecs() if getattr(c, "encodes_as_is", False)]
+    assert {type(c).__name__ for c in as_is} >= {"Text", "Whole"}
+    for codec in as_is:
+        for value in ("Night Watch", "", 0, 7, -3, 2.5, True, False, None, "=1+1"):
+            got = codec.encode(value)
+            assert got is value or (got == value and type(got) is type(value)), (codec, value, got)
+
+
+def test_issue12_r13_writer_rows_equal_block_row_values() -> None:
+    """The writer's per-block plan writes each dashboard row as :meth:`Block.row_values`
+    does (the codecs that change a value, Yes/No for a flag, still run); a live formula is
+    written as it is, and an unknown column is refused by name."""
+    _stored, _battle, result, _rows = _resolved()
+    new = result.battle
+    updates = writer.battle_updates(LAY, new, status="s", last_action="a", breakdown_too=False)
+    roster = LAY.block("Cohorts_Roster")
+    got = next(u for u in updates if u.range == roster.range())
+    spec = new.cohorts[0]
+    first = {"cohort": spec.name, "member": spec.members[0].name, "role": "Sergeant",
+             "state": new.state[spec.name].states[spec.members[0].name].value,
+             "hero": spec.members[0].name in new.state[spec.name].hero_used}
+    assert got.values[0] == roster.row_values(first)
+    assert got.values[0][roster.index("hero")] in ("Yes", "No")
+    formula = writer.Formula("=1+1")
+    cells = writer._cells(roster, {**first, "role": formula})
+    assert cells[roster.index("role")] is formula
+    with pytest.raises(KeyError, match="no column 'nope'"):
+        writer._cells(roster, {**first, "nope": 1})
+
+
+def test_issue12_r13_a_phase_writes_the_same_dashboard_without_the_breakdown() -> None:
+    """A phase (``breakdown_too=False``) writes every block a build writes but the pool
+    breakdown, with the same cells (the breakdown's lines are not even built then)."""
+    _stored, _battle, result, _rows = _resolved()
+    new = result.battle
+    full = writer.battle_updates(LAY, new, status="s", last_action="a")
+    phase = writer.battle_updates(LAY, new, status="s", last_action="a", breakdown_too=False)
+    breakdown = LAY.block("Cohorts_Breakdown").range()
+    assert [u for u in full if u.range != breakdown] == phase
+    assert any(u.range == breakdown and any(any(row) for row in u.values) for u in full)
+
+
+def test_issue12_cohort_sheet_pools_by_the_cohort_object_follow_the_house_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cohort Sheet 1.1-1.7: pools remembered by the cohort object are that cohort's pools
+    under the battle's own house rules and catalog: the same object under other rules or
+    another catalog is computed anew, and the same object under the same ones is not."""
+    from sheetsync.rules.bbn import battle as battle_module
+
+    computed: list[tuple[str, str]] = []
+
+    def compute(spec: Any, rules: Any, catalog: Any) -> tuple[str, str]:
+        computed.append((spec.name, rules.ability_bonus))
+        return (spec.name, rules.ability_bonus)
+
+    _stored, battle, _result, _rows = _resolved(2)
+    monkeypatch.setattr(battle_module, "compute_pools", compute)
+    monkeypatch.setattr(battle_module, "_POOLS_CACHE", {})
+    monkeypatch.setattr(battle_module, "_POOLS_BY_SPEC", {})
+    first = Battle.model_validate(battle.to_data())
+    assert first.pools == {c.name: (c.name, "pooled") for c in first.cohorts}
+    other = first.house_rules.model_copy(update={"ability_bonus": "per_ability"})
+    swapped = Battle.model_validate({**first.model_dump(), "cohorts": first.cohorts, "house_rules": other})
+    assert swapped.cohorts[0] is first.cohorts[0]  # the very objects, under other rules
+    assert swapped.pools == {c.name: (c.name, "per_ability") for c in first.cohorts}
+    extended = Battle.model_validate({**first.model_dump(), "cohorts": first.cohorts, "catalog_extra": {"merits": {}}})
+    count = len(computed)
+    assert extended.pools == first.pools and len(computed) == count + len(first.cohorts)  # another catalog: anew
+    again = Battle.model_validate({**first.model_dump(), "cohorts": first.cohorts})
+    assert again.pools == first.pools and len(computed) == count + len(first.cohorts)  # same: remembered

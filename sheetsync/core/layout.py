@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 __all__ = [
     "BOOL", "INT", "NUMBER", "PERCENT", "TEXT",
@@ -34,7 +34,8 @@ class Codec(Protocol):
     """Turns a cell's value into a field's value (``decode``) and back (``encode``).
     ``decode`` gets a non-blank cell and raises :class:`CodecError` with a message for the
     Tracker; a blank cell never reaches it.  ``kind`` says how the cell is aligned and
-    validated."""
+    validated.  A codec whose ``encode`` gives every value back as it is may say so with a
+    class attribute ``encodes_as_is = True``: a writer then skips the call (issue 12)."""
 
     @property
     def kind(self) -> Kind: ...
@@ -74,6 +75,8 @@ class Text:
 class Int:
     """A whole number, optionally between ``low`` and ``high``."""
 
+    encodes_as_is: ClassVar[bool] = True
+
     low: int | None = None
     high: int | None = None
     kind: Kind = "int"
@@ -110,6 +113,8 @@ class Int:
 @dataclass(frozen=True)
 class Number:
     """A number (whole or not)."""
+
+    encodes_as_is: ClassVar[bool] = True
 
     kind: Kind = "number"
 

@@ -77,6 +77,8 @@ class Text(_Refuses):
     """Text, trimmed; a flag reads as Yes/No and a whole float as its digits.  Written as
     it is (a House Rules value or default may be a number)."""
 
+    encodes_as_is: ClassVar[bool] = True
+
     label: str
     kind: Kind = "text"
 
@@ -96,6 +98,8 @@ class Whole(Int, _Refuses):
     """A whole number of at most :data:`MAX_DIGITS` digits, between ``low`` and ``high``
     when they are set (the column's bounds, e.g. Temper 1 to 10 on an order, R8).  An
     :class:`~sheetsync.core.layout.Int`, so the templates draw its bounds as a check."""
+
+    encodes_as_is: ClassVar[bool] = True
 
     label: str = ""
     want: ClassVar[str] = "a whole number"
@@ -309,6 +313,8 @@ class OtherTraits(_Refuses):
 class Seed(_Refuses):
     """The Dice seed (R25): a whole number of at most :data:`MAX_DIGITS` digits, or text;
     never a float that is not a whole number (``inf``, ``nan``: issue 8, item 8)."""
+
+    encodes_as_is: ClassVar[bool] = True
 
     label: str
     kind: Kind = "text"

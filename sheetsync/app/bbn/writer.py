@@ -44,53 +44,59 @@ Values = Mapping[str, Any]
 """One row, keyed by column (``{"cohort": "Night Watch", "health": 12}``)."""
 
 
-_PLANS: dict[int, tuple[Block, frozenset[str], tuple[tuple[str, Callable[[Any], Any]], ...]]] = {}
-"""Per block (by identity, the block kept alive beside it): its column keys and each
-column's key and encoder, looked up once, not once a row (issue 12: a Resolve writes some
-thousand cells).  A layout is built once and cached, so its blocks are few."""
+_MISSING = object()
+
+Plan = tuple[tuple[str, Callable[[Any], Any] | None], ...]
+"""Each column's key and its codec's ``encode``, or ``None`` where the codec writes a value
+as it is (:attr:`~sheetsync.core.layout.Codec.encodes_as_is`)."""
+
+_PLANS: dict[int, tuple[Block, frozenset[str], Plan]] = {}
+"""Per block (by identity, the block kept alive beside it): its column keys and its
+:data:`Plan`, looked up once, not once a row (issue 12: a Resolve writes
+some thousand cells).  A layout is built once and cached, so its blocks are few."""
 
 
-def _plan(block: Block) -> tuple[frozenset[str], tuple[tuple[str, Callable[[Any], Any]], ...]]:
+def _plan(block: Block) -> tuple[frozenset[str], Plan]:
     got = _PLANS.get(id(block))
     if got is None or got[0] is not block:
-        got = (block, frozenset(c.key for c in block.columns), tuple((c.key, c.codec.encode) for c in block.columns))
+        got = (block, frozenset(c.key for c in block.columns),
+               tuple((c.key, None if getattr(c.codec, "encodes_as_is", False) else c.codec.encode)
+                     for c in block.columns))
         if len(_PLANS) > 256:
             _PLANS.clear()
         _PLANS[id(block)] = got
     return got[1], got[2]
 
 
-def _row_values(block: Block, row: Values) -> list[CellValue]:
-    """:meth:`Block.row_values` with the block's plan looked up once (same cells, same error)."""
-    keys, encoders = _plan(block)
-    if not keys.issuperset(row):
-        return block.row_values(row)  # raises, naming the unknown column
-    return [enc(row[k]) if k in row else None for k, enc in encoders]
+def _encoded(plan: Plan, row: Values) -> list[CellValue]:
+    """The cells of ``plan``'s columns for ``row``: a missing key is blank, a live
+    :class:`Formula` is written as it is, any other value encoded by its column's codec
+    (an encoder that would give the value back is not called: issue 12)."""
+    get = row.get
+    return [
+        None if (v := get(k, _MISSING)) is _MISSING else v if enc is None or isinstance(v, Formula) else enc(v)
+        for k, enc in plan
+    ]
 
 
 def _cells(block: Block, row: Values) -> list[CellValue]:
-    """One row's cells, each value encoded by its column's codec (a live :class:`Formula`
-    is written as it is)."""
-    for v in row.values():
-        if isinstance(v, Formula):
-            break
-    else:
-        return _row_values(block, row)
-    formulas = {k: v for k, v in row.items() if isinstance(v, Formula)}
-    cells: list[CellValue] = block.row_values({k: v for k, v in row.items() if k not in formulas})
-    for k, v in formulas.items():
-        cells[block.index(k)] = v
-    return cells
+    """One row's cells, each value encoded by its column's codec (:meth:`Block.row_values`,
+    the same cells and the same error for a key the block has not); a live :class:`Formula`
+    is written as it is."""
+    keys, plan = _plan(block)
+    if not keys.issuperset(row):
+        return block.row_values(row)  # raises, naming the unknown column
+    return _encoded(plan, row)
 
 
 def _span(block: Block, row: Values, first: str, last: str) -> list[CellValue]:
     """The cells of columns ``first`` to ``last`` of one row (a stamp beside typed cells);
     only those are encoded (the others would be cut off)."""
     lo, hi = block.index(first), block.index(last) + 1
-    keys, encoders = _plan(block)
-    if not keys.issuperset(row) or any(isinstance(v, Formula) for v in row.values()):
+    keys, plan = _plan(block)
+    if not keys.issuperset(row):
         return _cells(block, row)[lo:hi]
-    return [enc(row[k]) if k in row else None for k, enc in encoders[lo:hi]]
+    return _encoded(plan[lo:hi], row)
 
 
 def _pad(rows: Sequence[Values], block: Block, count: int | None = None) -> list[list[CellValue]]:
@@ -160,6 +166,8 @@ def battle_updates(lay: Layout, battle: Battle, *, status: str, last_action: str
             roster.append({"cohort": spec.name, "member": m.name,
                            "role": "Sergeant" if m.name == spec.sergeant_name else "Member",
                            "state": st.states[m.name].value, "hero": m.name in st.hero_used})
+        if not breakdown_too:
+            continue  # a phase leaves the breakdown as it is: its lines are not even built
         for pool, lines in battle.pools[spec.name].breakdown.items():
             for c in lines:
                 if c.amount == 0 and c.kind == "base":
