@@ -47,19 +47,29 @@ def initial_state(spec: CohortSpec, pools: CohortPools) -> CohortState:
 
 
 _POOLS_CACHE: dict[tuple[str, str, str], CohortPools] = {}
+_POOLS_BY_SPEC: dict[int, tuple[CohortSpec, str, str, CohortPools]] = {}
+"""The same cache by the cohort object (held beside its pools, so its id stays its own):
+a battle a step parses holds the cohort objects of the State it read (issue 12), and the
+cohort's JSON, the other key, takes longer to make than the lookup saves."""
 
 
-def _pools_of(spec_json: str, rules_json: str, catalog_key: str, spec: CohortSpec, battle: Battle) -> CohortPools:
+def _pools_of(rules_json: str, catalog_key: str, spec: CohortSpec, battle: Battle) -> CohortPools:
     """compute_pools, remembered for the last few hundred cohorts: a step builds the same
     battle more than once (stored state, then this phase's sheet), and pools depend only on
     the cohort, the house rules and the catalog."""
-    key = (spec_json, rules_json, catalog_key)
+    held = _POOLS_BY_SPEC.get(id(spec))
+    if held is not None and held[0] is spec and held[1] == rules_json and held[2] == catalog_key:
+        return held[3]
+    key = (spec.model_dump_json(), rules_json, catalog_key)
     found = _POOLS_CACHE.get(key)
     if found is None:
         found = compute_pools(spec, battle.house_rules, battle.catalog)
         if len(_POOLS_CACHE) > 512:
             _POOLS_CACHE.clear()
         _POOLS_CACHE[key] = found
+    if len(_POOLS_BY_SPEC) > 512:
+        _POOLS_BY_SPEC.clear()
+    _POOLS_BY_SPEC[id(spec)] = (spec, rules_json, catalog_key, found)
     return found
 
 
@@ -114,7 +124,7 @@ class Battle(Frozen):
         """Cohort Sheet 1.1-1.7: the pools each cohort was built with."""
         rules = self.house_rules.model_dump_json()
         catalog = repr(self.catalog_extra)
-        return {c.name: _pools_of(c.model_dump_json(), rules, catalog, c, self) for c in self.cohorts}
+        return {c.name: _pools_of(rules, catalog, c, self) for c in self.cohorts}
 
     @cached_property
     def spec(self) -> dict[str, CohortSpec]:
