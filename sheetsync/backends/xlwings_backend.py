@@ -240,10 +240,12 @@ class XlwingsBackend:
                 row1 = appended.get(rng.sheet) or self._next_free_row(self._sheet(sheets, rng.sheet), rng)
                 appended[rng.sheet] = row1 + len(update.values)
                 rng = A1Range(rng.sheet, rng.col1, row1, rng.col2, None)
-            # _to_xl for every cell; the usual ones (blank, whole number, text) inline (issue 12),
-            # a blank as this backend sends one (_BLANK)
+            # _to_xl for every cell; the usual ones (blank, whole number, text) inline and a
+            # row of blanks whole (issue 12: the State block and the tables' padding), a blank
+            # as this backend sends one (_BLANK)
             encoded = [
-                [
+                [blank] * len(row) if not any(row) and row.count(None) == len(row)
+                else [
                     v if (t := type(v)) is int
                     else f"'{v}" if t is str and v
                     else blank if v is None or t is str
