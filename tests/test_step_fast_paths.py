@@ -333,3 +333,19 @@ def test_issue12_cohort_sheet_pools_by_the_cohort_object_follow_the_house_rules(
     assert extended.pools == first.pools and len(computed) == count + len(first.cohorts)  # another catalog: anew
     again = Battle.model_validate({**first.model_dump(), "cohorts": first.cohorts})
     assert again.pools == first.pools and len(computed) == count + len(first.cohorts)  # same: remembered
+
+
+def test_issue12_r25_snapshot_orders_compact_from_their_objects_as_from_their_dump() -> None:
+    """R25: the State writes a snapshot's orders without their default values; made from
+    the Order objects a snapshot was dumped from, they are what validating each dumped
+    order and dumping it compact gives; a list the snapshot did not make (an equal copy)
+    takes the validating path."""
+    _stored, battle, _result, _rows = _resolved()
+    snap = battle.snapshot()
+    copied = {**snap, "orders": json.loads(json.dumps(snap["orders"]))}
+    fast, slow = sj._canonical(snap), sj._canonical(copied)
+    assert fast == slow and json.dumps(fast) == json.dumps(slow)
+    assert any(len(o) < len(snap["orders"][i]) for i, o in enumerate(fast["orders"]))  # defaults left out
+    from sheetsync.rules.bbn.battle import orders_behind
+
+    assert orders_behind(snap["orders"]) is battle.orders and orders_behind(copied["orders"]) is None

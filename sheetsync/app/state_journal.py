@@ -61,6 +61,7 @@ from sheetsync.app.bbn import writer
 from sheetsync.app.bbn.layout import HISTORY_PHASES, STATE_CHUNK_CHARS, STATE_CHUNKS, Layout
 from sheetsync.errors import BattleStateError
 from sheetsync.rules.bbn import Battle
+from sheetsync.rules.bbn.battle import orders_behind
 from sheetsync.rules.bbn.models import Order
 from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate, quote_sheet
 
@@ -427,7 +428,10 @@ def _canonical(snap: Mapping[str, Any]) -> dict[str, Any]:
     validate is kept as it is, for the checks that name it."""
     out = dict(snap)
     orders = out.get("orders")
-    if isinstance(orders, list):
+    behind = orders_behind(orders)
+    if behind is not None:  # a snapshot this process made: compact from its Order objects (issue 12)
+        out["orders"] = [o.model_dump(mode="json", exclude_defaults=True) for o in behind]
+    elif isinstance(orders, list):
         compact: list[Any] = []
         for o in orders:
             try:

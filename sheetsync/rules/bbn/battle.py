@@ -97,6 +97,21 @@ def _cohorts_dump(cohorts: tuple[CohortSpec, ...]) -> list[dict[str, Any]]:
     return dump
 
 
+_SNAPSHOT_ORDERS: list[tuple[list[dict[str, Any]], tuple[Order, ...]]] = []
+"""The orders dumps of the last few snapshots, each with the :class:`Order` objects it was
+dumped from (issue 12): the State writes a snapshot's orders compact, and makes that form
+from the objects instead of validating each dumped order again."""
+
+
+def orders_behind(dump: Any) -> tuple[Order, ...] | None:
+    """The orders a recent :meth:`Battle.snapshot` dumped as the very list ``dump``, or
+    ``None`` (another list, even an equal one)."""
+    for held, orders in _SNAPSHOT_ORDERS:
+        if held is dump:
+            return orders
+    return None
+
+
 class Battle(Frozen):
     """Everything a phase needs, and everything undo restores."""
 
@@ -158,6 +173,8 @@ class Battle(Frozen):
         data["cohorts"] = _cohorts_dump(self.cohorts)
         data = {k: data[k] for k in _SNAPSHOT_KEYS}
         data["log_length"] = len(self.log)
+        _SNAPSHOT_ORDERS.insert(0, (data["orders"], self.orders))
+        del _SNAPSHOT_ORDERS[4:]
         return data
 
     def to_data(self) -> dict[str, Any]:
