@@ -55,10 +55,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic_core import PydanticSerializationError, to_json
-
 from sheetsync.app.bbn import writer
 from sheetsync.app.bbn.layout import HISTORY_PHASES, STATE_CHUNK_CHARS, STATE_CHUNKS, Layout
+from sheetsync.app.json_bytes import dumps
 from sheetsync.errors import BattleStateError
 from sheetsync.rules.bbn import Battle
 from sheetsync.rules.bbn.battle import orders_behind
@@ -573,15 +572,11 @@ def step_token(rev: int, step: str, action: str, phase: int) -> str:
 
 
 def _json(data: Any) -> str:
-    """Compact JSON, encoded by pydantic-core in Rust: half the time of the standard encoder
-    for a State blob (issue 12).  For texts, whole numbers, booleans, lists and mappings it
-    is the very text of ``json.dumps(data, separators=(",", ":"), ensure_ascii=False)``; a
-    fraction may be written in another form that reads back the same (``0.00001`` for
-    ``1e-05``).  An object it cannot encode is a :class:`TypeError`, as with ``json``."""
-    try:
-        return to_json(data, serialize_unknown=False).decode("utf-8")
-    except PydanticSerializationError as exc:
-        raise TypeError(f"not plain JSON data: {exc}") from None
+    """Compact JSON text (:func:`sheetsync.app.json_bytes.dumps`: the very text of
+    ``json.dumps(data, separators=(",", ":"), ensure_ascii=False)`` for plain data, in a
+    fraction of its time, issue 12).  An object it cannot encode is a :class:`TypeError`,
+    as with ``json``."""
+    return dumps(data).decode("utf-8")
 
 
 def _step_id(body_text: str, rest: Mapping[str, Any]) -> str:
