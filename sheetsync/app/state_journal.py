@@ -599,21 +599,29 @@ them too: the cohorts are half the State, and the ranges grow with the square of
 
 
 def _battle_data(battle: Battle, kept: Sequence[str] = ()) -> dict[str, Any]:
-    """``battle.to_data()``.  ``kept``: the parts of :data:`SHARED_KEYS` that are the very
-    objects the battle's newest undo snapshot was dumped from (``Battle.snapshot``: a
-    resolve leaves them as they were).  They are taken from that dump instead of dumped
-    again, and the undo snapshots as they are (plain JSON data already: the engine's dump,
-    or the State's own JSON): the same values in the same order, each one object."""
+    """``battle.to_data()`` with an empty log: the State never holds the log (a step's
+    events go to the Log sheet), so it is not dumped only to be dropped (issue 12: after a
+    phase it is most of the battle's dump).  ``kept``: the parts of :data:`SHARED_KEYS`
+    that are the very objects the battle's newest undo snapshot was dumped from
+    (``Battle.snapshot``: a resolve leaves them as they were).  They are taken from that
+    dump instead of dumped again, and the undo snapshots as they are (plain JSON data
+    already: the engine's dump, or the State's own JSON): the same values in the same
+    order, each one object."""
+    fields = list(type(battle).model_fields)
     snap = battle.history[-1] if kept and battle.history else None
     if not isinstance(snap, dict) or not all(k in SHARED_KEYS and isinstance(snap.get(k), list) for k in kept):
-        return battle.to_data()
-    rest = battle.model_dump(mode="json", exclude={*kept, "history"})
-    fields = list(type(battle).model_fields)
-    if set(rest) != set(fields) - {*kept, "history"}:
-        return battle.to_data()
-    for k in kept:
-        rest[k] = snap[k]
-    rest["history"] = list(battle.history)
+        kept = ()
+    rest = battle.model_dump(mode="json", exclude={*kept, "history", "log"})
+    if set(rest) != set(fields) - {*kept, "history", "log"}:
+        return {**battle.to_data(), "log": []}
+    if kept:
+        assert snap is not None
+        for k in kept:
+            rest[k] = snap[k]
+        rest["history"] = list(battle.history)
+    else:
+        rest["history"] = battle.model_dump(mode="json", include={"history"})["history"]
+    rest["log"] = []
     return {k: rest[k] for k in fields}
 
 
@@ -647,7 +655,6 @@ def state_update(lay: Layout, battle: Battle, last: dict[str, Any] | None, *, pr
     that dump instead of dumped again (issue 12, the cohorts are half the State); what is
     written is the same."""
     data = _battle_data(battle, kept)
-    data["log"] = []
     history = list(data.get("history") or [])
     newest = _canonical(history[-1]) if history else None
     rev = prior.rev + 1
