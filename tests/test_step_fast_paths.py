@@ -256,6 +256,7 @@ def test_issue12_r25_undo_snapshot_reuses_the_cohorts_dump_and_equals_the_plain_
         snap = battle.snapshot()
         assert json.dumps(snap) == json.dumps(plain) and list(snap) == list(plain)
     assert first.snapshot()["cohorts"] is later.snapshot()["cohorts"]
+    assert first.snapshot()["ranges"] is later.snapshot()["ranges"]
     assert other.snapshot()["cohorts"] is not first.snapshot()["cohorts"]
 
 
@@ -352,3 +353,37 @@ def test_issue12_r25_snapshot_orders_compact_from_their_objects_as_from_their_du
     from sheetsync.rules.bbn.battle import orders_behind
 
     assert orders_behind(snap["orders"]) is battle.orders and orders_behind(copied["orders"]) is None
+
+
+def test_issue12_r24_an_unchanged_ranges_sheet_is_checked_once_and_keeps_its_entries() -> None:
+    """R24: a phase's Ranges sheet equal to the stored ranges gives the stored battle's own
+    entries (shared with its undo snapshot, dumped once); the same sheet again is not
+    checked again; a changed sheet gives its own entries, and a wrong one is refused every
+    time, never remembered."""
+    from sheetsync.rules.bbn import battle as battle_module
+    from sheetsync.rules.bbn import loader
+
+    stored = _played(1)
+    rules = stored.house_rules.model_dump(mode="json")
+    orders = [{"cohort": "Cohort 0", "task": "Melee Attack", "target": "Cohort 1"}]
+    sheet = [[r.a, r.b, r.band.value] for r in stored.ranges]
+    loader._RANGES_SEEN.clear()
+    def same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+        return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+
+    first = load_turn(stored, rules, sheet, orders)
+    assert same(first.ranges, stored.ranges)  # the stored battle's own entries
+    assert same(load_turn(stored, rules, [list(r) for r in sheet], orders).ranges, stored.ranges)
+    assert len(loader._RANGES_SEEN) == 1
+    snap = first.snapshot()
+    assert snap["ranges"] is battle_module._shared_dump(stored.ranges)
+    assert snap["ranges"] == [r.model_dump(mode="json") for r in stored.ranges]
+    changed = [["Cohort 0", "Cohort 1", "Distanced"], *sheet[1:]]
+    other = load_turn(stored, rules, changed, orders)
+    assert other.ranges != stored.ranges and other.ranges[0].band.value == "Distanced"
+    assert other == _plain_turn(stored, rules, changed, orders)
+    wrong = [["Cohort 0", "Cohort 99", "Personal"]]
+    for _ in range(2):
+        with pytest.raises(InputError, match="Cohort 99"):
+            load_turn(stored, rules, wrong, orders)
+    assert all("Cohort 99" not in repr(key) for key in loader._RANGES_SEEN)

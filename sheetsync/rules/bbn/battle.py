@@ -79,21 +79,21 @@ validation, so importing this module does not build HouseRules' validator (issue
 battle builds it when it is first validated."""
 
 
-_COHORT_DUMPS: list[tuple[tuple[CohortSpec, ...], list[dict[str, Any]]]] = []
-"""The last few cohort tuples dumped, each with its dump (issue 12): the same cohort objects
-(a frozen :class:`CohortSpec` each, held here so their ids stay theirs) go into every
-phase's undo snapshot."""
+_SHARED_DUMPS: list[tuple[tuple[Frozen, ...], list[dict[str, Any]]]] = []
+"""The last few tuples of cohorts or ranges dumped, each with its dump (issue 12): the same
+objects (frozen models, held here so their ids stay theirs) go into every phase's undo
+snapshot, the cohorts always and the ranges while the Ranges sheet is unchanged."""
 
 
-def _cohorts_dump(cohorts: tuple[CohortSpec, ...]) -> list[dict[str, Any]]:
-    """``[c.model_dump(mode="json") for c in cohorts]``, made once for the same objects.
+def _shared_dump(items: tuple[Frozen, ...]) -> list[dict[str, Any]]:
+    """``[x.model_dump(mode="json") for x in items]``, made once for the same objects.
     The dump is shared by the snapshots that hold it: JSON data no step changes in place."""
-    for held, dump in _COHORT_DUMPS:
-        if len(held) == len(cohorts) and all(a is b for a, b in zip(held, cohorts, strict=True)):
+    for held, dump in _SHARED_DUMPS:
+        if len(held) == len(items) and all(a is b for a, b in zip(held, items, strict=True)):
             return dump
-    dump = [c.model_dump(mode="json") for c in cohorts]
-    _COHORT_DUMPS.insert(0, (tuple(cohorts), dump))
-    del _COHORT_DUMPS[4:]
+    dump = [x.model_dump(mode="json") for x in items]
+    _SHARED_DUMPS.insert(0, (tuple(items), dump))
+    del _SHARED_DUMPS[8:]
     return dump
 
 
@@ -168,9 +168,10 @@ class Battle(Frozen):
     def snapshot(self) -> dict[str, Any]:
         """The battle without its history and log, plus the log's length: what undo needs
         (R25).  The cohorts' dump is the one made for the same cohort objects last time, if
-        it was (:func:`_cohorts_dump`): a phase never changes them."""
-        data = self.model_dump(mode="json", exclude={"history", "log", "cohorts"})
-        data["cohorts"] = _cohorts_dump(self.cohorts)
+        it was (:func:`_shared_dump`), and so is the ranges': a phase never changes them."""
+        data = self.model_dump(mode="json", exclude={"history", "log", "cohorts", "ranges"})
+        data["cohorts"] = _shared_dump(self.cohorts)
+        data["ranges"] = _shared_dump(self.ranges)
         data = {k: data[k] for k in _SNAPSHOT_KEYS}
         data["log_length"] = len(self.log)
         _SNAPSHOT_ORDERS.insert(0, (data["orders"], self.orders))

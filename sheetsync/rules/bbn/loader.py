@@ -365,6 +365,27 @@ def _load_orders(raw_orders: Any, spec_by: dict[str, CohortSpec], raw_names: set
     return orders
 
 
+_RANGES_SEEN: dict[tuple[Any, ...], tuple[RangeEntry, ...]] = {}
+"""The last few Ranges sheets :func:`load_turn` checked and found right, by their cells and
+the battle's cohort names, with the entries they gave (issue 12): the Storyteller sets the
+ranges once and changes them seldom, so a phase's sheet is nearly always one seen before.
+Its entries are the stored battle's own when equal, so a phase shares them with its undo
+snapshot."""
+
+
+def _ranges_key(ranges: Any, names: set[str]) -> tuple[Any, ...] | None:
+    """What the check of the ranges depends on: their cells and the cohort names (``None``
+    when a cell is not plain, hashable data)."""
+    if not isinstance(ranges, list) or not all(type(r) is list for r in ranges):
+        return None
+    try:
+        key = (tuple(sorted(names)), *(tuple(r) for r in ranges))
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 def load_turn(battle: Battle, house_rules: Any, ranges: Any, orders: Any, source: str = "") -> Battle:
     """A stored battle (one :func:`load_battle` or the State checked already) with a phase's
     ``house_rules``, ``ranges`` and ``orders`` (R13, R24), checked as :func:`load_battle`
@@ -390,12 +411,21 @@ def load_turn(battle: Battle, house_rules: Any, ranges: Any, orders: Any, source
 
     def cohort_name(value: Any) -> Any:
         return canon.get(value.strip().casefold(), value) if isinstance(value, str) else value
-    new_ranges = _load_ranges(ranges, spec_by, names, cohort_name, problems)
+    key = _ranges_key(ranges, names)
+    new_ranges = _RANGES_SEEN.get(key) if key is not None else None
+    if new_ranges is None:
+        loaded = _load_ranges(ranges, spec_by, names, cohort_name, problems)
+        new_ranges = battle.ranges if tuple(loaded) == battle.ranges else tuple(loaded)
+        if key is not None and not problems:
+            _RANGES_SEEN.pop(key, None)
+            _RANGES_SEEN[key] = new_ranges
+            while len(_RANGES_SEEN) > 4:
+                del _RANGES_SEEN[next(iter(_RANGES_SEEN))]
     new_orders = _load_orders(orders, spec_by, names, cohort_name, problems)
     if problems:
         raise InputError(problems, source)
     return Battle(
-        cohorts=battle.cohorts, state=dict(battle.state), ranges=tuple(new_ranges), orders=tuple(new_orders),
+        cohorts=battle.cohorts, state=dict(battle.state), ranges=new_ranges, orders=tuple(new_orders),
         phase=battle.phase, seed=battle.seed, history=battle.history, log=(), house_rules=rules,
         catalog_extra=battle.catalog_extra,
     )
