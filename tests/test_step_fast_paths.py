@@ -387,3 +387,26 @@ def test_issue12_r24_an_unchanged_ranges_sheet_is_checked_once_and_keeps_its_ent
         with pytest.raises(InputError, match="Cohort 99"):
             load_turn(stored, rules, wrong, orders)
     assert all("Cohort 99" not in repr(key) for key in loader._RANGES_SEEN)
+
+
+def test_issue12_r13_r25_a_phase_and_its_undo_leave_the_characters_unread() -> None:
+    """R13, R25: Resolve Phase and Undo Phase take the cohorts from the State, so their read
+    leaves out the Characters sheet (a build and an end read it); given that shorter read
+    or the whole plan's grids, a step writes the very same cells."""
+    backend = MemoryBackend({name: {} for name in LAY.sheets})
+    usecases.load_battle_into(backend, load_battle(make_battle(4)), LAY)
+    backend.write_ranges(mark_updates(find_system("bbn"), LAY.capacity))
+    characters = LAY.block("Characters_Table")
+    steps = usecases.tracker_steps(backend)
+    for action in ("build", "end"):
+        assert any(r.startswith("Characters!") for r in steps.read_plan(action))
+    for action in ("resolve", "undo"):
+        plan = steps.read_plan(action)
+        assert not any(r.startswith("Characters!") for r in plan)
+        assert len(plan) == len(steps.read_plan()) - 1
+    full_grids = backend.read_ranges(steps.read_plan())
+    assert full_grids[1], "the Characters sheet holds the battle's characters"
+    short = steps.step("resolve", backend.read_ranges(steps.read_plan("resolve")))
+    whole = steps.step("resolve", full_grids)
+    assert short[1] == whole[1] and short[0].message == whole[0].message
+    assert not any(u.range.startswith(characters.sheet) for u in short[1])

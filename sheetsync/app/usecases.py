@@ -66,7 +66,7 @@ def run_steps(steps: TrackerSteps, action: str, backend: SheetBackend, *,
     updates and ``extra`` (a button's cleared checkbox, ...).  A refusal writes nothing,
     except a :class:`StepRefused`, whose repair is written alone (``extra`` is not: the
     caller reports the refusal itself)."""
-    grids = backend.read_ranges(steps.read_plan())
+    grids = backend.read_ranges(steps.read_plan(action))
     try:
         report, updates = steps.step(action, grids)
     except StepRefused as refused:
@@ -137,8 +137,8 @@ class LayoutSteps:
         if action not in self.hooks.steps:
             raise BattleStateError(f"{self.title} has no step {action!r} (its steps: {', '.join(self.hooks.steps)})")
 
-    def read_plan(self) -> list[str]:
-        return self.hooks.plan(self.lay)
+    def read_plan(self, action: str | None = None) -> list[str]:
+        return self.hooks.plan(self.lay)  # every step of these systems reads the whole plan
 
     def step(self, action: str, grids: Sequence[Any]) -> tuple[StepReport, list[RangeUpdate]]:
         self._known(action)

@@ -62,7 +62,9 @@ class TrackerSteps(Protocol):
     """A system's tracker steps at one layout (one capacity), as pure functions of grids.
 
     The use cases (:mod:`sheetsync.app.usecases`) are written once over this: they read
-    :meth:`read_plan` in one ``read_ranges``, hand the grids (one per range, in order) to
+    :meth:`read_plan` (of the action about to run: a system may leave out what that step
+    never reads; ``None``, every range) in one ``read_ranges``, hand the grids (one per
+    range, in order) to
     :meth:`step`, :meth:`check` or :meth:`export`, and write what :meth:`step` returns in
     one ``write_ranges``.  Nothing here touches a backend, so a step that raises has
     written nothing (:class:`StepRefused` aside, whose updates are the step's write).
@@ -74,7 +76,7 @@ class TrackerSteps(Protocol):
     * :meth:`load` writes a battle (from a battle file) into a drawn tracker: it reads
       :meth:`load_plan` first (no read at all when it is empty)."""
 
-    def read_plan(self) -> list[str]: ...
+    def read_plan(self, action: str | None = None) -> list[str]: ...
 
     def step(self, action: str, grids: Sequence[Any]) -> tuple[Any, list[Any]]: ...
 

@@ -8,6 +8,7 @@ Nothing is written when anything is wrong.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -54,8 +55,21 @@ def _beyond(block: Block, lay: Layout) -> str:
     return block.range().rsplit(":", 1)[0] + ":" + col_letter(block.last_col)
 
 
-def read_plan(lay: Layout) -> list[str]:
-    """Every range a use case needs, read in one call."""
+NOT_READ: dict[str, frozenset[str]] = {"resolve": frozenset({"characters"}), "undo": frozenset({"characters"})}
+"""The :class:`Sheets` a step leaves out of its read (issue 12): a phase and its undo take
+the cohorts from the State, never from the Characters sheet, which only a build and an end
+read (and no step of these two writes it, so on Google Sheets its id is not needed)."""
+
+
+def read_plan(lay: Layout, action: str | None = None) -> list[str]:
+    """The ranges ``action`` reads, in one call (``None``: every range a use case may read;
+    :data:`NOT_READ` says what a step leaves out)."""
+    plan = _full_plan(lay)
+    skip = NOT_READ.get(action or "", frozenset())
+    return [rng for name, rng in zip(_PLAN_FIELDS, plan, strict=True) if name not in skip]
+
+
+def _full_plan(lay: Layout) -> list[str]:
     return [
         lay.block("State_Blob").range(),
         _beyond(lay.block("Characters_Table"), lay),
@@ -116,8 +130,18 @@ class Sheets:
                 setattr(self, attr, grid[:rows])
 
     @classmethod
-    def from_grids(cls, grids: list[Grid]) -> Sheets:
+    def from_grids(cls, grids: list[Grid], action: str | None = None) -> Sheets:
+        """The grids of :func:`read_plan` (of ``action``'s plan, or the whole plan's): a
+        block ``action`` does not read (:data:`NOT_READ`) is empty."""
+        skip = NOT_READ.get(action or "", frozenset())
+        if skip and len(grids) == len(_PLAN_FIELDS) - len(skip):
+            read = iter(grids)
+            grids = [[] if name in skip else next(read) for name in _PLAN_FIELDS]
         return cls(*grids)
+
+
+_PLAN_FIELDS = tuple(f.name for f in dataclasses.fields(Sheets) if f.init)
+"""The :class:`Sheets` each range of the whole read plan fills, in its order."""
 
 
 def _recorded_capacity(mark: Grid) -> dict[str, int]:

@@ -286,11 +286,11 @@ class BbnSteps:
     def __init__(self, lay: Layout | None = None) -> None:
         self.lay = lay or layout()
 
-    def read_plan(self) -> list[str]:
-        return read_plan(self.lay)
+    def read_plan(self, action: str | None = None) -> list[str]:
+        return read_plan(self.lay, action)
 
-    def _sheets(self, grids: Sequence[Grid]) -> Sheets:
-        return Sheets.from_grids(list(grids))
+    def _sheets(self, grids: Sequence[Grid], action: str | None = None) -> Sheets:
+        return Sheets.from_grids(list(grids), action)
 
     def step(self, action: str, grids: Sequence[Grid]) -> Step:
         """Run ``action`` (build, resolve, undo, end) on the grids of :meth:`read_plan`."""
@@ -298,7 +298,7 @@ class BbnSteps:
             fn = _STEPS[action]
         except KeyError:
             raise BattleStateError(f"unknown action {action!r} (expected one of {', '.join(_STEPS)})") from None
-        return fn(self.lay, self._sheets(grids))
+        return fn(self.lay, self._sheets(grids, action))
 
     def check(self, grids: Sequence[Grid]) -> CheckReport:
         """``sheetsync check`` (R13, issue 8 item 21): what the next Resolve Phase would
