@@ -230,7 +230,7 @@ def main() -> None:
         cpu = f"{engine}|server resolve CPU"
         if cpu in medians:
             print(f"{engine}: the step's CPU time on the server, median {medians[cpu]:.1f} ms "
-                  f"({medians[cpu] / resolve_ms:.0%} of its wall time; the rest is waiting for the core): "
+                  f"({medians[cpu] / resolve_ms:.0%} of its wall time; below 100%, the core was busy with another tenant): "
                   + ("within" if medians[cpu] <= GOAL_MS else "OVER") + f" the {GOAL_MS:.0f} ms bar")
     if len(engines) == 2:
         fast, slow = medians["payload|server resolve"], medians["xlwings|server resolve"]
