@@ -108,7 +108,7 @@ def _corner(text: str, last: bool) -> tuple[int, int]:
 class _Sheet:
     """One sheet of the payload: where it sits (for ``sheet_position``) and its rows."""
 
-    __slots__ = ("_used", "api", "name", "position", "values")
+    __slots__ = ("_filled", "_used", "api", "name", "position", "values")
 
     def __init__(self, position: int, api: Mapping[str, Any]) -> None:
         self.position = position
@@ -116,6 +116,26 @@ class _Sheet:
         self.name: str = api["name"]
         self.values: list[Any] = api["values"]
         self._used: tuple[int, int, int] | None = None
+        self._filled: int | None = None
+
+    def last_filled(self) -> int:
+        """The number of the last row that holds a value in any column (0: none), found
+        once a sheet: a block's trailing empty rows are never looked at below it (issue 12:
+        the State and Orders sheets are hundreds of laid-out rows, a few of them used)."""
+        if self._filled is None:
+            values, patterns = self.values, {}
+            count = len(values)
+            while count:
+                row = values[count - 1]
+                width = len(row)
+                if width not in patterns:
+                    patterns[width] = ([None] * width, [""] * width)
+                nones, blanks = patterns[width]
+                if row != nones and row != blanks and not _empty(row, nones, blanks):
+                    break
+                count -= 1
+            self._filled = count
+        return self._filled
 
     def used(self) -> tuple[int, int, int]:
         """The used range's first row, last row and last column (xlwings' ``used_range``)."""
@@ -190,7 +210,7 @@ class PayloadBackend(XlwingsBackend):
             return []
         self.range_reads += 1
         first, stop, width = rng.col1 - 1, rng.col2, rng.width
-        parts = [row[first:stop] for row in sheet.values[rng.row1 - 1 : last]]
+        parts = [row[first:stop] for row in sheet.values[rng.row1 - 1 : min(last, sheet.last_filled())]]
         nones, blanks = [None] * width, [""] * width  # an empty row as VBA and Apps Script send it
         count = len(parts)
         while count:  # trailing empty rows are dropped (trim_grid): not even looked at
