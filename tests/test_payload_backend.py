@@ -271,7 +271,7 @@ CELLS = (None, None, None, "", 0, 7, -3, 2.0, 2.5, True, False, "x", "=SUM(A1:A2
 
 def test_issue12_random_sheets_read_and_append_as_xlwings_does() -> None:
     """Forty random payloads (ragged rows, empty rows between and after, every kind of cell
-    a client sends): every read, open-ended or not, and every append agrees."""
+    a client sends): every read, open-ended or not, short or long, and every append agrees."""
     import random
 
     rnd = random.Random(12)
@@ -291,6 +291,9 @@ def test_issue12_random_sheets_read_and_append_as_xlwings_does() -> None:
             col2, rows = col1 + rnd.randint(0, 4), rnd.choice((None, rnd.randint(0, 6)))
             end = "" if rows is None else str(row1 + rows)
             ranges.append(f"{rnd.choice(('Log', 'Other'))}!{chr(64 + col1)}{row1}:{chr(64 + col2)}{end}")
+        # a long closed block (ends from its sheet's last filled row), before and after an open one
+        ranges.insert(0, f"Other!B{rnd.randint(1, 4)}:D{rnd.randint(110, 130)}")
+        ranges.append(f"Log!A{rnd.randint(1, 4)}:G{rnd.randint(110, 130)}")
         both(payload, lambda b, r=ranges: b.read_ranges(r))
         appends = [RangeUpdate(f"{rnd.choice(('Log', 'Other'))}!B{rnd.randint(1, 20)}:C", [[1, "a"]], append=True)
                    for _ in range(2)]

@@ -54,6 +54,8 @@ _DATETIME = re.compile(
 _ERRORS = frozenset({"#DIV/0!", "#N/A", "#NAME?", "#NULL!", "#NUM!", "#REF!", "#VALUE!", "#DATA!"})
 _MAX_ROWS, _MAX_COLUMNS = 1_048_576, 16_384
 _PART = re.compile(r"^([A-Za-z]*)(\d*)$")
+_LONG = 100
+"""Rows from which a closed block's end is found from its sheet's last filled row."""
 
 
 def _date_time(text: str) -> dt.datetime:
@@ -118,10 +120,16 @@ class _Sheet:
         self._used: tuple[int, int, int] | None = None
         self._filled: int | None = None
 
+    def filled_known(self) -> bool:
+        return self._filled is not None
+
     def last_filled(self) -> int:
         """The number of the last row that holds a value in any column (0: none), found
         once a sheet: a block's trailing empty rows are never looked at below it (issue 12:
-        the State and Orders sheets are hundreds of laid-out rows, a few of them used)."""
+        an open-ended block ends at the used range's end, and the Orders and State sheets
+        are hundreds of laid-out rows, a few of them used).  A closed block uses it when it
+        is :data:`_LONG` or longer, or once it is known (a short one is not worth a scan of
+        the whole sheet)."""
         if self._filled is None:
             values, patterns = self.values, {}
             count = len(values)
@@ -210,7 +218,9 @@ class PayloadBackend(XlwingsBackend):
             return []
         self.range_reads += 1
         first, stop, width = rng.col1 - 1, rng.col2, rng.width
-        parts = [row[first:stop] for row in sheet.values[rng.row1 - 1 : min(last, sheet.last_filled())]]
+        if rng.row2 is None or last - rng.row1 >= _LONG or sheet.filled_known():
+            last = min(last, sheet.last_filled())
+        parts = [row[first:stop] for row in sheet.values[rng.row1 - 1 : last]]
         nones, blanks = [None] * width, [""] * width  # an empty row as VBA and Apps Script send it
         count = len(parts)
         while count:  # trailing empty rows are dropped (trim_grid): not even looked at
