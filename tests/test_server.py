@@ -20,6 +20,7 @@ import io
 import json
 import shutil
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -517,3 +518,23 @@ def test_issue12_an_unknown_engine_is_refused_and_the_timings_are_bounded() -> N
     assert create_app(api_key=KEY).state.timings.maxlen == 10_000  # bounded, however many clicks
     with pytest.raises(ValueError, match="unknown engine 'excel'; known: payload, xlwings"):
         create_app(api_key=KEY, engine="excel")
+
+
+def test_issue12_a_started_server_has_every_system_loaded_and_its_objects_frozen() -> None:
+    """Issue 12: once the server starts (uvicorn's lifespan), every tracker system's step
+    code is loaded and everything alive then is out of the cyclic collector's reach, so a
+    full collection during a click walks only what came after."""
+    import gc
+
+    from sheetsync.core import registry
+
+    gc.unfreeze()
+    assert gc.get_freeze_count() == 0
+    with serving(create_app(api_key=KEY)) as url:
+        assert httpx.get(f"{url}/health").json() == {"status": "ok"}
+        frozen = gc.get_freeze_count()
+    assert frozen > 10_000
+    assert "sheetsync.backends.payload" in sys.modules
+    for system_id in registry.tracker_system_ids():
+        steps_module = type(registry.find_system(system_id).tracker_steps()).__module__
+        assert steps_module in sys.modules
