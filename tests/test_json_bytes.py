@@ -48,3 +48,11 @@ def test_issue12_an_object_that_is_not_json_data_is_a_type_error(stray: Any) -> 
     in some form of orjson's own (a dataclass as a mapping, a date-time as text)."""
     with pytest.raises(TypeError):
         dumps({"cell": stray})
+
+
+@given(_PLAIN)
+def test_issue12_r13_sorted_keys_encode_as_the_standard_sorted_json(data: Any) -> None:
+    """A step's id hashes its parts with their keys sorted: the same bytes as the standard
+    encoder's ``sort_keys=True`` (so an id does not change with the encoder)."""
+    assert dumps(data, sort_keys=True) == json.dumps(data, sort_keys=True, separators=(",", ":"),
+                                                     ensure_ascii=False).encode("utf-8")

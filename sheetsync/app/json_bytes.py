@@ -27,10 +27,11 @@ __all__ = ["dumps"]
 _STRICT = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
 
 
-def dumps(data: Any) -> bytes:
-    """``data`` as compact UTF-8 JSON (see the module docstring)."""
+def dumps(data: Any, *, sort_keys: bool = False) -> bytes:
+    """``data`` as compact UTF-8 JSON (see the module docstring); ``sort_keys`` sorts every
+    mapping's keys, as ``json.dumps(..., sort_keys=True)`` does."""
     try:
-        return orjson.dumps(data, option=_STRICT)
+        return orjson.dumps(data, option=_STRICT | orjson.OPT_SORT_KEYS if sort_keys else _STRICT)
     except orjson.JSONEncodeError:
         pass  # past what orjson encodes: the standard encoder decides
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False, sort_keys=sort_keys).encode("utf-8")

@@ -448,8 +448,7 @@ at 12 cohorts and 24 orders a phase, about 0.8 KB a phase instead of 3.9 KB)."""
 
 
 def _record_text(data: Mapping[str, Any]) -> str:
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    return ZIPPED + base64.b64encode(zlib.compress(text.encode("utf-8"), 9)).decode("ascii")
+    return ZIPPED + base64.b64encode(zlib.compress(dumps(data), 9)).decode("ascii")
 
 
 def _record_json(text: str) -> Any:
@@ -589,8 +588,8 @@ def _step_id(body_text: str, rest: Mapping[str, Any]) -> str:
     The body is hashed as the blob writes it, not encoded again with sorted keys (issue 12:
     that second encoding was a fifth of a Resolve): the same step builds its dicts in the
     same order from the same read, so it writes the same text."""
-    head = json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(f"{head}\n{body_text}".encode()).hexdigest()[:10]
+    head = dumps(rest, sort_keys=True)  # the text of json.dumps(rest, sort_keys=True), compact
+    return hashlib.sha256(b"%s\n%s" % (head, body_text.encode())).hexdigest()[:10]
 
 
 SHARED_KEYS = ("cohorts", "ranges")
