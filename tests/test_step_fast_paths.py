@@ -257,6 +257,10 @@ def test_issue12_r25_undo_snapshot_reuses_the_cohorts_dump_and_equals_the_plain_
         assert json.dumps(snap) == json.dumps(plain) and list(snap) == list(plain)
     assert first.snapshot()["cohorts"] is later.snapshot()["cohorts"]
     assert first.snapshot()["ranges"] is later.snapshot()["ranges"]
+    # a standing written by one click is dumped once: the next click's snapshot shares it
+    name = later.cohorts[0].name
+    assert later.snapshot()["state"][name] is sj._battle_data(later)["state"][name]
+    assert later.snapshot()["state"][name] == later.state[name].model_dump(mode="json")
     assert other.snapshot()["cohorts"] is not first.snapshot()["cohorts"]
 
 

@@ -60,7 +60,7 @@ from sheetsync.app.bbn.layout import HISTORY_PHASES, STATE_CHUNK_CHARS, STATE_CH
 from sheetsync.app.json_bytes import dumps
 from sheetsync.errors import BattleStateError
 from sheetsync.rules.bbn import Battle
-from sheetsync.rules.bbn.battle import orders_behind
+from sheetsync.rules.bbn.battle import orders_behind, state_dump
 from sheetsync.rules.bbn.models import Order
 from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate, quote_sheet
 
@@ -610,9 +610,10 @@ def _battle_data(battle: Battle, kept: Sequence[str] = ()) -> dict[str, Any]:
     snap = battle.history[-1] if kept and battle.history else None
     if not isinstance(snap, dict) or not all(k in SHARED_KEYS and isinstance(snap.get(k), list) for k in kept):
         kept = ()
-    rest = battle.model_dump(mode="json", exclude={*kept, "history", "log"})
-    if set(rest) != set(fields) - {*kept, "history", "log"}:
+    rest = battle.model_dump(mode="json", exclude={*kept, "history", "log", "state"})
+    if set(rest) != set(fields) - {*kept, "history", "log", "state"}:
         return {**battle.to_data(), "log": []}
+    rest["state"] = state_dump(battle.state)  # each standing dumped once for the same object
     if kept:
         assert snap is not None
         for k in kept:

@@ -97,6 +97,27 @@ def _shared_dump(items: tuple[Frozen, ...]) -> list[dict[str, Any]]:
     return dump
 
 
+_STATE_DUMPS: dict[int, tuple[CohortState, dict[str, Any]]] = {}
+"""Each cohort standing dumped lately, by the object (held beside its dump, so its id stays
+its own), with its dump (issue 12): a click dumps the standings it writes, and the next
+click's undo snapshot dumps those very objects (the State it reads back is the one it
+remembers writing)."""
+
+
+def state_dump(state: dict[str, CohortState]) -> dict[str, dict[str, Any]]:
+    """``{name: st.model_dump(mode="json")}``, each standing's dump made once for the same
+    object.  The dumps are shared by whatever holds them: JSON data no step changes in place."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, st in state.items():
+        held = _STATE_DUMPS.get(id(st))
+        if held is None or held[0] is not st:
+            if len(_STATE_DUMPS) > 1024:
+                _STATE_DUMPS.clear()
+            held = _STATE_DUMPS[id(st)] = (st, st.model_dump(mode="json"))
+        out[name] = held[1]
+    return out
+
+
 _SNAPSHOT_ORDERS: list[tuple[list[dict[str, Any]], tuple[Order, ...]]] = []
 """The orders dumps of the last few snapshots, each with the :class:`Order` objects it was
 dumped from (issue 12): the State writes a snapshot's orders compact, and makes that form
@@ -168,8 +189,10 @@ class Battle(Frozen):
     def snapshot(self) -> dict[str, Any]:
         """The battle without its history and log, plus the log's length: what undo needs
         (R25).  The cohorts' dump is the one made for the same cohort objects last time, if
-        it was (:func:`_shared_dump`), and so is the ranges': a phase never changes them."""
-        data = self.model_dump(mode="json", exclude={"history", "log", "cohorts", "ranges"})
+        it was (:func:`_shared_dump`), and so is the ranges' (a phase never changes them), and
+        each standing's dump is the one made for the same object (:func:`state_dump`)."""
+        data = self.model_dump(mode="json", exclude={"history", "log", "cohorts", "ranges", "state"})
+        data["state"] = state_dump(self.state)
         data["cohorts"] = _shared_dump(self.cohorts)
         data["ranges"] = _shared_dump(self.ranges)
         data = {k: data[k] for k in _SNAPSHOT_KEYS}
