@@ -9,6 +9,7 @@ the block and the column, and the writer writes rows keyed by column, never by p
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -572,6 +573,7 @@ class Layout:
         return b.sheet, b.first_row, c1, self.end_row(b), c2
 
 
+@functools.lru_cache(maxsize=4096)  # pure, and called for every address a step writes (issue 12)
 def col_letter(index: int) -> str:
     """1 -> ``"A"``, 27 -> ``"AA"``."""
     if index < 1:
@@ -583,6 +585,7 @@ def col_letter(index: int) -> str:
     return out
 
 
+@functools.lru_cache(maxsize=4096)  # pure, and called for every address a step writes (issue 12)
 def quote_sheet(name: str) -> str:
     """Quote a sheet name for A1 notation when it needs it (``'House Rules'``)."""
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):

@@ -87,6 +87,7 @@ def col_index(letters: str) -> int:
     return n
 
 
+@functools.lru_cache(maxsize=4096)  # pure, and called for every address a step writes (issue 12)
 def col_letter(index: int) -> str:
     """1 -> ``"A"``, 27 -> ``"AA"``."""
     if index < 1:
@@ -121,6 +122,7 @@ class A1Range:
         return f"{quote_sheet(self.sheet)}!{col_letter(self.col1)}{self.row1}:{end}"
 
 
+@functools.lru_cache(maxsize=4096)  # pure, and called for every address a step writes (issue 12)
 def quote_sheet(name: str) -> str:
     """Quote a sheet name for A1 notation when it needs it (``'House Rules'``)."""
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
