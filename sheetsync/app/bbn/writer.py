@@ -294,9 +294,13 @@ def rolled_task_die(e: Event) -> int | None:
 
 def _roll_cells(lay: Layout, offset: int, value: CellValue, source: CellValue) -> list[RangeUpdate]:
     block = lay.block("Orders_Table")
-    row = _cells(block, {"roll": value, "roll_source": source})
-    return [RangeUpdate(f"{quote_sheet(block.sheet)}!{block.letter(key)}{block.first_row + offset}",
-                        [[row[block.index(key)]]]) for key in ("roll", "roll_source")]
+    _keys, plan = _plan(block)
+    prefix, row = f"{quote_sheet(block.sheet)}!", block.first_row + offset
+    out = []
+    for key, v in (("roll", value), ("roll_source", source)):  # each cell encoded alone (issue 12)
+        j = block.index(key)
+        out.append(RangeUpdate(f"{prefix}{block.letter(key)}{row}", [_encoded(plan[j:j + 1], {key: v})]))
+    return out
 
 
 def order_stamp_updates(lay: Layout, rows: Sequence[int], events: Sequence[Event],
