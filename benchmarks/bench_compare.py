@@ -106,7 +106,7 @@ def main() -> None:
             trees = {args.rev: old, "this tree": ROOT}
             times: dict[str, list[float]] = {name: [] for name in trees}
             if args.instructions:
-                counts = {name: instructions(tree, min(args.calls, 20), args.cohorts) for name, tree in trees.items()}
+                counts = {name: instructions(tree, min(args.calls, 60), args.cohorts) for name, tree in trees.items()}
             for i in range(0 if args.instructions else args.rounds):
                 for name in (list(trees) if i % 2 == 0 else list(reversed(trees))):
                     times[name].append(once(trees[name], args.calls, args.cohorts))
@@ -115,7 +115,7 @@ def main() -> None:
     print("$ " + shlex.join([Path(sys.executable).name, *sys.argv]))
     if args.instructions:
         print(f"server-side Resolve (payload engine), {args.cohorts} cohorts: machine instructions per step "
-              f"(valgrind, {min(args.calls, 20)} steps, the collector off)\n")
+              f"(valgrind, {min(args.calls, 60)} steps, the collector off)\n")
         for name, count in counts.items():
             print(f"{name:>12}: {count:8.2f} M instructions")
         print(f"\n{args.rev} / this tree: {counts[args.rev] / counts['this tree']:.2f}x")
