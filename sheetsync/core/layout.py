@@ -9,13 +9,14 @@ the block and the column, and the writer writes rows keyed by column, never by p
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Literal, Protocol
+
+from sheetsync.sheets.backend import col_letter, quote_sheet  # A1 notation, one place for both
 
 __all__ = [
     "BOOL", "INT", "NUMBER", "PERCENT", "TEXT",
@@ -571,26 +572,6 @@ class Layout:
         else:
             c1, c2 = b.first_col, b.last_col
         return b.sheet, b.first_row, c1, self.end_row(b), c2
-
-
-@functools.lru_cache(maxsize=4096)  # pure, and called for every address a step writes (issue 12)
-def col_letter(index: int) -> str:
-    """1 -> ``"A"``, 27 -> ``"AA"``."""
-    if index < 1:
-        raise ValueError(f"column index {index} < 1")
-    out = ""
-    while index:
-        index, rem = divmod(index - 1, 26)
-        out = chr(65 + rem) + out
-    return out
-
-
-@functools.lru_cache(maxsize=4096)  # pure, and called for every address a step writes (issue 12)
-def quote_sheet(name: str) -> str:
-    """Quote a sheet name for A1 notation when it needs it (``'House Rules'``)."""
-    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-        return name
-    return "'" + name.replace("'", "''") + "'"
 
 
 def columns_of(names: Sequence[str]) -> tuple[Column, ...]:
