@@ -97,6 +97,23 @@ def _empty(part: list[Any], nones: list[None], blanks: list[str]) -> bool:
     return not any(part) and part.count(None) + part.count("") == len(part)
 
 
+def _filled_count(rows: list[Any]) -> int:
+    """How many of ``rows`` are left once the trailing empty ones are dropped (:func:`_empty`:
+    only ``None`` or ``""`` in every cell), looked at from the last one up; each row is
+    first compared whole with the empty rows of its width, as VBA and Apps Script send them."""
+    patterns: dict[int, tuple[list[None], list[str]]] = {}
+    count = len(rows)
+    while count:
+        row = rows[count - 1]
+        empties = patterns.get(len(row))
+        if empties is None:
+            empties = patterns[len(row)] = ([None] * len(row), [""] * len(row))
+        if row != empties[0] and row != empties[1] and not _empty(row, *empties):
+            break
+        count -= 1
+    return count
+
+
 def _corner(text: str, last: bool) -> tuple[int, int]:
     m = _PART.match(text.replace("$", ""))
     if not m or not (m.group(1) or m.group(2)):
@@ -131,18 +148,7 @@ class _Sheet:
         is :data:`_LONG` or longer, or once it is known (a short one is not worth a scan of
         the whole sheet)."""
         if self._filled is None:
-            values, patterns = self.values, {}
-            count = len(values)
-            while count:
-                row = values[count - 1]
-                width = len(row)
-                if width not in patterns:
-                    patterns[width] = ([None] * width, [""] * width)
-                nones, blanks = patterns[width]
-                if row != nones and row != blanks and not _empty(row, nones, blanks):
-                    break
-                count -= 1
-            self._filled = count
+            self._filled = _filled_count(self.values)
         return self._filled
 
     def used(self) -> tuple[int, int, int]:
@@ -222,12 +228,7 @@ class PayloadBackend(XlwingsBackend):
             last = min(last, sheet.last_filled())
         parts = [row[first:stop] for row in sheet.values[rng.row1 - 1 : last]]
         nones, blanks = [None] * width, [""] * width  # an empty row as VBA and Apps Script send it
-        count = len(parts)
-        while count:  # trailing empty rows are dropped (trim_grid): not even looked at
-            tail = parts[count - 1]
-            if tail != nones and tail != blanks and not _empty(tail, nones, blanks):
-                break
-            count -= 1
+        count = _filled_count(parts)  # trailing empty rows are dropped (trim_grid): not even looked at
         out: Grid = []
         for part in parts[:count]:
             if _empty(part, nones, blanks):
@@ -250,7 +251,7 @@ class PayloadBackend(XlwingsBackend):
     over the cells, and :meth:`_write_block` takes the plan's rows as they are."""
 
     def _write_block(self, sheet: Any, row: int, col: int, grid: list[list[Any]]) -> None:
-        values = grid
+        values = grid  # the write plan's rows, blanks already ""
         count, width = len(values), len(values[0])
         step = count if count * width <= WRITE_BUDGET else max(1, WRITE_BUDGET // width)
         for start in range(0, count, step):
