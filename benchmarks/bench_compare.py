@@ -1,6 +1,6 @@
 """The endpoint's server-side Resolve of this tree against an earlier revision, in one run.
 
-    python benchmarks/bench_compare.py REV [--rounds 6] [--calls 150] [--cohorts 12] [--instructions]
+    python benchmarks/bench_compare.py REV [--rounds 6] [--calls 150] [--cohorts 12] [--instructions | --served]
 
 A speed-up measured across two sessions mixes in how busy the machine was each time; this
 measures both in the same run.  ``REV`` is checked out in a temporary git worktree.  Each
@@ -14,6 +14,12 @@ Printed: each round's medians, the median of the rounds for each tree, and their
 ``--instructions`` counts each tree's machine instructions per step with valgrind instead
 (hash seeds fixed, the collector off after the set-up): a count that does not move with how
 busy the machine is, for a change too small to see through the noise of timing.
+``--served`` times the step as each tree's server serves it instead: every call is a
+request to that tree's own app (``create_app``, started and posted to by starlette's
+``TestClient`` in the child), the payload parsed afresh from the request's bytes, and the
+figure is the app's own record of its step (``app.state.timings``): what the endpoint
+benchmark's "server resolve" reads, collector and all.  A revision from before the payload
+engine serves through ``xw.Book``, as its server did.
 The script asserts nothing.
 """
 
@@ -59,6 +65,34 @@ for _ in range(int(sys.argv[2])):
 print(json.dumps(statistics.median(took) * 1000 if took else 0.0))
 """
 
+SERVED_CHILD = """
+import json, os, statistics, sys, tempfile
+from pathlib import Path
+root = sys.argv[1]
+sys.path[:0] = [root + "/benchmarks", root, root + "/tests"]
+os.environ.setdefault("XLWINGS_LICENSE_KEY", "noncommercial")
+import sheetsync
+if not sheetsync.__file__.startswith(root):
+    raise SystemExit(f"imported {sheetsync.__file__}, not the tree {root}")
+import bench_endpoint
+from fastapi.testclient import TestClient
+from sheetsync.app.server import create_app
+with tempfile.TemporaryDirectory() as tmp:
+    payload, _size = bench_endpoint.payload_for(int(sys.argv[3]), "VBA", Path(tmp))
+body = json.dumps(payload).encode()
+app = create_app(api_key="bench-key")
+warmup, calls = 5, int(sys.argv[2])
+with TestClient(app) as client:
+    for _ in range(warmup + calls):
+        answer = client.post("/api/resolve", content=body,
+                             headers={"Authorization": "bench-key", "Content-Type": "application/json"})
+        answer.raise_for_status()
+        if not any(a["func"] == "setValues" for a in answer.json()["actions"]):
+            raise SystemExit(f"resolve did not resolve: {answer.text[:300]}")
+took = [seconds for action, seconds in app.state.timings if action == "resolve"][warmup:]
+print(json.dumps(statistics.median(took) * 1000 if took else 0.0))
+"""
+
 
 def instructions(tree: Path, calls: int, cohorts: int) -> float:
     """Machine instructions per step on ``tree`` (millions), counted by valgrind: the same
@@ -78,10 +112,11 @@ def instructions(tree: Path, calls: int, cohorts: int) -> float:
     return (counts[0] - counts[1]) / calls / 1e6
 
 
-def once(tree: Path, calls: int, cohorts: int) -> float:
-    """One fresh Python on ``tree``: the median milliseconds of its ``calls`` steps."""
-    done = subprocess.run([sys.executable, "-c", CHILD, str(tree), str(calls), str(cohorts)], capture_output=True,
-                          text=True, cwd=tempfile.gettempdir())
+def once(tree: Path, calls: int, cohorts: int, served: bool = False) -> float:
+    """One fresh Python on ``tree``: the median milliseconds of its ``calls`` steps (``served``:
+    of its app's ``calls`` requests)."""
+    done = subprocess.run([sys.executable, "-c", SERVED_CHILD if served else CHILD, str(tree), str(calls),
+                           str(cohorts)], capture_output=True, text=True, cwd=tempfile.gettempdir())
     if done.returncode:
         raise SystemExit(f"the run on {tree} failed:\n{done.stderr[-2000:]}")
     return float(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -96,7 +131,12 @@ def main() -> None:
     ap.add_argument("--instructions", action="store_true",
                     help="count each tree's machine instructions per step with valgrind instead of timing it "
                          "(one round; the same count on a busy machine as on a quiet one)")
+    ap.add_argument("--served", action="store_true",
+                    help="time each call as a request to the tree's own app (the payload parsed afresh, the "
+                         "collector as the server runs it), the app's own record of its step")
     args = ap.parse_args()
+    if args.instructions and args.served:
+        raise SystemExit("--instructions and --served are two different measures: choose one")
     if args.instructions and shutil.which("valgrind") is None:
         raise SystemExit("--instructions needs valgrind (Debian: apt-get install valgrind)")
     with tempfile.TemporaryDirectory(prefix="bench-compare-") as tmp:
@@ -109,7 +149,7 @@ def main() -> None:
                 counts = {name: instructions(tree, min(args.calls, 60), args.cohorts) for name, tree in trees.items()}
             for i in range(0 if args.instructions else args.rounds):
                 for name in (list(trees) if i % 2 == 0 else list(reversed(trees))):
-                    times[name].append(once(trees[name], args.calls, args.cohorts))
+                    times[name].append(once(trees[name], args.calls, args.cohorts, args.served))
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=False)
     print("$ " + shlex.join([Path(sys.executable).name, *sys.argv]))
@@ -120,8 +160,10 @@ def main() -> None:
             print(f"{name:>12}: {count:8.2f} M instructions")
         print(f"\n{args.rev} / this tree: {counts[args.rev] / counts['this tree']:.2f}x")
         return
-    print(f"server-side Resolve (payload engine), {args.cohorts} cohorts: median of {args.calls} calls per fresh "
-          f"Python, {args.rounds} rounds, the trees taking turns\n")
+    what = ("requests to the tree's own app (its recorded step time) per fresh Python" if args.served
+            else "calls per fresh Python")
+    print(f"server-side Resolve ({'as served' if args.served else 'payload engine'}), {args.cohorts} cohorts: "
+          f"median of {args.calls} {what}, {args.rounds} rounds, the trees taking turns\n")
     medians = {name: statistics.median(data) for name, data in times.items()}
     for name, data in times.items():
         print(f"{name:>12}: {' '.join(f'{x:6.2f}' for x in data)}   median {medians[name]:.2f} ms")
