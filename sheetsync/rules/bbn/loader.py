@@ -337,6 +337,7 @@ def _load_orders(raw_orders: Any, spec_by: dict[str, CohortSpec], raw_names: set
                  cohort_name: typing.Callable[[Any], Any], problems: list[Problem]) -> list[Order]:
     """R13: the phase's ``orders``, each checked for its shape (:func:`_check_order`)."""
     orders: list[Order] = []
+    skip = raw_names - set(spec_by)
     raw_orders = raw_orders or []
     if not isinstance(raw_orders, list):
         problems.append(Problem("orders", "must be a list"))
@@ -360,7 +361,7 @@ def _load_orders(raw_orders: Any, spec_by: dict[str, CohortSpec], raw_names: set
         order = _validate(Order, fixed, where, problems)
         if order is None:
             continue
-        problems.extend(_check_order(order, where, spec_by, raw_names))
+        problems.extend(_check_order(order, where, spec_by, skip))
         orders.append(order)
     return orders
 
@@ -431,14 +432,18 @@ def load_turn(battle: Battle, house_rules: Any, ranges: Any, orders: Any, source
     )
 
 
-def _check_order(order: Order, where: str, spec_by: dict[str, CohortSpec],
-                 malformed: set[str] | None = None) -> list[Problem]:
+_NEEDS_TARGET = frozenset({Task.MELEE, Task.RANGED, Task.MYSTICAL, Task.INTIMIDATE, Task.ANALYZE, Task.INSPIRE})
+"""Tasks 5.2-5.5, 5.8, 5.9: the tasks aimed at another cohort."""
+
+
+def _check_order(order: Order, where: str, spec_by: dict[str, CohortSpec], skip: set[str]) -> list[Problem]:
     """The shape of an order: names that exist, and the fields its task needs.  (Breaking a
-    rule is not a shape problem: that order is refused when resolved, R13.)"""
+    rule is not a shape problem: that order is refused when resolved, R13.)  ``skip``: the
+    malformed cohorts' names that are not cohorts (their own problems are listed already),
+    worked out once for a phase's orders."""
     out: list[Problem] = []
     spec = spec_by.get(order.cohort)
-    skip = (malformed or set()) - set(spec_by)
-    if order.cohort in skip or order.target in skip:
+    if skip and (order.cohort in skip or order.target in skip):
         return []  # that cohort's own problems are listed already
     if spec is None:
         return [Problem(f"{where}.cohort", f"{_short(order.cohort)} is not a cohort"
@@ -447,10 +452,8 @@ def _check_order(order: Order, where: str, spec_by: dict[str, CohortSpec],
         out.append(Problem(f"{where}.target", f"{_short(order.target)} is not a cohort"
                            + (did_you_mean(order.target, spec_by) or f" (expected one of {', '.join(spec_by)})")))
         return out
-    members = {m.name for m in spec.members}
     task = order.task
-    needs_target = {Task.MELEE, Task.RANGED, Task.MYSTICAL, Task.INTIMIDATE, Task.ANALYZE, Task.INSPIRE}
-    if task in needs_target and not order.target:
+    if task in _NEEDS_TARGET and not order.target:
         out.append(Problem(f"{where}.target", f"{task.value} needs a target cohort"))
     if task is Task.INSPIRE:
         if order.benefit is None:
@@ -468,6 +471,7 @@ def _check_order(order: Order, where: str, spec_by: dict[str, CohortSpec],
     if task is Task.HEAL and order.temper is not None and not 1 <= order.temper <= 10:
         out.append(Problem(f"{where}.temper", f"{order.temper} is not 1 to 10 (Heal spends 1 to 10 temper)"))
     if task is Task.HERO_MOMENT:
+        members = {m.name for m in spec.members}
         if not order.member:
             out.append(Problem(f"{where}.member", "a Hero Moment needs its hero (a member of the cohort)"))
         elif order.member not in members:
