@@ -25,7 +25,7 @@ from sheetsync.core.registry import find_system
 from sheetsync.errors import BattleStateError, InputError, SheetFormatError
 from sheetsync.rules.bbn import Battle, battle_to_file, load_battle, resolve_phase
 from sheetsync.rules.bbn.loader import load_turn
-from sheetsync.sheets.backend import MemoryBackend, RangeUpdate
+from sheetsync.sheets.backend import Formula, MemoryBackend, RangeUpdate
 
 LAY = layout()
 
@@ -414,3 +414,85 @@ def test_issue12_r13_r25_a_phase_and_its_undo_leave_the_characters_unread() -> N
     whole = steps.step("resolve", full_grids)
     assert short[1] == whole[1] and short[0].message == whole[0].message
     assert not any(u.range.startswith(characters.sheet) for u in short[1])
+
+
+def _tracker_sheets(rules: dict[str, Any] | None = None, ranges: list[list[Any]] | None = None) -> Sheets:
+    """A four-cohort tracker's grids, with House Rules values and Ranges rows typed over."""
+    backend = MemoryBackend({name: {} for name in LAY.sheets})
+    usecases.load_battle_into(backend, load_battle(make_battle(4)), LAY)
+    backend.write_ranges(mark_updates(find_system("bbn"), LAY.capacity))
+    sh = Sheets.from_grids(backend.read_ranges(read_plan(LAY)))
+    for row in sh.house_rules:
+        if rules and row[0] in rules:
+            row[1] = rules[row[0]]
+    if ranges is not None:
+        sh.ranges[: len(ranges)] = [list(r) for r in ranges]
+    return sh
+
+
+def _turn_problems(sh: Sheets) -> list[tuple[str, str]]:
+    stored = journal(LAY, sh).stored
+    assert stored.battle is not None
+    with pytest.raises((SheetFormatError, InputError)) as err:
+        parse_turn(LAY, sh, stored.battle)
+    return [(p.where, p.message) for p in err.value.problems]
+
+
+def _clear_reader_caches() -> None:
+    reader._RULES_SEEN.clear()
+    reader._RANGES_READ.clear()
+
+
+def test_issue12_r24_a_house_rules_and_ranges_sheet_read_again_gives_the_same_battle_undecoded(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """R24, RULINGS: the House Rules and Ranges sheets read a second time, unchanged, give
+    the very battle and cell names the first read gave, and no cell of theirs is decoded
+    again; a changed sheet is read afresh."""
+    _clear_reader_caches()
+    sh = _tracker_sheets({"combo_bonus": 4}, [["Cohort 0", "Cohort 1", "Distanced"]])
+    stored = journal(LAY, sh).stored
+    assert stored.battle is not None
+    first, rows = parse_turn(LAY, sh, stored.battle)
+    assert first.house_rules.combo_bonus == 4 and first.ranges[0].band.value == "Distanced"
+    r = reader._Reader(LAY)
+    assert reader.parse_house_rules(r, sh)["combo_bonus"] == 4
+    fresh_where = dict(r.where)
+    decoded: list[str] = []
+    real = reader.table.decode
+
+    def counting(col: Any, value: Any, where: str, problems: list[Any]) -> Any:
+        decoded.append(where)
+        return real(col, value, where, problems)
+
+    monkeypatch.setattr(reader.table, "decode", counting)
+    again, rows_again = parse_turn(LAY, sh, stored.battle)
+    assert again == first and rows_again == rows
+    assert decoded and not [w for w in decoded if w.startswith(("House Rules!", "Ranges!"))]
+    r2 = reader._Reader(LAY)
+    reader.parse_house_rules(r2, sh)
+    ranges = reader._ranges(r2, sh)
+    assert r2.where == fresh_where and ranges[0] == ["Cohort 0", "Cohort 1", "Distanced"]
+    assert r2.cells()["ranges[0].band"] == "Ranges!C3"
+    changed = _tracker_sheets({"combo_bonus": 5}, [["Cohort 0", "Cohort 1", "Personal"]])
+    other, _ = parse_turn(LAY, changed, stored.battle)
+    assert other.house_rules.combo_bonus == 5 and other.ranges[0].band.value == "Personal"
+    assert any(w.startswith("House Rules!") for w in decoded)  # read afresh (a range's text needs no decoding)
+
+
+def test_issue12_r24_bad_house_rules_and_ranges_cells_are_named_on_every_read() -> None:
+    """R24, issue 9: a bad cell on either sheet is named with its address on every read
+    (a sheet with a problem is never remembered), and so is a problem only the loader
+    finds (a rule out of its bounds, a range naming no cohort), remembered sheet or not."""
+    _clear_reader_caches()
+    bad = _tracker_sheets({"scared_loses_action": "perhaps"}, [["Cohort 0", "Cohort 1", Formula('="Personal"')]])
+    first = _turn_problems(bad)
+    assert any(w.startswith("House Rules!B") for w, _ in first) and any(w == "Ranges!C3" for w, _ in first)
+    assert _turn_problems(bad) == first
+    assert not reader._RULES_SEEN and not reader._RANGES_READ
+    loader_only = _tracker_sheets({"combo_bonus": 99}, [["Cohort 0", "Cohort 99", "Very Far"]])
+    once = _turn_problems(loader_only)
+    assert reader._RULES_SEEN and reader._RANGES_READ  # the cells read well: remembered
+    again = _turn_problems(loader_only)
+    assert again == once
+    wheres = [w for w, _ in once]
+    assert {"Ranges!B3", "Ranges!C3"} <= set(wheres) and any(w.startswith("House Rules!B") for w in wheres)

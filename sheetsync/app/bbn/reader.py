@@ -336,9 +336,57 @@ def _characters(r: _Reader, sh: Sheets) -> dict[str, list[tuple[int, dict[str, A
     return by_cohort
 
 
+_SEEN_LIMIT = 4
+"""How many House Rules and Ranges sheets :func:`parse_house_rules` and :func:`_ranges`
+remember (the last read, and a few before it)."""
+
+_RULES_SEEN: dict[tuple[Any, ...], tuple[Block, dict[str, Any], dict[str, str]]] = {}
+"""The last few House Rules sheets read with no problem, by their block and cells: the
+rules they gave and the cell of each rule's path (issue 12: the Storyteller sets the house
+rules once, and every Resolve reads them).  A sheet with a problem is never kept, so its
+problems are noted on every read."""
+
+_RANGES_READ: dict[tuple[Any, ...], tuple[Block, list[list[str]], list[tuple[int, int]]]] = {}
+"""The last few Ranges sheets read with no problem, by their block and cells: the ranges
+they gave and each range's row (issue 12, R24: set once, read on every Resolve)."""
+
+
+def _grid_key(block: Block, grid: Grid) -> tuple[Any, ...] | None:
+    """What reading ``grid`` as ``block`` depends on: the block (by identity: what is kept
+    under the key holds the block, and is checked to be for it) and every cell (``None``
+    when a cell is not hashable)."""
+    key = (id(block), *(tuple(row) for row in grid))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _keep(seen: dict[tuple[Any, ...], Any], key: tuple[Any, ...], value: Any) -> None:
+    seen.pop(key, None)
+    seen[key] = value
+    while len(seen) > _SEEN_LIMIT:
+        del seen[next(iter(seen))]
+
+
 def parse_house_rules(r: _Reader, sh: Sheets) -> dict[str, Any]:
-    """House Rules sheet: key/value rows for the RULINGS-bbn.md keys."""
+    """House Rules sheet: key/value rows for the RULINGS-bbn.md keys.  A sheet read before
+    with no problem gives the same rules and cells again without being decoded (issue 12)."""
     block = r.lay.block("HouseRules_Table")
+    key = _grid_key(block, sh.house_rules)
+    got = _RULES_SEEN.get(key) if key is not None else None
+    if got is not None and got[0] is block:
+        r.where.update(got[2])
+        return dict(got[1])
+    noted, where_before = len(r.problems), dict(r.where)
+    out = _house_rules(r, sh, block)
+    if key is not None and len(r.problems) == noted:
+        _keep(_RULES_SEEN, key, (block, dict(out), {k: v for k, v in r.where.items() if where_before.get(k) != v}))
+    return out
+
+
+def _house_rules(r: _Reader, sh: Sheets, block: Block) -> dict[str, Any]:
     out: dict[str, Any] = {}
     fields = HouseRules.model_fields
     for i, _ in enumerate(sh.house_rules):
@@ -507,13 +555,9 @@ def _ranges(r: _Reader, sh: Sheets) -> list[list[str]]:
     """Ranges sheet (R24): ``[cohort, cohort, band]`` rows, every bad cell noted."""
     ranges_block = r.lay.block("Ranges_Table")
     r.overflow(sh, "ranges")
-    r.formulas(sh.ranges, ranges_block)
-    ranges: list[list[str]] = []
     plan = _plan(ranges_block)
     cols = [plan.by_key[key] for key in ("a", "b", "band")]
-    plain = [type(col.codec) is Text for _j, col, _letter in cols]
     first_row, prefix, problems = ranges_block.first_row, plan.prefix, r.problems
-    read: list[tuple[int, int]] = []  # (range, row offset)
 
     def fill(where: dict[str, str]) -> None:  # the cells of the ranges' paths, as _Reader.value names them
         (_ja, _ca, la), (_jb, _cb, lb), (_jn, _cn, ln) = cols
@@ -523,6 +567,18 @@ def _ranges(r: _Reader, sh: Sheets) -> list[list[str]]:
             where[f"ranges[{k}][1]"] = f"{prefix}{lb}{num}"
             where[f"ranges[{k}]"] = f"{prefix}{ln}{num}"
             where[f"ranges[{k}].band"] = f"{prefix}{ln}{num}"
+
+    key = _grid_key(ranges_block, sh.ranges)
+    got = _RANGES_READ.get(key) if key is not None else None
+    if got is not None and got[0] is ranges_block:  # read before with no problem (issue 12): the same ranges and rows
+        read = list(got[2])
+        r.later.append(fill)
+        return [list(entry) for entry in got[1]]
+    noted = len(problems)
+    r.formulas(sh.ranges, ranges_block)
+    ranges: list[list[str]] = []
+    plain = [type(col.codec) is Text for _j, col, _letter in cols]
+    read = []  # (range, row offset)
 
     r.later.append(fill)
     for i, row in enumerate(sh.ranges):
@@ -546,6 +602,8 @@ def _ranges(r: _Reader, sh: Sheets) -> list[list[str]]:
             continue
         read.append((len(ranges), i))
         ranges.append([a, b, band])
+    if key is not None and len(problems) == noted:
+        _keep(_RANGES_READ, key, (ranges_block, [list(entry) for entry in ranges], list(read)))
     return ranges
 
 
