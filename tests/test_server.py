@@ -571,9 +571,9 @@ def test_issue12_the_collector_is_paused_while_a_payload_is_parsed_and_its_step_
 
 
 def test_issue12_pauses_of_the_collector_nest_across_threads_and_keep_it_off_if_it_was() -> None:
-    """The collector runs again when the last of overlapping pauses ends (a payload parsed
-    on the event loop while a step runs on a worker), and a collector that was off before
-    the first stays off."""
+    """The collector runs again when the last of overlapping pauses ends (one request
+    parsed while another's step runs), and a collector that was off before the first stays
+    off."""
     import gc
 
     from sheetsync.app.server import collector_paused

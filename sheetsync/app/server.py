@@ -213,8 +213,8 @@ def collector_paused() -> Iterator[None]:
     allocates and frees cancel out in the collector's count, so nothing is put off either:
     the next collection comes when as many objects are alive as before.  Anything cyclic a
     step leaves behind is still found by the first collection after it.  Pauses nest across
-    threads (a payload parsed on the event loop while a step runs on a worker): the
-    collector runs again when the last one ends, and only if it was on before the first."""
+    threads (two requests on two worker threads, one parsed while the other's step runs):
+    the collector runs again when the last one ends, and only if it was on before the first."""
     global _pauses, _resume
     with _PAUSE_LOCK:
         if _pauses == 0:

@@ -433,7 +433,7 @@ def load_turn(battle: Battle, house_rules: Any, ranges: Any, orders: Any, source
 
 
 _NEEDS_TARGET = frozenset({Task.MELEE, Task.RANGED, Task.MYSTICAL, Task.INTIMIDATE, Task.ANALYZE, Task.INSPIRE})
-"""Tasks 5.2-5.5, 5.8, 5.9: the tasks aimed at another cohort."""
+"""Tasks 5.2-5.6, 5.8: the tasks aimed at another cohort (each needs its target)."""
 
 
 def _check_order(order: Order, where: str, spec_by: dict[str, CohortSpec], skip: set[str]) -> list[Problem]:
