@@ -21,6 +21,8 @@ import openpyxl
 import pytest
 import yaml
 from battles import make_battle
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_server import serving
 
 from sheetsync.app.server import create_app
@@ -298,3 +300,25 @@ def test_issue12_random_sheets_read_and_append_as_xlwings_does() -> None:
         appends = [RangeUpdate(f"{rnd.choice(('Log', 'Other'))}!B{rnd.randint(1, 20)}:C", [[1, "a"]], append=True)
                    for _ in range(2)]
         both(payload, lambda b, u=appends: b.write_ranges(u))
+
+
+_CELLS = st.sampled_from([None, "", "x", " ", 0, 1, False, 0.0])
+_SEGMENTS = st.lists(
+    st.tuples(st.one_of(st.lists(_CELLS, max_size=4), st.sampled_from([[None] * 3, [""] * 3, [None, ""], []])),
+              st.integers(min_value=1, max_value=80)),
+    max_size=6)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_SEGMENTS)
+def test_issue12_the_last_filled_row_is_the_last_row_with_a_value(segments: list[tuple[list[Any], int]]) -> None:
+    """A payload sheet's trailing empty rows (every cell ``None`` or ``""``, as the clients
+    send them) are dropped, and no row with a value, whatever runs of empty rows lie above
+    or below it (the scan compares long runs at once)."""
+    from sheetsync.backends.payload import _filled_count
+
+    rows = [list(row) for row, times in segments for _ in range(times)]
+    expected = len(rows)
+    while expected and all(v is None or v == "" for v in rows[expected - 1]):
+        expected -= 1
+    assert _filled_count(rows) == expected

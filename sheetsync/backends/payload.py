@@ -97,10 +97,17 @@ def _empty(part: list[Any], nones: list[None], blanks: list[str]) -> bool:
     return not any(part) and part.count(None) + part.count("") == len(part)
 
 
+_RUN = 32
+"""How many trailing rows :func:`_filled_count` compares at once with a run of one empty row."""
+
+
 def _filled_count(rows: list[Any]) -> int:
     """How many of ``rows`` are left once the trailing empty ones are dropped (:func:`_empty`:
     only ``None`` or ``""`` in every cell), looked at from the last one up; each row is
-    first compared whole with the empty rows of its width, as VBA and Apps Script send them."""
+    first compared whole with the empty rows of its width, as VBA and Apps Script send them.
+    Below a row that is such an empty row, the rows above it are compared with it
+    :data:`_RUN` at a time, in one list comparison (issue 12: a tracker's sheets end in
+    hundreds of laid-out empty rows, and a Resolve reads four of them)."""
     patterns: dict[int, tuple[list[None], list[str]]] = {}
     count = len(rows)
     while count:
@@ -108,7 +115,14 @@ def _filled_count(rows: list[Any]) -> int:
         empties = patterns.get(len(row))
         if empties is None:
             empties = patterns[len(row)] = ([None] * len(row), [""] * len(row))
-        if row != empties[0] and row != empties[1] and not _empty(row, *empties):
+        same = empties[0] if row == empties[0] else empties[1] if row == empties[1] else None
+        if same is not None:
+            count -= 1
+            run = [same] * _RUN
+            while count >= _RUN and rows[count - _RUN : count] == run:
+                count -= _RUN
+            continue
+        if not _empty(row, *empties):
             break
         count -= 1
     return count
