@@ -21,7 +21,8 @@ payload read straight from its JSON, and ``xw.Book(json=...)``) and prints the r
 their Resolve medians.
 
 Floors measured in the same run, in this process: ``/api/noop`` (the endpoint with no step)
-and the step alone (the tracker's pure step on grids already read, no backend at all):
+and the step alone (the tracker's pure step on grids already read, no backend at all, the
+collector paused as the server pauses it):
 what the server spends beyond them is reading the payload and queueing the answer.
 
 The bar (issue 12): Resolve's server-side median at most 6 ms for 12 cohorts.
@@ -80,17 +81,20 @@ def payload_for(cohorts: int, client: str, tmp: Path) -> tuple[dict[str, Any], i
 
 def step_alone(payload: dict[str, Any]) -> Callable[[], float]:
     """A timer of the tracker's pure resolve step on grids read once (no backend): each
-    call runs it once and returns its seconds."""
+    call runs it once, with the cyclic collector paused as the server pauses it for a step,
+    and returns its seconds."""
+    from sheetsync.app.server import collector_paused
     from sheetsync.app.usecases import tracker_steps
     from sheetsync.backends.payload import PayloadBackend
 
     steps = tracker_steps(PayloadBackend(payload))
-    grids = PayloadBackend(payload).read_ranges(steps.read_plan())
+    grids = PayloadBackend(payload).read_ranges(steps.read_plan("resolve"))
 
     def once() -> float:
-        t = time.perf_counter()
-        steps.step("resolve", grids)
-        return time.perf_counter() - t
+        with collector_paused():
+            t = time.perf_counter()
+            steps.step("resolve", grids)
+            return time.perf_counter() - t
 
     return once
 

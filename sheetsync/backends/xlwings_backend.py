@@ -234,27 +234,35 @@ class XlwingsBackend:
                 self._sheet(sheets, rng.sheet)
         appended: dict[str, int] = {}  # rows already appended to a sheet in this write
         blank = self._BLANK
+        blank_rows: dict[int, tuple[list[None], list[Any]]] = {}  # by width: a row of None, and as sent
         for update in updates:
             rng = parse_range(update.range)
             if update.append:
                 row1 = appended.get(rng.sheet) or self._next_free_row(self._sheet(sheets, rng.sheet), rng)
                 appended[rng.sheet] = row1 + len(update.values)
                 rng = A1Range(rng.sheet, rng.col1, row1, rng.col2, None)
-            # _to_xl for every cell; the usual ones (blank, whole number, text) inline and a
-            # row of blanks whole (issue 12: the State block and the tables' padding), a blank
-            # as this backend sends one (_BLANK)
-            encoded = [
-                [blank] * len(row) if not any(row) and row.count(None) == len(row)
-                else [
+            # _to_xl for every cell; the usual ones (blank, whole number, text) inline, a blank
+            # as this backend sends one (_BLANK), and a row of blanks whole, one list comparison,
+            # sent as one shared row (issue 12: the State block and the tables' padding are
+            # hundreds of them; the plan's rows are only read from here on)
+            encoded: list[list[Any]] = []
+            widths: set[int] = set()
+            for i, row in enumerate(update.values):
+                n = len(row)
+                pattern = blank_rows.get(n)
+                if pattern is None:
+                    pattern = blank_rows[n] = ([None] * n, [blank] * n)
+                widths.add(n)
+                if row == pattern[0]:
+                    encoded.append(pattern[1])
+                    continue
+                encoded.append([
                     v if (t := type(v)) is int
                     else f"'{v}" if t is str and v
                     else blank if v is None or t is str
                     else _to_xl(v, rng, i, j)
                     for j, v in enumerate(row)
-                ]
-                for i, row in enumerate(update.values)
-            ]
-            widths = {len(row) for row in encoded}
+                ])
             if len(widths) <= 1:
                 if encoded and encoded[0]:
                     plan.append((rng.sheet, rng.row1, rng.col1, encoded))
