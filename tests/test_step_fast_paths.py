@@ -300,6 +300,12 @@ def test_issue12_r13_writer_rows_equal_block_row_values() -> None:
     assert cells[roster.index("role")] is formula
     with pytest.raises(KeyError, match="no column 'nope'"):
         writer._cells(roster, {**first, "nope": 1})
+    padded = writer._pad([first, {**first, "role": formula}, {"cohort": spec.name}], roster)  # a block's rows at once
+    assert padded[:3] == [roster.row_values(first), cells, roster.row_values({"cohort": spec.name})]
+    assert padded[1][roster.index("role")] is formula and len(padded) == roster.rows
+    assert all(row == [None] * len(roster.columns) for row in padded[3:])
+    with pytest.raises(KeyError, match="no column 'nope'"):
+        writer._pad([first, {**first, "nope": 1}], roster)
 
 
 def test_issue12_r13_a_phase_writes_the_same_dashboard_without_the_breakdown() -> None:
