@@ -246,13 +246,15 @@ class XlwingsBackend:
             # sent as one shared row (issue 12: the State block and the tables' padding are
             # hundreds of them; the plan's rows are only read from here on)
             encoded: list[list[Any]] = []
-            widths: set[int] = set()
+            width = len(update.values[0]) if update.values else 0
+            uniform = True  # every row as wide as the first: one block
             for i, row in enumerate(update.values):
                 n = len(row)
                 pattern = blank_rows.get(n)
                 if pattern is None:
                     pattern = blank_rows[n] = ([None] * n, [blank] * n)
-                widths.add(n)
+                if n != width:
+                    uniform = False
                 if row == pattern[0]:
                     encoded.append(pattern[1])
                     continue
@@ -263,7 +265,7 @@ class XlwingsBackend:
                     else _to_xl(v, rng, i, j)
                     for j, v in enumerate(row)
                 ])
-            if len(widths) <= 1:
+            if uniform:
                 if encoded and encoded[0]:
                     plan.append((rng.sheet, rng.row1, rng.col1, encoded))
             else:
