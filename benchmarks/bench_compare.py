@@ -39,7 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-CHILD = """
+SETUP = """
 import json, os, statistics, sys, tempfile, time
 from pathlib import Path
 root = sys.argv[1]
@@ -49,9 +49,14 @@ import sheetsync
 if not sheetsync.__file__.startswith(root):
     raise SystemExit(f"imported {sheetsync.__file__}, not the tree {root}")
 import bench_endpoint
-from sheetsync.app.server import _step
 with tempfile.TemporaryDirectory() as tmp:
     payload, _size = bench_endpoint.payload_for(int(sys.argv[3]), "VBA", Path(tmp))
+"""
+"""What both children start with: the tree's own sheetsync, and the VBA payload of its tracker
+(argv: the tree, the number of calls, the cohorts)."""
+
+CHILD = SETUP + """
+from sheetsync.app.server import _step
 for _ in range(5):
     _step("resolve", payload)
 if os.environ.get("BENCH_GC_OFF"):
@@ -65,20 +70,9 @@ for _ in range(int(sys.argv[2])):
 print(json.dumps(statistics.median(took) * 1000 if took else 0.0))
 """
 
-SERVED_CHILD = """
-import json, os, statistics, sys, tempfile
-from pathlib import Path
-root = sys.argv[1]
-sys.path[:0] = [root + "/benchmarks", root, root + "/tests"]
-os.environ.setdefault("XLWINGS_LICENSE_KEY", "noncommercial")
-import sheetsync
-if not sheetsync.__file__.startswith(root):
-    raise SystemExit(f"imported {sheetsync.__file__}, not the tree {root}")
-import bench_endpoint
+SERVED_CHILD = SETUP + """
 from fastapi.testclient import TestClient
 from sheetsync.app.server import create_app
-with tempfile.TemporaryDirectory() as tmp:
-    payload, _size = bench_endpoint.payload_for(int(sys.argv[3]), "VBA", Path(tmp))
 body = json.dumps(payload).encode()
 app = create_app(api_key="bench-key")
 warmup, calls = 5, int(sys.argv[2])
