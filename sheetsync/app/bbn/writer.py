@@ -112,12 +112,8 @@ def _pad(rows: Sequence[Values], block: Block, count: int | None = None) -> list
                                "export`) with `sheetsync new OUT --from battle.yaml`")
     width = len(block.columns)
     keys, plan = _plan(block)  # once a block, not once a row (issue 12): _cells, row by row
-    out = [
-        [None if (v := r.get(k, _MISSING)) is _MISSING else v if enc is None or isinstance(v, Formula) else enc(v)
-         for k, enc in plan]
-        if keys.issuperset(r) else block.row_values(r)  # raises, naming the unknown column
-        for r in rows
-    ]
+    out = [_encoded(plan, r) if keys.issuperset(r) else block.row_values(r)  # raises, naming the unknown column
+           for r in rows]
     out += [[None] * width for _ in range(n - len(out))]
     return out
 
