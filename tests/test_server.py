@@ -619,11 +619,13 @@ def test_issue12_cyclic_garbage_made_during_a_pause_is_still_collected_after_it(
     class Node:
         other: Any = None
 
+    frozen = gc.get_freeze_count()
     with collector_paused():
         a, b = Node(), Node()
         a.other, b.other = b, a
         ref = weakref.ref(a)
         del a, b
         assert ref() is not None  # a cycle: reference counting alone can't free it
+    assert gc.get_freeze_count() == frozen and gc.isenabled()  # nothing moved out of the collector's reach
     gc.collect()
     assert ref() is None
