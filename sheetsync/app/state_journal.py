@@ -59,6 +59,7 @@ from sheetsync.app.bbn import writer
 from sheetsync.app.bbn.layout import HISTORY_PHASES, STATE_CHUNK_CHARS, STATE_CHUNKS, Layout
 from sheetsync.app.json_bytes import dumps
 from sheetsync.errors import BattleStateError
+from sheetsync.recent import keep
 from sheetsync.rules.bbn import Battle
 from sheetsync.rules.bbn.battle import orders_behind, state_dump
 from sheetsync.rules.bbn.models import Order
@@ -255,10 +256,7 @@ _KNOWN_LOCK = threading.Lock()
 
 def _remember(text: str, battle: Battle, rest: dict[str, Any]) -> None:
     with _KNOWN_LOCK:
-        _KNOWN.pop(text, None)
-        _KNOWN[text] = (battle, rest)
-        while len(_KNOWN) > KNOWN_STATES:
-            del _KNOWN[next(iter(_KNOWN))]
+        keep(_KNOWN, text, (battle, rest), KNOWN_STATES)
 
 
 def forget_states() -> None:

@@ -26,6 +26,7 @@ from sheetsync.app.bbn.layout import (
 from sheetsync.core.layout import Codec, Column
 from sheetsync.core.registry import MARK_CELL
 from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError, did_you_mean
+from sheetsync.recent import keep
 from sheetsync.rules.bbn import Battle, HouseRules, load_battle
 from sheetsync.rules.bbn.loader import load_turn
 from sheetsync.sheets import table
@@ -363,13 +364,6 @@ def _grid_key(block: Block, grid: Grid) -> tuple[Any, ...] | None:
     return key
 
 
-def _keep(seen: dict[tuple[Any, ...], Any], key: tuple[Any, ...], value: Any) -> None:
-    seen.pop(key, None)
-    seen[key] = value
-    while len(seen) > _SEEN_LIMIT:
-        del seen[next(iter(seen))]
-
-
 def parse_house_rules(r: _Reader, sh: Sheets) -> dict[str, Any]:
     """House Rules sheet: key/value rows for the RULINGS-bbn.md keys.  A sheet read before
     with no problem gives the same rules and cells again without being decoded (issue 12)."""
@@ -382,7 +376,8 @@ def parse_house_rules(r: _Reader, sh: Sheets) -> dict[str, Any]:
     noted, where_before = len(r.problems), dict(r.where)
     out = _house_rules(r, sh, block)
     if key is not None and len(r.problems) == noted:
-        _keep(_RULES_SEEN, key, (block, dict(out), {k: v for k, v in r.where.items() if where_before.get(k) != v}))
+        keep(_RULES_SEEN, key, (block, dict(out), {k: v for k, v in r.where.items() if where_before.get(k) != v}),
+             _SEEN_LIMIT)
     return out
 
 
@@ -603,7 +598,7 @@ def _ranges(r: _Reader, sh: Sheets) -> list[list[str]]:
         read.append((len(ranges), i))
         ranges.append([a, b, band])
     if key is not None and len(problems) == noted:
-        _keep(_RANGES_READ, key, (ranges_block, [list(entry) for entry in ranges], list(read)))
+        keep(_RANGES_READ, key, (ranges_block, [list(entry) for entry in ranges], list(read)), _SEEN_LIMIT)
     return ranges
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from sheetsync.errors import InputError, Problem, did_you_mean
+from sheetsync.recent import keep
 from sheetsync.rules.bbn.battle import Battle, RangeEntry, initial_state
 from sheetsync.rules.bbn.catalog import default_catalog, normalize
 from sheetsync.rules.bbn.models import (
@@ -418,10 +419,7 @@ def load_turn(battle: Battle, house_rules: Any, ranges: Any, orders: Any, source
         loaded = _load_ranges(ranges, spec_by, names, cohort_name, problems)
         new_ranges = battle.ranges if tuple(loaded) == battle.ranges else tuple(loaded)
         if key is not None and not problems:
-            _RANGES_SEEN.pop(key, None)
-            _RANGES_SEEN[key] = new_ranges
-            while len(_RANGES_SEEN) > 4:
-                del _RANGES_SEEN[next(iter(_RANGES_SEEN))]
+            keep(_RANGES_SEEN, key, new_ranges, 4)
     new_orders = _load_orders(orders, spec_by, names, cohort_name, problems)
     if problems:
         raise InputError(problems, source)
