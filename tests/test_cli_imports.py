@@ -14,10 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from sheetsync.app import render
 from sheetsync.app.files import example_path, read_data_file
 from sheetsync.app.render import (
     Col,
@@ -170,6 +173,19 @@ def test_wrap_keeps_styles_and_indents() -> None:
     lines = wrap_frags([("    one two ", ""), ("three", "bold"), (" four", "")], 10)
     assert ["".join(t for t, _ in line) for line in lines] == ["    one", "two three", "four"]
     assert ("three", "bold") in lines[1]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab \n"), max_size=40), st.integers(1, 12), st.booleans())
+def test_wrapping_by_spaces_finds_the_lines_word_by_word_wrapping_finds(text: str, width: int, fold: bool) -> None:
+    """The quick wrap of ASCII text (looking back for a space) and the word-by-word one
+    break, indent and fold alike (issue 12)."""
+    assert render._spaced_spans(text, width, fold) == render._word_spans(text, width, fold)
+
+
+def test_text_with_tabs_or_odd_spaces_is_wrapped_word_by_word() -> None:
+    assert render._line_spans("one\ttwo three", 7, False) == render._word_spans("one\ttwo three", 7, False)
+    assert render._line_spans("one\u00a0two three", 7, True) == [(0, 7), (8, 13)]
 
 
 MIXED = [["Night Watch", "3", "Tasks 5.2, 5.11", "the next attack this phase hits, +5 damage"],

@@ -15,7 +15,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
@@ -115,10 +115,65 @@ def _collapse(widths: list[int], wrapable: list[bool], max_width: int) -> list[i
     return widths
 
 
+_SPACED = re.compile(r"[^\S ]")
+"""Whitespace other than the space (tabs, returns, form feeds, odd spaces): text without
+it is wrapped by :func:`_spaced_spans`."""
+
+
 @lru_cache(maxsize=4096)  # a battle's tables repeat their texts (rules, traits) cohort after cohort
 def _line_spans(text: str, width: int, fold: bool) -> list[tuple[int, int]]:
     """Where each line of ``text`` word-wrapped at ``width`` cells starts and ends.  A
     paragraph's leading spaces stay (indents); a word longer than the line is folded."""
+    if width > 0 and text.isascii() and not _SPACED.search(text):
+        return _spaced_spans(text, width, fold)
+    return _word_spans(text, width, fold)
+
+
+def _spaced_spans(text: str, width: int, fold: bool) -> list[tuple[int, int]]:
+    """:func:`_word_spans` for ASCII text whose only whitespace is spaces and newlines,
+    found by looking back from each line's last column for a space rather than word by
+    word (a who-gave-what table's first drawing wraps some 300 such texts: issue 12)."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for para in text.split("\n"):
+        content = start + len(para.rstrip(" "))  # the end of the paragraph's last word
+        i = start  # where the line being laid out starts: the paragraph or a word
+        while True:
+            limit = i + width
+            if limit >= content:
+                spans.append((i, content))
+                break
+            j = text.rfind(" ", i + 1, limit + 1)
+            e = j
+            while e > i and text[e - 1] == " ":
+                e -= 1
+            if e > i:  # the line ends with the last word that fits
+                spans.append((i, e))
+            else:  # the line's first word (with the paragraph's indent) is longer than the line
+                word = i
+                while text[word] == " ":
+                    word += 1
+                we = text.find(" ", word, content)
+                if we < 0:
+                    we = content
+                if fold:
+                    pieces = range(i, we, width)
+                    spans.extend((p, p + width) for p in pieces[:-1])
+                    i = pieces[-1]  # the word's last piece begins a line the next words may join
+                    continue
+                spans.append((i, we))
+                j = we
+                if j >= content:
+                    break
+            while text[j] == " ":
+                j += 1
+            i = j
+        start += len(para) + 1
+    return spans
+
+
+def _word_spans(text: str, width: int, fold: bool) -> list[tuple[int, int]]:
+    """:func:`_line_spans` word by word, for any text."""
     simple = text.isascii() or not _odd(text)  # one cell a character: sizes are lengths
     spans: list[tuple[int, int]] = []
     start = 0
@@ -147,7 +202,6 @@ def _line_spans(text: str, width: int, fold: bool) -> list[tuple[int, int]]:
     return spans
 
 
-@lru_cache(maxsize=4096)
 def _text_lines(text: str, width: int, fold: bool) -> list[tuple[str, int]]:
     """Plain text (no odd-width characters) as lines and their widths; a word too long
     for a column that does not fold ends in an ellipsis."""
@@ -155,11 +209,10 @@ def _text_lines(text: str, width: int, fold: bool) -> list[tuple[str, int]]:
             for a, b in _line_spans(text, width, fold)]
 
 
-@lru_cache(maxsize=4096)  # rules and traits come back in every cohort's table
 def _padded(text: str, edge: str, left: int, right: int, room: int, rjust: bool, fold: bool,
             no_wrap: bool) -> tuple[str, ...]:
     """A plain cell too wide for its column: its wrapped lines, each with the border and
-    padding before it and the padding after it."""
+    padding before it and the padding after it (remembered by :class:`_PlainRows`)."""
     if (text.isascii() or not _odd(text)) and not no_wrap:
         lines = _text_lines(text, room, fold)
     else:
@@ -235,6 +288,7 @@ class Out:
         self._segments: list[Segment] = []
         self._plain: list[str] = []  # plain lines not yet made a segment
         self._styles: dict[str, Style | None] = {"": None}
+        self._made: dict[int, tuple[list[list[Frag]], list[Segment]]] = {}  # by the lines' id: see lines()
 
     def _flush(self) -> None:
         if self._plain:
@@ -262,6 +316,19 @@ class Out:
         if plain:
             add(Segment("".join(plain)))
         add(_NEWLINE)
+
+    def lines(self, lines: list[list[Frag]]) -> None:
+        """Lines this output may print again (a table's header, the same in each of a
+        battle's hundred who-gave-what tables): their segments are made once."""
+        self._flush()
+        made = self._made.get(id(lines))
+        if made is not None and made[0] is lines:
+            self._segments.extend(made[1])
+            return
+        begin = len(self._segments)
+        for line in lines:
+            self.line(line)
+        self._made[id(lines)] = (lines, self._segments[begin:])
 
     def plain(self, text: str) -> None:
         """A line without styles."""
@@ -308,8 +375,9 @@ _HEADERS: dict[tuple[Any, ...], list[list[Frag]]] = {}
 who-gave-what tables have a few)."""
 
 
-_TAILS: dict[tuple[Any, ...], dict[tuple[str, ...], tuple[str, ...]]] = {}
-"""The lines of the wrapping columns of a plain row, by their shape and texts."""
+_TAILS: dict[tuple[Any, ...], dict[tuple[str, ...], tuple[str, tuple[str, ...]]]] = {}
+"""The lines of the wrapping columns of a plain row, by their shape and texts: its first
+line, and the lines below it with the leading columns' blanks before them."""
 
 
 class _PlainRows:
@@ -327,6 +395,15 @@ class _PlainRows:
             _CELLS.clear()
         self.cache = [_CELLS.setdefault((edge, left, right, room, rjust, col.fold, col.no_wrap), {})
                       for edge, left, right, room, rjust, col in self.cols]
+        n = len(self.cols)
+        self.split = next((k for k, c in enumerate(self.cols) if not c[5].no_wrap), n)
+        """The leading columns that never wrap (a pool's name, who gave it): a cell that never
+        wraps is one line (a text too long is cut), so their cells are a row's first line."""
+        self.lead_blank = "".join(self.blanks[:self.split])
+        shape = (self.end, self.lead_blank, *[c[:5] + (c[5].fold, c[5].no_wrap) for c in self.cols[self.split:]])
+        if len(_TAILS) > 512:
+            _TAILS.clear()
+        self.tails = _TAILS.setdefault(shape, {})
 
     def _cell(self, k: int, text: str) -> tuple[str, ...]:
         edge, left, right, room, rjust, col = self.cols[k]
@@ -348,45 +425,41 @@ class _PlainRows:
         cache[text] = lines
         return lines
 
-    def add(self, rows: list[tuple[str, ...] | list[str]]) -> None:
-        """Rows of plain strings, each as one line, or as many as its tallest cell.  The
-        columns after the leading ones that never wrap (a pool's name, who gave it) are
-        drawn together once per texts: a hundred cohorts' tables share a few hundred."""
-        n = len(self.cols)
-        split = next((k for k, c in enumerate(self.cols) if not c[5].no_wrap), n)
-        gets = [cache.get for cache in self.cache]
-        makes = [partial(self._cell, k) for k in range(n)]
-        blanks = self.blanks
+    def _cells(self, texts: tuple[str, ...], first: int) -> list[tuple[str, ...]]:
+        """The lines of each cell of ``texts``, the columns from ``first`` on."""
+        return [self.cache[k].get(text) or self._cell(k, text) for k, text in enumerate(texts, first)]
+
+    def _tail(self, texts: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+        cells = self._cells(texts, self.split)
         end = self.end
-        append = self.lines.append
-        shape = (end, *[c[:5] + (c[5].fold, c[5].no_wrap) for c in self.cols[split:]])
-        if len(_TAILS) > 512:
-            _TAILS.clear()
-        tails = _TAILS.setdefault(shape, {})
-        lead_gets, lead_makes, tail_gets, tail_makes = gets[:split], makes[:split], gets[split:], makes[split:]
-        tail_blanks = blanks[split:]
-        lead_blank = "".join(blanks[:split])
+        height = max(map(len, cells), default=1)
+        if height > 1:  # the shorter cells padded below with blanks
+            cells = [c if len(c) == height else c + (b,) * (height - len(c))
+                     for c, b in zip(cells, self.blanks[self.split:], strict=True)]
+        lines = ["".join(parts) + end for parts in zip(*cells, strict=True)] if cells else [end]
+        tail = (lines[0], tuple([self.lead_blank + line for line in lines[1:]]))
+        if len(self.tails) > 4096:
+            self.tails.clear()
+        self.tails[texts] = tail
+        return tail
+
+    def add(self, rows: list[tuple[str, ...]]) -> None:
+        """Rows of plain strings, each as one line, or as many as its tallest cell.  A row's
+        leading cells (the columns that never wrap) and the rest are each drawn once per
+        texts: a hundred cohorts' tables share a few hundred (issue 12)."""
+        n, split = len(self.cols), self.split
+        tails, make = self.tails, self._cell
+        leads = list(enumerate(self.cache[:split]))
+        append, extend = self.lines.append, self.lines.extend
         for texts in rows:
-            if len(texts) == n:
-                lead = [get(text) or make(text) for get, make, text in zip(lead_gets, lead_makes, texts)]  # noqa: B905
-                if not lead or max(map(len, lead)) == 1:
-                    key = tuple(texts[split:])
-                    tail = tails.get(key)
-                    if tail is None:
-                        cells = [get(text) or make(text) for get, make, text in zip(tail_gets, tail_makes, key)]  # noqa: B905
-                        tail = tuple("".join([c[i] if len(c) > i else b for c, b in zip(cells, tail_blanks)]) + end  # noqa: B905
-                                     for i in range(max(map(len, cells)))) if cells else (end,)
-                        if len(tails) > 4096:
-                            tails.clear()
-                        tails[key] = tail
-                    append("".join([c[0] for c in lead]) + tail[0])
-                    for line in tail[1:]:
-                        append(lead_blank + line)
-                    continue
-            cells = [get(text) or make(text) for get, make, text in zip(gets, makes, texts, strict=True)]
-            append("".join([c[0] for c in cells]) + end)
-            for i in range(1, max(map(len, cells))):
-                append("".join([c[i] if len(c) > i else b for c, b in zip(cells, blanks, strict=True)]) + end)
+            if len(texts) != n:
+                raise ValueError(f"a row of {len(texts)} cells in a table of {n} columns")
+            key = texts[split:]
+            tail = tails.get(key) or self._tail(key)
+            append("".join([(cache.get(text) or make(k, text))[0] for (k, cache), text in zip(leads, texts)])  # noqa: B905
+                   + tail[0])
+            if tail[1]:
+                extend(tail[1])
 
 
 class Grid:
@@ -459,11 +532,10 @@ class Grid:
                 _HEADERS.clear()
             _HEADERS[key] = header
         out.plain(top[0] + top[2].join(top[1] * w for w in widths) + top[3])
-        for line in header:
-            out.line(line)
+        out.lines(header)
         out.plain(rule[0] + rule[2].join(rule[1] * w for w in widths) + rule[3])
         plain = _PlainRows(layout, row, out._plain)
-        run: list[tuple[str, ...] | list[str]] = []  # plain rows not yet drawn
+        run: list[tuple[str, ...]] = []  # plain rows not yet drawn
         for cells, texts in zip(self.rows, self._texts, strict=True):
             if cells is None:
                 run.append(texts)
