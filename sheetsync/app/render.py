@@ -370,9 +370,22 @@ _CELLS: dict[tuple[str, int, int, int, bool, bool, bool], dict[str, tuple[str, .
 and text: the pools of a hundred cohorts are a hundred tables of the same few texts."""
 
 
-_HEADERS: dict[tuple[Any, ...], list[list[Frag]]] = {}
-"""Header rows drawn so far, by headers, widths, padding and box (a battle's hundred
-who-gave-what tables have a few)."""
+@dataclass(slots=True)
+class _Frame:
+    """What a table of one shape draws whatever its rows: its box lines, its header and
+    the drawer of its plain rows."""
+
+    layout: list[tuple[int, int, int, bool, Col]]
+    top: str
+    rule: str
+    bottom: str
+    header: list[list[Frag]]
+    plain: _PlainRows
+
+
+_FRAMES: dict[tuple[Any, ...], _Frame] = {}
+"""Table frames drawn so far, by columns, widths, padding and box (a battle's hundred
+who-gave-what tables have a few shapes)."""
 
 
 _TAILS: dict[tuple[Any, ...], dict[tuple[str, ...], tuple[str, tuple[str, ...]]]] = {}
@@ -385,9 +398,8 @@ class _PlainRows:
     strings, found once per column and text (a battle's tables repeat their pools, rules
     and traits row after row), then put side by side."""
 
-    def __init__(self, layout: list[tuple[int, int, int, bool, Col]], edges: str, lines: list[str]) -> None:
+    def __init__(self, layout: list[tuple[int, int, int, bool, Col]], edges: str) -> None:
         self.end = edges[2]
-        self.lines = lines
         self.cols = [(edges[0] if k == 0 else edges[1], left, right, room, rjust, col)
                      for k, (left, right, room, rjust, col) in enumerate(layout)]
         self.blanks = [edge + " " * (left + room + right) for edge, left, right, room, _, _ in self.cols]
@@ -443,14 +455,14 @@ class _PlainRows:
         self.tails[texts] = tail
         return tail
 
-    def add(self, rows: list[tuple[str, ...]]) -> None:
+    def add(self, rows: list[tuple[str, ...]], lines: list[str]) -> None:
         """Rows of plain strings, each as one line, or as many as its tallest cell.  A row's
         leading cells (the columns that never wrap) and the rest are each drawn once per
         texts: a hundred cohorts' tables share a few hundred (issue 12)."""
         n, split = len(self.cols), self.split
         tails, make = self.tails, self._cell
         leads = list(enumerate(self.cache[:split]))
-        append, extend = self.lines.append, self.lines.extend
+        append, extend = lines.append, lines.extend
         for texts in rows:
             if len(texts) != n:
                 raise ValueError(f"a row of {len(texts)} cells in a table of {n} columns")
@@ -512,7 +524,7 @@ class Grid:
         return list(_fit(tuple(natural), tuple(not c.no_wrap for c in cols), floor, max_width))
 
     def print(self, out: Out) -> None:
-        top, head, rule, row, bottom = _BOXES["simple" if self.narrow else "heavy"]
+        row = _BOXES["simple" if self.narrow else "heavy"][3]
         pads = self._pads()
         n = len(self.cols)
         widths = self._widths(out.width - (n + 1), pads)
@@ -522,31 +534,39 @@ class Grid:
                 size = sum(_width(t) for t, _ in line)
                 left = (total - size) // 2
                 out.line([(" " * left, ""), *line, (" " * (total - size - left), "")])
-        layout = [(left, right, w - left - right, col.justify == "right", col)
-                  for (left, right), w, col in zip(pads, widths, self.cols, strict=True)]
-        key = (tuple((c.header, c.justify, c.no_wrap, c.fold) for c in self.cols), tuple(widths), tuple(pads), head)
-        header = _HEADERS.get(key)
-        if header is None:
-            header = self._styled_lines([[(c.header, "bold")] for c in self.cols], layout, head, bottom=True)
-            if len(_HEADERS) > 256:
-                _HEADERS.clear()
-            _HEADERS[key] = header
-        out.plain(top[0] + top[2].join(top[1] * w for w in widths) + top[3])
-        out.lines(header)
-        out.plain(rule[0] + rule[2].join(rule[1] * w for w in widths) + rule[3])
-        plain = _PlainRows(layout, row, out._plain)
+        frame = self._frame(widths, pads)
+        out.plain(frame.top)
+        out.lines(frame.header)
+        out.plain(frame.rule)
         run: list[tuple[str, ...]] = []  # plain rows not yet drawn
         for cells, texts in zip(self.rows, self._texts, strict=True):
             if cells is None:
                 run.append(texts)
                 continue
             if run:
-                plain.add(run)
+                frame.plain.add(run, out._plain)
                 run = []
-            self._styled_row(out, cells, layout, row)
+            self._styled_row(out, cells, frame.layout, row)
         if run:
-            plain.add(run)
-        out.plain(bottom[0] + bottom[2].join(bottom[1] * w for w in widths) + bottom[3])
+            frame.plain.add(run, out._plain)
+        out.plain(frame.bottom)
+
+    def _frame(self, widths: list[int], pads: list[tuple[int, int]]) -> _Frame:
+        key = (*[(c.header, c.justify, c.no_wrap, c.fold) for c in self.cols], *widths, *pads, self.narrow)
+        frame = _FRAMES.get(key)
+        if frame is None:
+            top, head, rule, row, bottom = _BOXES["simple" if self.narrow else "heavy"]
+            layout = [(left, right, w - left - right, col.justify == "right", col)
+                      for (left, right), w, col in zip(pads, widths, self.cols, strict=True)]
+            frame = _Frame(layout, top[0] + top[2].join(top[1] * w for w in widths) + top[3],
+                           rule[0] + rule[2].join(rule[1] * w for w in widths) + rule[3],
+                           bottom[0] + bottom[2].join(bottom[1] * w for w in widths) + bottom[3],
+                           self._styled_lines([[(c.header, "bold")] for c in self.cols], layout, head, bottom=True),
+                           _PlainRows(layout, row))
+            if len(_FRAMES) > 256:
+                _FRAMES.clear()
+            _FRAMES[key] = frame
+        return frame
 
     @staticmethod
     def _styled_row(out: Out, cells: list[list[Frag]], layout: list[tuple[int, int, int, bool, Col]],
