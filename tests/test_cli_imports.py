@@ -188,6 +188,22 @@ def test_text_with_tabs_or_odd_spaces_is_wrapped_word_by_word() -> None:
     assert render._line_spans("one\u00a0two three", 7, True) == [(0, 7), (8, 13)]
 
 
+TALL = [["Ann\nBee", "x y", "R7"], ["Cy", "a long detail that wraps over lines", "R2"],
+        ["Dee\n\nEve-with-a-name-much-too-long-for-its-column", "z", "Tasks\n5.2"]]
+
+
+@pytest.mark.parametrize("width", [60, 80])
+@pytest.mark.parametrize("narrow", [True, False])
+def test_a_newline_in_a_cell_that_never_wraps_starts_a_line_as_in_rich_table(width: int, narrow: bool) -> None:
+    """A name typed with a line break (Alt+Enter) is drawn on two lines, as rich's Table
+    draws it: plain rows and styled ones."""
+    cols = [Col("Name", no_wrap=True), Col("Detail"), Col("Rule", no_wrap=True)]
+    assert _text(_ours, width, "t", cols, TALL, narrow) == _text(_rich, width, "t", cols, TALL, narrow)
+    styled = [[[(row[0], "bold")], *row[1:]] for row in TALL]
+    assert _text(_ours_mixed, width, "t", cols, styled, narrow) == _text(_rich_mixed, width, "t", cols, styled, narrow)
+    assert "Bee" in "\n".join(_text(_ours, width, "t", cols, TALL, narrow))
+
+
 MIXED = [["Night Watch", "3", "Tasks 5.2, 5.11", "the next attack this phase hits, +5 damage"],
          [[("Ghoul Pack", "bold")], "12", "R16", [("hit", "bold green"), (" and then a long tail of words that wraps", "")]],
          ["Lanterns", "", "Hero Moments 1.3, R21", "Supercalifragilisticexpialidocious-and-then-some words"],

@@ -256,8 +256,14 @@ def wrap_frags(frags: list[Frag], width: int, *, fold: bool = True, no_wrap: boo
     text = "".join(t for t, _ in frags)
     if "\n" not in text and _width(text) <= width:
         return [frags]
-    if no_wrap:
-        return [_crop(frags, width)]
+    if no_wrap:  # each line of the text on a line of its own, cut to the width (as rich does)
+        if "\n" not in text:
+            return [_crop(frags, width)]
+        lines, start = [], 0
+        for para in text.split("\n"):
+            lines += wrap_frags(_slice(frags, start, start + len(para)), width, no_wrap=True)
+            start += len(para) + 1
+        return lines
     lines = []
     for a, b in _line_spans(text, width, fold):
         line = _slice(frags, a, b)
@@ -409,8 +415,10 @@ class _PlainRows:
                       for edge, left, right, room, rjust, col in self.cols]
         n = len(self.cols)
         self.split = next((k for k, c in enumerate(self.cols) if not c[5].no_wrap), n)
-        """The leading columns that never wrap (a pool's name, who gave it): a cell that never
-        wraps is one line (a text too long is cut), so their cells are a row's first line."""
+        """The leading columns that never wrap (a pool's name, who gave it): their cells are
+        one line each (a text too long is cut), unless a text holds a newline."""
+        self.firsts: list[dict[str, str | None]] = [{} for _ in range(self.split)]
+        """Each leading column's cells by text: the cell's one line, or None for a cell of more."""
         self.lead_blank = "".join(self.blanks[:self.split])
         shape = (self.end, self.lead_blank, *[c[:5] + (c[5].fold, c[5].no_wrap) for c in self.cols[self.split:]])
         if len(_TAILS) > 512:
@@ -437,6 +445,14 @@ class _PlainRows:
         cache[text] = lines
         return lines
 
+    def _first(self, k: int, text: str) -> str | None:
+        lines = self.cache[k].get(text) or self._cell(k, text)
+        first = self.firsts[k]
+        if len(first) > 4096:
+            first.clear()
+        first[text] = lines[0] if len(lines) == 1 else None
+        return first[text]
+
     def _cells(self, texts: tuple[str, ...], first: int) -> list[tuple[str, ...]]:
         """The lines of each cell of ``texts``, the columns from ``first`` on."""
         return [self.cache[k].get(text) or self._cell(k, text) for k, text in enumerate(texts, first)]
@@ -460,18 +476,31 @@ class _PlainRows:
         leading cells (the columns that never wrap) and the rest are each drawn once per
         texts: a hundred cohorts' tables share a few hundred (issue 12)."""
         n, split = len(self.cols), self.split
-        tails, make = self.tails, self._cell
-        leads = list(enumerate(self.cache[:split]))
+        tails, make = self.tails, self._first
+        leads = list(enumerate(self.firsts))
         append, extend = lines.append, lines.extend
         for texts in rows:
             if len(texts) != n:
                 raise ValueError(f"a row of {len(texts)} cells in a table of {n} columns")
             key = texts[split:]
             tail = tails.get(key) or self._tail(key)
-            append("".join([(cache.get(text) or make(k, text))[0] for (k, cache), text in zip(leads, texts)])  # noqa: B905
-                   + tail[0])
+            try:
+                lead = "".join([first.get(text) or make(k, text)  # type: ignore[misc]  # None: see below
+                                for (k, first), text in zip(leads, texts)])  # noqa: B905 (the other cells follow)
+            except TypeError:  # a leading cell of more than one line (its text holds a newline)
+                self._tall_row(texts, lines)
+                continue
+            append(lead + tail[0])
             if tail[1]:
                 extend(tail[1])
+
+    def _tall_row(self, texts: tuple[str, ...], lines: list[str]) -> None:
+        """A row put together line by line: as many lines as its tallest cell, a shorter
+        cell blank below (a leading cell may be more than one line here)."""
+        cells = self._cells(texts, 0)
+        for i in range(max(map(len, cells))):
+            lines.append("".join([c[i] if len(c) > i else b for c, b in zip(cells, self.blanks, strict=True)])
+                         + self.end)
 
 
 class Grid:
@@ -483,7 +512,7 @@ class Grid:
         self.cols = cols
         self.narrow = narrow
         self.rows: list[list[list[Frag]] | None] = []  # None: every cell is a plain string
-        self._texts: list[tuple[str, ...] | list[str]] = []
+        self._texts: list[tuple[str, ...]] = []
 
     def add_row(self, *cells: str | list[Frag]) -> None:
         """A row: each cell a string, or styled pieces of text."""
@@ -494,7 +523,7 @@ class Grid:
             self.rows.append(None)
             self._texts.append(cells)  # type: ignore[arg-type]  # all strings, checked above
             return
-        self._texts.append([c if isinstance(c, str) else "".join(t for t, _ in c) for c in cells])
+        self._texts.append(tuple([c if isinstance(c, str) else "".join(t for t, _ in c) for c in cells]))
         self.rows.append([[(c, "")] if isinstance(c, str) else c for c in cells])
 
     def add_rows(self, rows: Iterable[tuple[str, ...]]) -> None:
