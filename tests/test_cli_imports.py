@@ -192,7 +192,7 @@ TALL = [["Ann\nBee", "x y", "R7"], ["Cy", "a long detail that wraps over lines",
         ["Dee\n\nEve-with-a-name-much-too-long-for-its-column", "z", "Tasks\n5.2"]]
 
 
-@pytest.mark.parametrize("width", [60, 80])
+@pytest.mark.parametrize("width", [30, 60, 80])
 @pytest.mark.parametrize("narrow", [True, False])
 def test_a_newline_in_a_cell_that_never_wraps_starts_a_line_as_in_rich_table(width: int, narrow: bool) -> None:
     """A name typed with a line break (Alt+Enter) is drawn on two lines, as rich's Table
@@ -202,6 +202,27 @@ def test_a_newline_in_a_cell_that_never_wraps_starts_a_line_as_in_rich_table(wid
     styled = [[[(row[0], "bold")], *row[1:]] for row in TALL]
     assert _text(_ours_mixed, width, "t", cols, styled, narrow) == _text(_rich_mixed, width, "t", cols, styled, narrow)
     assert "Bee" in "\n".join(_text(_ours, width, "t", cols, TALL, narrow))
+
+
+_CELL = st.text(alphabet=st.sampled_from("ab \n-"), max_size=30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_CELL, _CELL, _CELL), min_size=1, max_size=4), st.integers(6, 60), st.booleans(),
+       st.sampled_from([0, 5, 12]), st.booleans(), st.booleans(), st.sampled_from(["left", "right"]),
+       st.integers(0, 3))
+def test_grid_draws_what_rich_table_draws_for_any_texts_and_console_width(
+        rows: list[tuple[str, str, str]], width: int, narrow: bool, min_width: int, rule_no_wrap: bool, fold: bool,
+        justify: str, styled: int) -> None:
+    """Any texts (words, spaces, line breaks, words longer than their column), any console
+    width down to one too narrow for the names (a column narrowed to nothing is left out,
+    a table wider than the console cut at its edge), plain and styled cells: rich's Table
+    draws the same lines."""
+    cols = [Col("Name", no_wrap=True, min_width=min_width), Col("Detail", fold=fold),
+            Col("Rule", no_wrap=rule_no_wrap, justify=justify)]
+    cells: list[list[Any]] = [[[(c, "bold")] if k == styled else c for k, c in enumerate(row)] for row in rows]
+    assert _text(_ours_mixed, width, "title here", cols, cells, narrow) == \
+        _text(_rich_mixed, width, "title here", cols, cells, narrow)
 
 
 MIXED = [["Night Watch", "3", "Tasks 5.2, 5.11", "the next attack this phase hits, +5 damage"],

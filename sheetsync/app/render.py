@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from rich.cells import cell_len
+from rich.cells import cell_len, chop_cells
 from rich.segment import Segment, Segments
 from rich.style import Style
 from rich.text import Text
@@ -42,7 +42,6 @@ _NEWLINE = Segment("\n")
 Frag = tuple[str, str]
 """A piece of text and its rich style name ("" for none)."""
 
-_WORD = re.compile(r"\S+")
 _BOXES = {  # rich's HEAVY_HEAD (wide) and SIMPLE_HEAD (narrow), by part: top, head row, head rule, row, bottom
     "heavy": ("┏━┳┓", "┃┃┃", "┡━╇┩", "│││", "└─┴┘"),
     "simple": ("    ", "   ", " ── ", "   ", "    "),
@@ -156,11 +155,8 @@ def _spaced_spans(text: str, width: int, fold: bool) -> list[tuple[int, int]]:
                 we = text.find(" ", word, content)
                 if we < 0:
                     we = content
-                if fold:
-                    pieces = range(i, we, width)
-                    spans.extend((p, p + width) for p in pieces[:-1])
-                    i = pieces[-1]  # the word's last piece begins a line the next words may join
-                    continue
+                if fold:  # folded with its trailing spaces, as rich folds: the general way
+                    return _word_spans(text, width, fold)
                 spans.append((i, we))
                 j = we
                 if j >= content:
@@ -172,33 +168,45 @@ def _spaced_spans(text: str, width: int, fold: bool) -> list[tuple[int, int]]:
     return spans
 
 
+_RICH_WORD = re.compile(r"\s*\S+\s*")
+"""A word as rich divides a line: with the whitespace after it (and, the first, before it)."""
+
+
 def _word_spans(text: str, width: int, fold: bool) -> list[tuple[int, int]]:
-    """:func:`_line_spans` word by word, for any text."""
+    """:func:`_line_spans` word by word, for any text, the way rich divides a line
+    (``rich._wrap.divide_line``): a word joins the line if it fits without its trailing
+    whitespace; a word longer than a line is folded with that whitespace, so a fold can end
+    in a piece of spaces, a blank line as rich draws it (issue 12).  Each line ends at its
+    last non-space."""
     simple = text.isascii() or not _odd(text)  # one cell a character: sizes are lengths
+    size = len if simple else cell_len
     spans: list[tuple[int, int]] = []
     start = 0
     for para in text.split("\n"):
-        end_of_para = start + len(para)
-        line_start = -1
-        line_end = start
-        first = True
-        for m in _WORD.finditer(text, start, end_of_para):
-            ws, we = m.span()
-            if first:
-                ws, first = start, False
-            if line_start >= 0 and (we - line_start if simple else cell_len(text[line_start:we])) <= width:
-                line_end = we
-                continue
-            if line_start >= 0:
-                spans.append((line_start, line_end))
-            if fold and (we - ws if simple else cell_len(text[ws:we])) > width:
-                pieces = list(range(ws, we, max(width, 1)))
-                spans.extend((p, p + width) for p in pieces[:-1])
-                line_start, line_end = pieces[-1], we
-            else:
-                line_start, line_end = ws, we
-        spans.append((line_start, line_end) if line_start >= 0 else (start, start))
-        start = end_of_para + 1
+        end = start + len(para)
+        breaks: list[int] = []
+        offset = 0  # cells taken on the line so far, trailing whitespace included
+        for m in _RICH_WORD.finditer(text, start, end):
+            ws = m.start()
+            word = m.group()
+            length = size(word.rstrip())
+            if width - offset >= length:
+                offset += size(word)
+            elif length > width and fold:
+                pieces = ([word[k:k + width] for k in range(0, len(word), max(width, 1))] if simple
+                          else chop_cells(word, max(width, 1)))
+                for piece in pieces:
+                    if ws > start:
+                        breaks.append(ws)
+                    ws += len(piece)
+                offset = size(pieces[-1])
+            elif length > width or offset:
+                if ws > start:
+                    breaks.append(ws)
+                offset = size(word)
+        bounds = [start, *breaks, end]
+        spans += [(a, a + len(text[a:b].rstrip())) for a, b in zip(bounds, bounds[1:])]  # noqa: B905
+        start = end + 1
     return spans
 
 
@@ -217,7 +225,8 @@ def _padded(text: str, edge: str, left: int, right: int, room: int, rjust: bool,
         lines = _text_lines(text, room, fold)
     else:
         lines = [(t, _width(t)) for t in ("".join(t for t, _ in line)
-                                          for line in wrap_frags([(text, "")], room, fold=fold, no_wrap=no_wrap))]
+                                          for line in wrap_frags([(text, "")], room, fold=fold, no_wrap=no_wrap,
+                                                                     rstrip=rjust))]
     lead = edge + " " * left
     if rjust:
         return tuple(lead + " " * (room - n) + t + " " * right for t, n in lines)
@@ -251,17 +260,22 @@ def _crop(frags: list[Frag], width: int) -> list[Frag]:
     return out
 
 
-def wrap_frags(frags: list[Frag], width: int, *, fold: bool = True, no_wrap: bool = False) -> list[list[Frag]]:
-    """Styled text as lines of at most ``width`` cells (the lines rich would print)."""
+def wrap_frags(frags: list[Frag], width: int, *, fold: bool = True, no_wrap: bool = False,
+               rstrip: bool = False) -> list[list[Frag]]:
+    """Styled text as lines of at most ``width`` cells (the lines rich would print).
+    ``rstrip``: each line without the whitespace it ends in (a right-justified table cell:
+    rich strips it before it cuts or pads the line)."""
     text = "".join(t for t, _ in frags)
+    if rstrip and "\n" not in text and text[-1:].isspace():
+        frags, text = _rstripped(frags), text.rstrip()
     if "\n" not in text and _width(text) <= width:
         return [frags]
-    if no_wrap:  # each line of the text on a line of its own, cut to the width (as rich does)
+    if no_wrap:  # each line of the text on a line of its own, cut to the width (as rich draws it)
         if "\n" not in text:
             return [_crop(frags, width)]
         lines, start = [], 0
         for para in text.split("\n"):
-            lines += wrap_frags(_slice(frags, start, start + len(para)), width, no_wrap=True)
+            lines += wrap_frags(_slice(frags, start, start + len(para)), width, no_wrap=True, rstrip=rstrip)
             start += len(para) + 1
         return lines
     lines = []
@@ -271,6 +285,18 @@ def wrap_frags(frags: list[Frag], width: int, *, fold: bool = True, no_wrap: boo
             line = _crop(line, width)
         lines.append(line)
     return lines
+
+
+def _rstripped(frags: list[Frag]) -> list[Frag]:
+    """A table cell's line without the whitespace it ends in (rich strips each, then pads)."""
+    if not frags or not frags[-1][0][-1:].isspace():
+        return frags
+    out = list(frags)
+    while out and not out[-1][0].rstrip():
+        out.pop()
+    if out:
+        out[-1] = (out[-1][0].rstrip(), out[-1][1])
+    return out
 
 
 @dataclass(slots=True)
@@ -295,6 +321,8 @@ class Out:
         self._plain: list[str] = []  # plain lines not yet made a segment
         self._styles: dict[str, Style | None] = {"": None}
         self._made: dict[int, tuple[list[list[Frag]], list[Segment]]] = {}  # by the lines' id: see lines()
+        self.crop = False
+        """Some line is wider than the console (a table whose columns' minimums exceed it)."""
 
     def _flush(self) -> None:
         if self._plain:
@@ -348,18 +376,21 @@ class Out:
     def print(self) -> None:
         self._flush()
         if self._segments:
-            self.console.print(Segments(self._segments), crop=False, soft_wrap=True)
+            # a table wider than the console (its columns' minimum widths) is cut at the edge, as
+            # rich cuts its own; the usual lines fit, and are printed without looking for any
+            self.console.print(Segments(self._segments), crop=self.crop, soft_wrap=not self.crop)
             self._segments = []
 
 
 @lru_cache(maxsize=1024)  # a battle's tables of one kind mostly come out the same widths
 def _fit(natural: tuple[int, ...], wrapable: tuple[bool, ...], floor: tuple[int, ...], max_width: int) -> tuple[int, ...]:
     """Column widths (with padding) narrowed to ``max_width``: the widest wrapable columns
-    first, then all of them alike, never below ``floor``."""
+    first, then all of them alike, never below ``floor`` (a column's minimum width, 0 for
+    none); a column narrowed to nothing is left out (width 0), as rich leaves it."""
     widths = _collapse(list(natural), list(wrapable), max_width)
     if sum(widths) > max_width:
         widths = _ratio_reduce(sum(widths) - max_width, [1] * len(widths), widths, widths)
-    return tuple(max(min(n, w), f) for n, w, f in zip(natural, widths, floor, strict=True))
+    return tuple(0 if w < 1 else max(min(n, w), f) for n, w, f in zip(natural, widths, floor, strict=True))
 
 
 def _column_width(texts: tuple[str, ...]) -> int:
@@ -427,18 +458,24 @@ class _PlainRows:
 
     def _cell(self, k: int, text: str) -> tuple[str, ...]:
         edge, left, right, room, rjust, col = self.cols[k]
-        size = len(text) if text.isascii() and "\n" not in text else -1
+        if room <= 0:  # no room for text: blank (its border only, if the column was left out)
+            return self._keep(k, text, (edge + " " * (left + right),))
+        shown = text.rstrip() if rjust and "\n" not in text else text  # right-justified without trailing spaces
+        size = len(shown) if shown.isascii() and "\n" not in shown else -1
         if 0 <= size <= room:
             lead = edge + " " * left
-            lines: tuple[str, ...] = ((lead + " " * (room - size) + text + " " * right,) if rjust
-                                      else (lead + text + " " * (room - size + right),))
-        elif "\n" not in text and _width(text) <= room:
-            size = _width(text)
+            lines: tuple[str, ...] = ((lead + " " * (room - size) + shown + " " * right,) if rjust
+                                      else (lead + shown + " " * (room - size + right),))
+        elif "\n" not in shown and _width(shown) <= room:
+            size = _width(shown)
             lead = edge + " " * left
-            lines = ((lead + " " * (room - size) + text + " " * right,) if rjust
-                     else (lead + text + " " * (room - size + right),))
+            lines = ((lead + " " * (room - size) + shown + " " * right,) if rjust
+                     else (lead + shown + " " * (room - size + right),))
         else:
             lines = _padded(text, edge, left, right, room, rjust, col.fold, col.no_wrap)
+        return self._keep(k, text, lines)
+
+    def _keep(self, k: int, text: str, lines: tuple[str, ...]) -> tuple[str, ...]:
         cache = self.cache[k]
         if len(cache) > 4096:
             cache.clear()
@@ -542,14 +579,16 @@ class Grid:
         """Column widths with padding, rich's way: each column as wide as its widest cell;
         too wide for the console, the widest wrapable ones are narrowed first."""
         cols = self.cols
-        natural = [max(_width(c.header), c.min_width) for c in cols]
+        content = [_width(c.header) for c in cols]
         if self._texts:
-            natural = [max(n, _column_width(column)) for n, column in zip(natural, zip(*self._texts, strict=True),
+            content = [max(n, _column_width(column)) for n, column in zip(content, zip(*self._texts, strict=True),
                                                                           strict=True)]
-        natural = [w + left + right for w, (left, right) in zip(natural, pads, strict=True)]
+        floor = tuple(c.min_width + left + right if c.min_width else 0 for c, (left, right) in zip(cols, pads, strict=True))
+        # at most the console's width, then at least the column's minimum (rich measures so)
+        natural = [max(min(w + left + right, max_width), f) or 1
+                   for w, (left, right), f in zip(content, pads, floor, strict=True)]
         if sum(natural) <= max_width:
             return natural
-        floor = tuple(c.min_width + left + right for c, (left, right) in zip(cols, pads, strict=True))
         return list(_fit(tuple(natural), tuple(not c.no_wrap for c in cols), floor, max_width))
 
     def print(self, out: Out) -> None:
@@ -558,6 +597,8 @@ class Grid:
         n = len(self.cols)
         widths = self._widths(out.width - (n + 1), pads)
         total = sum(widths) + n + 1
+        if total > out.width:
+            out.crop = True
         if self.title:
             for line in wrap_frags([(self.title, "table.title")], total):
                 size = sum(_width(t) for t, _ in line)
@@ -585,7 +626,10 @@ class Grid:
         frame = _FRAMES.get(key)
         if frame is None:
             top, head, rule, row, bottom = _BOXES["simple" if self.narrow else "heavy"]
-            layout = [(left, right, w - left - right, col.justify == "right", col)
+            # a column narrowed to its padding or less is blank (rich cuts its padded cells to
+            # its width); narrowed to nothing, only its border is left
+            layout = [(left, right, w - left - right, col.justify == "right", col) if w > left + right
+                      else (w, 0, 0, False, col)
                       for (left, right), w, col in zip(pads, widths, self.cols, strict=True)]
             frame = _Frame(layout, top[0] + top[2].join(top[1] * w for w in widths) + top[3],
                            rule[0] + rule[2].join(rule[1] * w for w in widths) + rule[3],
@@ -609,9 +653,10 @@ class Grid:
         """The lines of a row with styled cells; a cell shorter than the others is padded
         below (the header row: above, as rich does)."""
         fitted: list[list[tuple[list[Frag], int]]] = []
-        for cell, (_, _, room, _, col) in zip(cells, layout, strict=True):
+        for cell, (_, _, room, rjust, col) in zip(cells, layout, strict=True):
             fitted.append([(line, _width("".join(t for t, _ in line)))
-                           for line in wrap_frags(cell, room, fold=col.fold, no_wrap=col.no_wrap)])
+                           for line in (wrap_frags(cell, room, fold=col.fold, no_wrap=col.no_wrap, rstrip=rjust)
+                                        if room > 0 else [[]])])
         height = max(len(lines) for lines in fitted)
         if height > 1:
             blank: tuple[list[Frag], int] = ([], 0)
