@@ -125,6 +125,10 @@ def _two_d(data: Any) -> list[list[Any]]:
     return [list(row) for row in data]
 
 
+_RUN = 32
+"""How many trailing blank rows of a block :meth:`XlwingsBackend.write_ranges` compares at once."""
+
+
 class XlwingsBackend:
     """Reads and writes blocks of cells of an xlwings ``Book`` (desktop or remote).
 
@@ -246,9 +250,22 @@ class XlwingsBackend:
             # sent as one shared row (issue 12: the State block and the tables' padding are
             # hundreds of them; the plan's rows are only read from here on)
             encoded: list[list[Any]] = []
-            width = len(update.values[0]) if update.values else 0
+            values = update.values
+            width = len(values[0]) if values else 0
             uniform = True  # every row as wide as the first: one block
-            for i, row in enumerate(update.values):
+            # the block's trailing rows of blanks (its padding, most of the State block) found
+            # by comparing 32 rows at a time with a run of the blank row, in one comparison each
+            filled = len(values)
+            if width:
+                pattern = blank_rows.get(width)
+                if pattern is None:
+                    pattern = blank_rows[width] = ([None] * width, [blank] * width)
+                run = [pattern[0]] * _RUN
+                while filled >= _RUN and values[filled - _RUN:filled] == run:
+                    filled -= _RUN
+                while filled and values[filled - 1] == pattern[0]:
+                    filled -= 1
+            for i, row in enumerate(values[:filled] if filled < len(values) else values):
                 n = len(row)
                 pattern = blank_rows.get(n)
                 if pattern is None:
@@ -265,6 +282,8 @@ class XlwingsBackend:
                     else _to_xl(v, rng, i, j)
                     for j, v in enumerate(row)
                 ])
+            if filled < len(values):
+                encoded += [blank_rows[width][1]] * (len(values) - filled)
             if uniform:
                 if encoded and encoded[0]:
                     plan.append((rng.sheet, rng.row1, rng.col1, encoded))
