@@ -688,7 +688,8 @@ def parse_turn(lay: Layout, sh: Sheets, battle: Battle) -> tuple[Battle, list[in
             continue
         if all((row[j] if j < n else None) in (None, "") for j in input_cols):
             continue
-        r.formulas(sh.orders, orders_block, [i])
+        if Formula in map(type, row):  # only a backend that reads formulas has them (a payload never)
+            r.formulas(sh.orders, orders_block, [i])
         k = len(orders)
         o: dict[str, Any] = {}
         read.append((k, i))

@@ -334,6 +334,10 @@ def _load_ranges(raw_ranges: Any, spec_by: dict[str, CohortSpec], raw_names: set
     return ranges
 
 
+_ALLY_TASKS = (Task.INSPIRE.value, Task.ANALYZE.value)
+"""Tasks 5.5, 5.8: the tasks whose order may name an ally cohort (Inspire, Analyze)."""
+
+
 def _load_orders(raw_orders: Any, spec_by: dict[str, CohortSpec], raw_names: set[str],
                  cohort_name: typing.Callable[[Any], Any], problems: list[Problem]) -> list[Order]:
     """R13: the phase's ``orders``, each checked for its shape (:func:`_check_order`)."""
@@ -357,7 +361,7 @@ def _load_orders(raw_orders: Any, spec_by: dict[str, CohortSpec], raw_names: set
         for key in ("cohort", "target"):
             if key in fixed:
                 fixed[key] = cohort_name(fixed[key])
-        if fixed.get("task") in (Task.INSPIRE.value, Task.ANALYZE.value) and "ally" in fixed:
+        if "ally" in fixed and fixed.get("task") in _ALLY_TASKS:
             fixed["ally"] = cohort_name(fixed["ally"])
         order = _validate(Order, fixed, where, problems)
         if order is None:
