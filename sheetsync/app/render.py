@@ -16,6 +16,7 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len, chop_cells
@@ -149,15 +150,15 @@ def _spaced_spans(text: str, width: int, fold: bool) -> list[tuple[int, int]]:
             if e > i:  # the line ends with the last word that fits
                 spans.append((i, e))
             else:  # the line's first word (with the paragraph's indent) is longer than the line
+                if fold:  # folded with its trailing spaces, as rich folds: the general way
+                    return _word_spans(text, width, fold)
                 word = i
                 while text[word] == " ":
                     word += 1
                 we = text.find(" ", word, content)
                 if we < 0:
                     we = content
-                if fold:  # folded with its trailing spaces, as rich folds: the general way
-                    return _word_spans(text, width, fold)
-                spans.append((i, we))
+                spans.append((i, we))  # on a line of its own, cut later
                 j = we
                 if j >= content:
                     break
@@ -205,7 +206,7 @@ def _word_spans(text: str, width: int, fold: bool) -> list[tuple[int, int]]:
                     breaks.append(ws)
                 offset = size(word)
         bounds = [start, *breaks, end]
-        spans += [(a, a + len(text[a:b].rstrip())) for a, b in zip(bounds, bounds[1:])]  # noqa: B905
+        spans += [(a, a + len(text[a:b].rstrip())) for a, b in pairwise(bounds)]
         start = end + 1
     return spans
 
@@ -494,14 +495,17 @@ class _PlainRows:
         """The lines of each cell of ``texts``, the columns from ``first`` on."""
         return [self.cache[k].get(text) or self._cell(k, text) for k, text in enumerate(texts, first)]
 
-    def _tail(self, texts: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
-        cells = self._cells(texts, self.split)
-        end = self.end
+    def _beside(self, cells: list[tuple[str, ...]], first: int) -> list[str]:
+        """The lines of ``cells`` (the columns from ``first`` on) side by side, each ending
+        in the row's right edge; a shorter cell is blank below."""
         height = max(map(len, cells), default=1)
-        if height > 1:  # the shorter cells padded below with blanks
+        if height > 1:
             cells = [c if len(c) == height else c + (b,) * (height - len(c))
-                     for c, b in zip(cells, self.blanks[self.split:], strict=True)]
-        lines = ["".join(parts) + end for parts in zip(*cells, strict=True)] if cells else [end]
+                     for c, b in zip(cells, self.blanks[first:], strict=True)]
+        return ["".join(parts) + self.end for parts in zip(*cells, strict=True)] if cells else [self.end]
+
+    def _tail(self, texts: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+        lines = self._beside(self._cells(texts, self.split), self.split)
         tail = (lines[0], tuple([self.lead_blank + line for line in lines[1:]]))
         if len(self.tails) > 4096:
             self.tails.clear()
@@ -532,12 +536,8 @@ class _PlainRows:
                 extend(tail[1])
 
     def _tall_row(self, texts: tuple[str, ...], lines: list[str]) -> None:
-        """A row put together line by line: as many lines as its tallest cell, a shorter
-        cell blank below (a leading cell may be more than one line here)."""
-        cells = self._cells(texts, 0)
-        for i in range(max(map(len, cells))):
-            lines.append("".join([c[i] if len(c) > i else b for c, b in zip(cells, self.blanks, strict=True)])
-                         + self.end)
+        """A row whose leading cells are more than one line, all its cells side by side."""
+        lines += self._beside(self._cells(texts, 0), 0)
 
 
 class Grid:
