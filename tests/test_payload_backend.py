@@ -315,7 +315,7 @@ def test_issue12_the_last_filled_row_is_the_last_row_with_a_value(segments: list
     """A payload sheet's trailing empty rows (every cell ``None`` or ``""``, as the clients
     send them) are dropped, and no row with a value, whatever runs of empty rows lie above
     or below it (the scan compares long runs at once)."""
-    from sheetsync.backends.payload import _filled_count
+    from sheetsync.backends.xlwings_backend import _filled_count
 
     rows = [list(row) for row, times in segments for _ in range(times)]
     expected = len(rows)

@@ -34,7 +34,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from sheetsync.backends.xlwings_backend import XlwingsBackend, _from_xl
+from sheetsync.backends.xlwings_backend import XlwingsBackend, _empty, _filled_count, _from_xl
 from sheetsync.errors import BackendError
 from sheetsync.sheets.backend import A1Range, CellValue, Grid, col_index
 
@@ -87,45 +87,6 @@ def _filled(value: Any) -> bool:
         if len(value) >= 19 and _DATETIME.match(value):
             _date_time(value)  # raises where xlwings' read would
     return True
-
-
-def _empty(part: list[Any], nones: list[None], blanks: list[str]) -> bool:
-    """Whether a slice of a payload row holds no value (``None`` or ``""`` in every cell);
-    a whole row as the clients send it is one list comparison."""
-    if part == nones or part == blanks:
-        return True
-    return not any(part) and part.count(None) + part.count("") == len(part)
-
-
-_RUN = 32
-"""How many trailing rows :func:`_filled_count` compares at once with a run of one empty row."""
-
-
-def _filled_count(rows: list[Any]) -> int:
-    """How many of ``rows`` are left once the trailing empty ones are dropped (:func:`_empty`:
-    only ``None`` or ``""`` in every cell), looked at from the last one up; each row is
-    first compared whole with the empty rows of its width, as VBA and Apps Script send them.
-    Below a row that is such an empty row, the rows above it are compared with it
-    :data:`_RUN` at a time, in one list comparison (issue 12: a tracker's sheets end in
-    hundreds of laid-out empty rows, and a Resolve reads four of them)."""
-    patterns: dict[int, tuple[list[None], list[str]]] = {}
-    count = len(rows)
-    while count:
-        row = rows[count - 1]
-        empties = patterns.get(len(row))
-        if empties is None:
-            empties = patterns[len(row)] = ([None] * len(row), [""] * len(row))
-        same = empties[0] if row == empties[0] else empties[1] if row == empties[1] else None
-        if same is not None:
-            count -= 1
-            run = [same] * _RUN
-            while count >= _RUN and rows[count - _RUN : count] == run:
-                count -= _RUN
-            continue
-        if not _empty(row, *empties):
-            break
-        count -= 1
-    return count
 
 
 def _corner(text: str, last: bool) -> tuple[int, int]:

@@ -125,8 +125,44 @@ def _two_d(data: Any) -> list[list[Any]]:
     return [list(row) for row in data]
 
 
+def _empty(part: list[Any], nones: list[None], blanks: list[str]) -> bool:
+    """Whether a slice of a row holds no value (``None`` or ``""`` in every cell); a whole
+    row as the clients send it, or as a step pads its block, is one list comparison."""
+    if part == nones or part == blanks:
+        return True
+    return not any(part) and part.count(None) + part.count("") == len(part)
+
+
 _RUN = 32
-"""How many trailing blank rows of a block :meth:`XlwingsBackend.write_ranges` compares at once."""
+"""How many trailing rows :func:`_filled_count` compares at once with a run of one empty row."""
+
+
+def _filled_count(rows: list[Any]) -> int:
+    """How many of ``rows`` are left once the trailing empty ones are dropped (:func:`_empty`:
+    only ``None`` or ``""`` in every cell), looked at from the last one up; each row is
+    first compared whole with the empty rows of its width, as VBA and Apps Script send them.
+    Below a row that is such an empty row, the rows above it are compared with it
+    :data:`_RUN` at a time, in one list comparison (issue 12: a tracker's sheets end in
+    hundreds of laid-out empty rows, a Resolve reads four of them, and the blocks it writes
+    end in hundreds of padding rows)."""
+    patterns: dict[int, tuple[list[None], list[str]]] = {}
+    count = len(rows)
+    while count:
+        row = rows[count - 1]
+        empties = patterns.get(len(row))
+        if empties is None:
+            empties = patterns[len(row)] = ([None] * len(row), [""] * len(row))
+        same = empties[0] if row == empties[0] else empties[1] if row == empties[1] else None
+        if same is not None:
+            count -= 1
+            run = [same] * _RUN
+            while count >= _RUN and rows[count - _RUN : count] == run:
+                count -= _RUN
+            continue
+        if not _empty(row, *empties):
+            break
+        count -= 1
+    return count
 
 
 class XlwingsBackend:
@@ -253,18 +289,11 @@ class XlwingsBackend:
             values = update.values
             width = len(values[0]) if values else 0
             uniform = True  # every row as wide as the first: one block
-            # the block's trailing rows of blanks (its padding, most of the State block) found
-            # by comparing 32 rows at a time with a run of the blank row, in one comparison each
-            filled = len(values)
-            if width:
-                pattern = blank_rows.get(width)
-                if pattern is None:
-                    pattern = blank_rows[width] = ([None] * width, [blank] * width)
-                run = [pattern[0]] * _RUN
-                while filled >= _RUN and values[filled - _RUN:filled] == run:
-                    filled -= _RUN
-                while filled and values[filled - 1] == pattern[0]:
-                    filled -= 1
+            # the block's trailing blank rows (its padding, most of the State block), found a
+            # run at a time, are sent as the shared blank row; rows of other widths row by row
+            filled = _filled_count(values) if width else len(values)
+            if filled < len(values) and set(map(len, values[filled:])) != {width}:
+                filled = len(values)
             for i, row in enumerate(values[:filled] if filled < len(values) else values):
                 n = len(row)
                 pattern = blank_rows.get(n)
@@ -283,6 +312,8 @@ class XlwingsBackend:
                     for j, v in enumerate(row)
                 ])
             if filled < len(values):
+                if width not in blank_rows:
+                    blank_rows[width] = ([None] * width, [blank] * width)
                 encoded += [blank_rows[width][1]] * (len(values) - filled)
             if uniform:
                 if encoded and encoded[0]:
