@@ -626,6 +626,7 @@ def test_issue12_cyclic_garbage_made_during_a_pause_is_still_collected_after_it(
         ref = weakref.ref(a)
         del a, b
         assert ref() is not None  # a cycle: reference counting alone can't free it
-    assert gc.get_freeze_count() == frozen and gc.isenabled()  # nothing moved out of the collector's reach
+    # nothing was frozen by the pause (the count only drops, as another test's frozen objects are freed)
+    assert gc.get_freeze_count() <= frozen and gc.isenabled()
     gc.collect()
-    assert ref() is None
+    assert ref() is None  # and the cycle is collected: it was not moved out of the collector's reach
