@@ -275,6 +275,13 @@ class XlwingsBackend:
         appended: dict[str, int] = {}  # rows already appended to a sheet in this write
         blank = self._BLANK
         blank_rows: dict[int, tuple[list[None], list[Any]]] = {}  # by width: a row of None, and as sent
+
+        def blank_row(n: int) -> tuple[list[None], list[Any]]:
+            got = blank_rows.get(n)
+            if got is None:
+                got = blank_rows[n] = ([None] * n, [blank] * n)
+            return got
+
         for update in updates:
             rng = parse_range(update.range)
             if update.append:
@@ -284,21 +291,19 @@ class XlwingsBackend:
             # _to_xl for every cell; the usual ones (blank, whole number, text) inline, a blank
             # as this backend sends one (_BLANK), and a row of blanks whole, one list comparison,
             # sent as one shared row (issue 12: the State block and the tables' padding are
-            # hundreds of them; the plan's rows are only read from here on)
+            # hundreds of them; the plan's rows are only read from here on).  The block's
+            # trailing blank rows are found a run at a time (_filled_count) when all as wide as
+            # its first row; rows of other widths are taken row by row.
             encoded: list[list[Any]] = []
             values = update.values
             width = len(values[0]) if values else 0
             uniform = True  # every row as wide as the first: one block
-            # the block's trailing blank rows (its padding, most of the State block), found a
-            # run at a time, are sent as the shared blank row; rows of other widths row by row
             filled = _filled_count(values) if width else len(values)
             if filled < len(values) and set(map(len, values[filled:])) != {width}:
                 filled = len(values)
             for i, row in enumerate(values[:filled] if filled < len(values) else values):
                 n = len(row)
-                pattern = blank_rows.get(n)
-                if pattern is None:
-                    pattern = blank_rows[n] = ([None] * n, [blank] * n)
+                pattern = blank_rows.get(n) or blank_row(n)
                 if n != width:
                     uniform = False
                 if row == pattern[0]:
@@ -312,9 +317,7 @@ class XlwingsBackend:
                     for j, v in enumerate(row)
                 ])
             if filled < len(values):
-                if width not in blank_rows:
-                    blank_rows[width] = ([None] * width, [blank] * width)
-                encoded += [blank_rows[width][1]] * (len(values) - filled)
+                encoded += [blank_row(width)[1]] * (len(values) - filled)
             if uniform:
                 if encoded and encoded[0]:
                     plan.append((rng.sheet, rng.row1, rng.col1, encoded))
