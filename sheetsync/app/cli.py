@@ -399,8 +399,10 @@ def aftermath(file: Path, as_json: JsonOpt = False) -> None:
     print_aftermath(console, entries)
 
 
-SystemOpt = Annotated[str, typer.Option("--system", help="The rule system: bbn (battalion combat) or hexwar "
-                                                         "(the hex wargame); see sheetsync systems.")]
+SystemOpt = Annotated[str, typer.Option("--system", help="The rule system: bbn (Baltimore by Night battalion "
+                                                         "combat, the default), hexwar (the hex wargame) or "
+                                                         "exalted (Exalted 2e mass combat); see sheetsync "
+                                                         "systems.")]
 
 
 @app.command(short_help="Run the embedded example battle.")
@@ -529,7 +531,11 @@ def template(
                         "so).")] = None,
 ) -> None:
     """Write a blank tracker workbook (.xlsx, or .xlsm with --macros) for a rule system, or
-    with --csv the empty CSV of its characters or units."""
+    with --csv the empty CSV of its characters or units.
+
+    --system bbn (the default): Cohorts and Characters, for Baltimore by Night battalion
+    combat. hexwar: the Battle sheet's map and the Units sheet, for the hex wargame.
+    exalted: Characters and Units, for Exalted 2e mass combat."""
     from sheetsync.core.registry import find_system
 
     if csv_out is not None:
@@ -691,9 +697,14 @@ def import_command(
     console.print(f"{into}: {report.message}", highlight=False, soft_wrap=True)
 
 
-@app.command(short_help="Build Cohorts: pools from the Characters sheet.")
+@app.command(short_help="Build a tracker: pools (or unit values) from its sheets.")
 def build(workbook: Path) -> None:
-    """Build Cohorts: Characters → pools on the Cohorts sheet (a workbook)."""
+    """Build a tracker workbook; the tracker says its own rule system.
+
+    bbn (Baltimore by Night battalion combat): Build Cohorts, Characters → pools on the
+    Cohorts sheet. hexwar (the hex wargame): Build Units, the Units sheet and the map read
+    and the counters placed. exalted (Exalted 2e mass combat): Build Units, every unit's
+    traits from the Characters and Units sheets, and Join War's pools."""
     from sheetsync.app.workbook_cli import run_workbook
 
     report = run_workbook("build", workbook)
@@ -1047,24 +1058,37 @@ def serve(
 
 @app.command("rules", short_help="The rulings, house-rule keys and rule sections.")
 def rules_reference(
-    ruling: Annotated[str | None, typer.Argument(help="Show one ruling only, for example R16.")] = None,
-    system: Annotated[str, typer.Option("--system", help="The rule system; only bbn is built.")] = "bbn",
+    ruling: Annotated[str | None, typer.Argument(help="Show one ruling only, for example R16, H7, E3 or X35.")] = None,
+    system: Annotated[str, typer.Option(
+        "--system", help="The rule system: bbn (Baltimore by Night battalion combat, rulings R1-R37), hexwar "
+                         "(the hex wargame, H1-H12) or exalted (Exalted 2e mass combat, E1-E11 and "
+                         "X1-X52).")] = "bbn",
 ) -> None:
-    """Print the rulings R1-R37 with their house-rule keys and defaults, and the rule
-    sections results cite (also in docs/rules/bbn.md)."""
-    from sheetsync.app.rules_doc import SYSTEMS, print_rules
-    from sheetsync.rules.bbn.reference import RULINGS, find_ruling
+    """Print a rule system's rulings with their house-rule keys and defaults, and the rule
+    sections results cite (also in docs/rules/<system>.md)."""
+    from sheetsync.app.rules_doc import SYSTEMS, print_rules, reference
+    from sheetsync.core.registry import ALIASES
 
-    if system.strip().lower() not in SYSTEMS:
-        raise typer.BadParameter(f"{system!r} is not a rule system sheetsync runs: only bbn is built; "
-                                 "hexwar and exalted are not built yet", param_hint="--system")
+    key = system.strip().casefold()
+    key = ALIASES.get(key, key)
+    if key not in SYSTEMS:
+        known = "; ".join(f"{k} ({what})" for k, what in SYSTEMS.items())
+        raise typer.BadParameter(f"{system!r} is not a rule system sheetsync runs: the systems are {known}",
+                                 param_hint="--system")
+    ref = reference(key)
     found = None
     if ruling is not None:
-        found = find_ruling(ruling)
+        found = ref.find(ruling)
         if found is None:
-            raise typer.BadParameter(f"{ruling!r} is not a ruling: they run from R1 to R{RULINGS[-1].number}",
-                                     param_hint="RULING")
-    print_rules(console, found)
+            hint = f" (sheetsync rules --system {key})"
+            for k in SYSTEMS:  # "X35" typed without --system exalted: say where it is
+                other = reference(k).find(ruling) if k != key and not ruling.strip().isdigit() else None
+                if other is not None:
+                    hint = f"; {other.ref} is a ruling of --system {k}: sheetsync rules --system {k} {other.ref}"
+                    break
+            raise typer.BadParameter(f"{ruling!r} is not a ruling of {ref.title}: its rulings are "
+                                     f"{ref.keys_listed()}{hint}", param_hint="RULING")
+    print_rules(console, found, key)
 
 
 @app.command(short_help="The battle file's JSON Schema.")
