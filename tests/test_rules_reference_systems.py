@@ -259,7 +259,7 @@ def test_issue22_cli_rules_key_of_another_system_says_which() -> None:
 # -- --help texts and the README ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", ["template", "build", "rules"])
+@pytest.mark.parametrize("command", ["template", "build", "rules", "schema"])
 def test_issue22_help_names_all_three_systems(command: str) -> None:
     res = runner.invoke(app, [command, "--help"])
     assert res.exit_code == 0, res.output
@@ -299,3 +299,110 @@ def test_issue22_docs_house_rules_example_loads(system: str) -> None:
     battle = rule_system.load(data, f"docs/rules/{system}.md")
     for key, value in example["house_rules"].items():
         assert getattr(battle.house_rules, key) == value, key
+
+
+# -- sheetsync schema --system -------------------------------------------------------------------
+
+
+def _schema(system: str) -> dict[str, Any]:
+    from importlib import import_module
+
+    schema: dict[str, Any] = import_module(f"sheetsync.rules.{system}.file_schema").battle_file_schema()
+    return schema
+
+
+def _example(system: str) -> dict[str, Any]:
+    import yaml
+
+    from sheetsync.core.registry import find_system
+
+    data = yaml.safe_load(find_system(system).example_data())
+    assert isinstance(data, dict)
+    return data
+
+
+@pytest.mark.parametrize("system", NEW)
+def test_issue22_cli_schema_system_prints_the_battle_file_schema(system: str) -> None:
+    res = runner.invoke(app, ["schema", "--system", system])
+    assert res.exit_code == 0, res.output
+    schema = json.loads(res.output)
+    assert schema == _schema(system)
+    assert schema["$schema"].endswith("2020-12/schema") and schema["additionalProperties"] is False
+    assert schema["properties"]["system"]["const"] == system
+    assert schema["properties"]["house_rules"]["$ref"].endswith("/HouseRules")
+
+
+def test_issue22_cli_schema_unknown_system_is_refused_plainly(monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from sheetsync.app.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["sheetsync", "schema", "--system", "chess"])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 1 and out == ""
+    assert "there is no rule system 'chess'" in err and "bbn, hexwar, exalted" in err
+    assert "Traceback" not in err
+
+
+def test_h1_h4_hexwar_schema_covers_every_key_the_loader_reads() -> None:
+    from sheetsync.rules.hexwar.loader import TOP_KEYS, TURN_KEYS, UNIT_KEYS
+
+    schema = _schema("hexwar")
+    assert set(schema["properties"]) == TOP_KEYS
+    assert set(schema["$defs"]["FileUnit"]["properties"]) == UNIT_KEYS
+    assert set(schema["$defs"]["FileTurn"]["properties"]) == TURN_KEYS
+    assert schema["required"] == ["map", "units"]
+
+
+def test_x1_x11_exalted_schema_covers_every_key_the_loader_reads() -> None:
+    from sheetsync.rules.exalted.loader import DICE_KEYS, SPECIAL_KEYS, TOP_KEYS, UNIT_EXTRA_KEYS
+    from sheetsync.rules.exalted.models import UnitSpec
+
+    schema = _schema("exalted")
+    assert set(schema["properties"]) == TOP_KEYS
+    assert set(schema["$defs"]["FileUnit"]["properties"]) == set(UnitSpec.model_fields) | UNIT_EXTRA_KEYS
+    assert set(schema["$defs"]["SpecialCharacters"]["properties"]) == SPECIAL_KEYS
+    assert set(DICE_KEYS) <= set(schema["$defs"]["Order"]["properties"])
+    assert set(schema["required"]) == {"system", "units"}
+
+
+@pytest.mark.parametrize("system", NEW)
+def test_issue22_schema_is_valid_and_the_example_and_a_resolved_battle_validate(system: str) -> None:
+    import jsonschema
+
+    from sheetsync.core.registry import find_system
+
+    schema = _schema(system)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    example = _example(system)
+    assert list(validator.iter_errors(example)) == []
+    rule_system = find_system(system)
+    step = rule_system.resolve_file(rule_system.load(example, "the example"))
+    resolved = json.loads(json.dumps(rule_system.dump(step.battle)))
+    assert [e.message for e in validator.iter_errors(resolved)] == []
+
+
+@pytest.mark.parametrize(("system", "change", "where"), [
+    ("hexwar", lambda d: d.update(terrain="desert"), "terrain"),
+    ("hexwar", lambda d: d["units"][0].pop("hex"), "hex"),
+    ("hexwar", lambda d: d["units"][0].update(size="platoon"), "platoon"),
+    ("hexwar", lambda d: d.update(house_rules={"charge_by": "speed"}), "speed"),
+    ("exalted", lambda d: d.update(weather="hot"), "weather"),
+    ("exalted", lambda d: d["orders"][0].update(action="Dance"), "Dance"),
+    ("exalted", lambda d: d["units"][0].update(special_characters={"wizards": []}), "wizards"),
+    ("exalted", lambda d: d.update(house_rules={"rout_dice": "never"}), "never"),
+])
+def test_issue22_schema_refuses_what_the_loader_refuses(system: str, change: Any, where: str) -> None:
+    import jsonschema
+
+    from sheetsync.core.registry import find_system
+    from sheetsync.errors import InputError
+
+    data = _example(system)
+    change(data)
+    errors = list(jsonschema.Draft202012Validator(_schema(system)).iter_errors(data))
+    assert errors and any(where in e.message for e in errors), [e.message for e in errors]
+    with pytest.raises(InputError):
+        find_system(system).load(data, "the changed example")

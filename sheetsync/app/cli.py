@@ -1091,12 +1091,17 @@ def rules_reference(
     print_rules(console, found, key)
 
 
-@app.command(short_help="The battle file's JSON Schema.")
-def schema() -> None:
-    """Print the JSON Schema of a battle file (YAML or JSON), built from the models."""
-    from sheetsync.rules.bbn.file_schema import battle_file_schema
+@app.command(short_help="A rule system's battle file JSON Schema.")
+def schema(system_name: SystemOpt = "bbn") -> None:
+    """Print the JSON Schema of a rule system's battle file (YAML or JSON), built from the
+    models: bbn (Baltimore by Night battalion combat, the default; no system: key), hexwar
+    (the hex wargame, system: hexwar) or exalted (Exalted 2e mass combat, system: exalted)."""
+    from importlib import import_module
 
-    _print_json(battle_file_schema())
+    from sheetsync.core.registry import find_system
+
+    system = find_system(system_name)  # an unknown name is refused, listing the systems
+    _print_json(import_module(f"sheetsync.rules.{system.id}.file_schema").battle_file_schema())
 
 
 @app.command("map", short_help="Draw a hex battle's map as a PNG.")
