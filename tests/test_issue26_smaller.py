@@ -123,3 +123,70 @@ def test_issue26_markdown_escape_helper_blocks_every_construct() -> None:
     # GitHub links bare "www." and "scheme://" text; an escape in the middle stops it
     assert md_escape("www.evil.com") == "www\\.evil.com" and md_escape("https://e.com") == "https\\://e.com"
     assert md_escape("Tasks 5.2 (d10 7 + 18 = 25)") == "Tasks 5.2 (d10 7 + 18 = 25)"
+
+
+# --------------------------------------------------------------------------- capacity figures
+
+
+def _hex_battle(units: int) -> dict[str, Any]:
+    """``units`` hex units, one a hex, on a map 20 columns wide; no orders typed."""
+    cols = 20
+    return {"system": "hexwar", "seed": 1, "map": {"columns": cols, "rows": -(-units // cols)},
+            "units": [{"name": f"U{i}", "side": "Party" if i % 2 else "Enemy", "counter": "3 - 3 - 1 - 1",
+                       "hex": f"{i % cols + 1:02d}{i // cols + 1:02d}"} for i in range(units)],
+            "turn": {"initiative": "Party", "moves": [], "attacks": []}}
+
+
+def _exalted_battle(units: int) -> dict[str, Any]:
+    """The Exalted tracker tests' battle with its mob copied until it has ``units`` units,
+    each with its own commander; no orders typed."""
+    import copy
+
+    from test_exalted_tracker import FILE
+
+    data = copy.deepcopy(FILE)
+    mob, boss = data["units"][1], data["characters"][2]
+    data["orders"], data["units"] = [], [data["units"][0]]
+    for i in range(units - 1):
+        data["units"].append({**{k: v for k, v in mob.items() if k != "named_members"},
+                              "name": f"Mob {i}", "commander": f"Boss {i}"})
+        data["characters"].append({**boss, "name": f"Boss {i}"})
+    return data
+
+
+def test_issue26_capacity_figures_headroom_never_refuses_a_battle_that_fits() -> None:
+    """The issue's 267 hex units (401 with headroom) and 150 Exalted units with 400
+    characters fit: the headroom stops at the limit instead of refusing the battle."""
+    from sheetsync.app import exalted_tracker, hexwar_tracker
+    from sheetsync.rules.exalted.sheet import MAX_CAPACITY as EX_MAX
+    from sheetsync.rules.exalted.system import SYSTEM as EXALTED
+    from sheetsync.rules.hexwar.sheet import MAX_CAPACITY as HEX_MAX
+    from sheetsync.rules.hexwar.system import SYSTEM as HEXWAR
+
+    cap = hexwar_tracker.capacity_for(HEXWAR.load(_hex_battle(267), "x"))
+    assert cap["units"] == HEX_MAX["units"] and (cap["moves"], cap["attacks"]) == (2 * 267, 267)
+    data = _exalted_battle(150)
+    data["characters"] += [{"name": f"Member {i}", "role": "member"} for i in range(400 - len(data["characters"]))]
+    cap = exalted_tracker.capacity_for(EXALTED.load(data, "x"))
+    assert (cap["units"], cap["characters"], cap["orders"]) == (EX_MAX["units"], EX_MAX["characters"], 10 * 150)
+
+
+@pytest.mark.parametrize(("system", "limit"), [("hexwar", 400), ("exalted", 200)])
+def test_issue26_capacity_figures_at_the_limit_makes_a_tracker_past_it_names_the_right_number(
+        system: str, limit: int, tmp_path: Path) -> None:
+    from importlib import import_module
+
+    max_units = import_module(f"sheetsync.rules.{system}.sheet").MAX_CAPACITY["units"]
+    assert max_units == limit
+    make = _hex_battle if system == "hexwar" else _exalted_battle
+    fits, past = tmp_path / "fits.yaml", tmp_path / "past.yaml"
+    fits.write_text(yaml.safe_dump(make(limit)), encoding="utf-8")
+    past.write_text(yaml.safe_dump(make(limit + 1)), encoding="utf-8")
+    out = tmp_path / "fits.xlsx"
+    _ok(["new", str(out), "--from", str(fits)])
+    last = "U399" if system == "hexwar" else "Mob 198"
+    assert last in _ok(["status", str(out)]).output  # the last unit is in the tracker and reads back
+    res = runner.invoke(app, ["new", str(tmp_path / "past.xlsx"), "--from", str(past)])
+    assert res.exit_code != 0
+    assert f"units: a tracker holds at most {limit} units; this battle needs {limit + 1}" in str(res.exception) + res.output
+    assert not (tmp_path / "past.xlsx").exists()
