@@ -190,3 +190,56 @@ def test_issue26_capacity_figures_at_the_limit_makes_a_tracker_past_it_names_the
     assert res.exit_code != 0
     assert f"units: a tracker holds at most {limit} units; this battle needs {limit + 1}" in str(res.exception) + res.output
     assert not (tmp_path / "past.xlsx").exists()
+
+
+# --------------------------------------------------------------------------- not a regular file
+
+_FIFO_DRIVER = """
+import json, sys
+from typer.testing import CliRunner
+from sheetsync.app.cli import app
+runner = CliRunner()
+out = []
+for args in json.loads(sys.argv[1]):
+    res = runner.invoke(app, args)
+    out.append([res.exit_code, str(res.exception) + res.output])
+print(json.dumps(out))
+"""
+
+
+def test_issue26_fifo_is_refused(tmp_path: Path) -> None:
+    """A FIFO named like a workbook, a battle file or a CSV is refused by every command
+    before anything opens it (opening one waits for a writer that never comes).  The
+    commands run in a child process with a deadline, so a regression fails instead of
+    hanging the suite; no lock file or anything else is left beside the FIFO."""
+    import json
+    import os
+    import stat
+    import subprocess
+    import sys
+
+    for name in ("battle.xlsx", "battle.yaml", "chars.csv"):
+        os.mkfifo(tmp_path / name)
+    (tmp_path / "folder.xlsx").mkdir()
+    book, data, csv = (str(tmp_path / n) for n in ("battle.xlsx", "battle.yaml", "chars.csv"))
+    commands = [["status", book], ["check", book], ["export", book], ["pools", book], ["report", book],
+                ["forecast", book], ["resolve", book], ["undo", book], ["build", book], ["end", book],
+                ["aftermath", book], ["template", book], ["status", data], ["check", data], ["resolve", data],
+                ["report", data], ["new", str(tmp_path / "new.xlsx"), "--from", data],
+                ["map", data, "--png", str(tmp_path / "map.png")], ["status", str(tmp_path / "folder.xlsx")],
+                ["import", csv, "--into", str(tmp_path / "new.yaml")]]
+    proc = subprocess.run([sys.executable, "-c", _FIFO_DRIVER, json.dumps(commands)], capture_output=True,
+                          text=True, timeout=240, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads(proc.stdout)
+    for args, (code, output) in zip(commands, results, strict=True):
+        assert code == 1, (args, output)
+        if "folder.xlsx" in args[1]:
+            assert "folder.xlsx is a folder, not a file" in output
+        elif args[1] == csv:
+            assert "chars.csv: is not a regular file" in output, output
+        else:
+            assert "is a FIFO (named pipe), not a file" in output and "Nothing was read or written" in output, \
+                (args, output)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["battle.xlsx", "battle.yaml", "chars.csv", "folder.xlsx"]
+    assert all(stat.S_ISFIFO((tmp_path / n).stat().st_mode) for n in ("battle.xlsx", "battle.yaml", "chars.csv"))

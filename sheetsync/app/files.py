@@ -12,7 +12,9 @@ Every file sheetsync writes goes through :func:`atomic_write_bytes`:
 - a symbolic link is written through: the link stays a link, and its target is replaced
   (the temporary file and the ``.bak`` sit beside the target, on the target's file system);
 - a file without its owner's write permission (``chmod 444``) is refused, not replaced;
-- a missing folder is an error that names it.
+- a missing folder is an error that names it;
+- a path that is not a regular file (a FIFO, a folder, a device, a socket) is refused
+  before anything opens it (:func:`refuse_special_file`): opening a FIFO waits forever.
 
 :func:`file_lock` serializes the steps on one workbook between processes (an OS-level lock
 on ``.NAME.lock`` beside the target; the lock goes with the process, so a killed step never
@@ -51,6 +53,7 @@ __all__ = [
     "lock_path",
     "read_data_file",
     "refuse_existing",
+    "refuse_special_file",
     "target_of",
     "whole_or_text",
 ]
@@ -95,6 +98,26 @@ def refuse_existing(path: Path, force: bool) -> None:
                            f"{path.name}.bak)")
 
 
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def refuse_special_file(path: Path) -> None:
+    """Refuse ``path`` if it exists and is not a regular file (issue 26): a FIFO would make
+    the first read wait forever, a device would be read without end, a folder can't be
+    read at all.  Only ``stat`` is used (a symbolic link counts as what it points to), so
+    nothing is opened; a path that does not exist is left to the caller."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return
+    if stat.S_ISREG(mode):
+        return
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    raise BackendError(f"{path} is {kind}, not a file: sheetsync reads and writes only regular files. "
+                       "Nothing was read or written")
+
+
 def whole_or_text(digits: str) -> int | str:
     """A whole number, or its text when Python refuses to convert that many digits; the
     battle-file loader then reports it at its path instead of crashing here."""
@@ -137,6 +160,7 @@ def _load_yaml(text: str) -> Any:
 
 def read_data_file(path: Path) -> Any:
     """Parse a YAML or JSON file; a syntax error names the line and column."""
+    refuse_special_file(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -185,6 +209,7 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
     :class:`BackendError`, and nothing has been read or written."""
     from filelock import FileLock, Timeout
 
+    refuse_special_file(path)
     lock_file = lock_path(path)
     if not lock_file.parent.is_dir():
         raise BackendError(f"{path}: the folder {lock_file.parent} does not exist; create it first. "
@@ -307,6 +332,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, backup: bool = False) -> None
     folder = target.parent
     if not folder.is_dir():
         raise BackendError(f"{path}: the folder {folder} does not exist; create it first. Nothing was written")
+    refuse_special_file(target)
     _refuse_read_only(path, target)
     clear_stale_temps(target)
     try:

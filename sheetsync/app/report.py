@@ -192,10 +192,17 @@ def is_gsheet(source: str) -> bool:
 
 
 def _checked_path(source: str) -> Path:
-    from sheetsync.app.files import BATTLE_SUFFIXES, WORKBOOK_SUFFIXES, check_suffix
+    from sheetsync.app.files import (
+        BATTLE_SUFFIXES,
+        WORKBOOK_SUFFIXES,
+        check_suffix,
+        refuse_special_file,
+    )
 
     path = Path(source)
     check_suffix(path, BATTLE_SUFFIXES + WORKBOOK_SUFFIXES, "a battle file, a tracker workbook or a Google Sheet's URL")
+    if not path.is_dir():
+        refuse_special_file(path)
     if not path.is_file():
         what = "is a folder, not a file" if path.is_dir() else "does not exist"
         raise InputError([Problem(str(path), f"{what}; nothing was written")])

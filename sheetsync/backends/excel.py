@@ -240,6 +240,9 @@ class ExcelBackend:
                 raise BackendError(f"{self.path}: no such workbook")
             if self.path.is_dir():
                 raise BackendError(f"{self.path} is a folder, not a workbook")
+            from sheetsync.app.files import refuse_special_file
+
+            refuse_special_file(self.path)  # a FIFO would hang the read (issue 26)
             check_workbook_parts(self.path)
             try:
                 with warnings.catch_warnings():
