@@ -243,3 +243,90 @@ def test_issue26_fifo_is_refused(tmp_path: Path) -> None:
                 (args, output)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["battle.xlsx", "battle.yaml", "chars.csv", "folder.xlsx"]
     assert all(stat.S_ISFIFO((tmp_path / n).stat().st_mode) for n in ("battle.xlsx", "battle.yaml", "chars.csv"))
+
+
+# --------------------------------------------------------------------------- read-only file system
+
+
+@pytest.fixture
+def read_only_folder(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Make a folder behave as on a read-only file system: every call that would create,
+    change or remove something in it fails with ``EROFS``, as the kernel's does (as root,
+    permission bits alone would not stop a write).  Returns the function that turns it on."""
+    import errno
+    import os
+
+    real = {name: getattr(os, name) for name in ("open", "mkdir", "replace", "rename", "unlink", "remove",
+                                                  "chmod", "utime", "rmdir")}
+    writes = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+    def on(folder: Path) -> None:
+        root = str(folder.resolve())
+
+        def inside(path: Any) -> bool:
+            try:
+                return os.path.realpath(os.fspath(path)).startswith(root)
+            except TypeError:  # a file descriptor
+                return False
+
+        def refuse(path: Any) -> None:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), os.fspath(path))
+
+        def fake_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+            if flags & writes and inside(path):
+                refuse(path)
+            return real["open"](path, flags, *args, **kwargs)
+
+        def guard(name: str) -> Any:
+            def call(path: Any, *args: Any, **kwargs: Any) -> Any:
+                if inside(path) or (args and isinstance(args[0], (str, os.PathLike)) and inside(args[0])):
+                    refuse(path)
+                return real[name](path, *args, **kwargs)
+            return call
+
+        monkeypatch.setattr(os, "open", fake_open)
+        for name in real:
+            if name != "open":
+                monkeypatch.setattr(os, name, guard(name))
+
+    return on
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_issue26_read_only_file_system_reading_commands_work_writing_ones_are_refused(
+        tmp_path: Path, read_only_folder: Any) -> None:
+    """On a read-only file system the step lock can't be created; commands that only read
+    need none and work (status, check, export, pools, report to the terminal, aftermath),
+    on a tracker and on a battle file.  Commands that write are
+    refused with a message that names the read-only file system, and nothing changes."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    book, data = folder / "battle.xlsx", folder / "battle.yaml"
+    data.write_text(example_path().read_text(encoding="utf-8"), encoding="utf-8")
+    _ok(["new", str(book), "--from", str(data)])
+    _ok(["resolve", str(book)])
+    for extra in folder.glob(".*.lock"):
+        extra.unlink()
+    for extra in folder.glob("*.bak"):
+        extra.unlink()
+    before = _snapshot(folder)
+    read_only_folder(folder)
+    with pytest.raises(OSError):
+        (folder / ".probe").touch()  # the simulation holds
+    assert "Ghoul Pack" in _ok(["status", str(book)]).output
+    assert "Ghoul Pack" in _ok(["status", str(data)]).output
+    assert "Ghoul Pack" in _ok(["export", str(book)]).output
+    assert "Ghoul Pack" in _ok(["pools", str(book)]).output
+    assert "Ghoul Pack" in _ok(["report", str(book)]).output
+    assert "Ghoul Pack" in _ok(["aftermath", str(book)]).output
+    assert "none is refused" in _ok(["check", str(data)]).output
+    res = runner.invoke(app, ["check", str(book)])  # phase 2 has no orders: refused for that reason alone
+    assert "no pending orders" in str(res.exception) + res.output
+    for args in (["undo", str(book)], ["resolve", str(data), "--out", str(folder / "after.yaml")]):
+        res = runner.invoke(app, args)
+        assert res.exit_code != 0, args
+        assert "is on a read-only file system; nothing was written" in str(res.exception) + res.output, args
+    assert _snapshot(folder) == before

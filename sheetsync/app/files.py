@@ -18,12 +18,15 @@ Every file sheetsync writes goes through :func:`atomic_write_bytes`:
 
 :func:`file_lock` serializes the steps on one workbook between processes (an OS-level lock
 on ``.NAME.lock`` beside the target; the lock goes with the process, so a killed step never
-leaves the workbook locked).
+leaves the workbook locked).  Where the folder can't be written at all (a read-only file
+system), no lock is needed to read, and none is taken: commands that only read work there,
+and a save is refused with a message that says so.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -202,6 +205,16 @@ _locks: dict[str, Any] = {}
 _locks_guard = threading.Lock()
 
 
+def _unwritable_folder(exc: OSError, folder: Path) -> bool:
+    """Whether ``exc`` (taking a lock in ``folder``) means the folder can't be written at
+    all: a read-only file system, or a folder whose permissions shut this user out.  A
+    lock file another user owns, in a folder this user may write, is not that: the
+    workbook could then be replaced meanwhile, so the step is refused instead."""
+    if exc.errno == errno.EROFS:
+        return True
+    return exc.errno in (errno.EACCES, errno.EPERM) and not os.access(folder, os.W_OK)
+
+
 @contextlib.contextmanager
 def file_lock(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
     """Hold the OS-level lock of the steps on ``path`` (re-entrant within a thread; other
@@ -219,6 +232,7 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
         lock = _locks.get(key)
         if lock is None:
             lock = _locks[key] = FileLock(key)
+    held = True
     try:
         lock.acquire(timeout=timeout)
     except Timeout:
@@ -226,12 +240,18 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
                            f"{timeout:g} s (lock {lock_file.name}); nothing was read or written. Wait for it "
                            "to finish, then run this step again") from None
     except OSError as exc:
-        raise BackendError(f"{path}: can't take the lock {lock_file} ({exc.strerror or exc}); "
-                           "nothing was written") from None
+        if not _unwritable_folder(exc, lock_file.parent):
+            raise BackendError(f"{path}: can't take the lock {lock_file} ({exc.strerror or exc}); "
+                               "nothing was written") from None
+        # issue 26: on a read-only file system (or a folder this user may not write) no
+        # step of this user can replace the file, so a step that only reads needs no lock;
+        # one that writes is refused when it saves (atomic_write_bytes), before any change
+        held = False
     try:
         yield
     finally:
-        lock.release()
+        if held:
+            lock.release()
 
 
 def _temp_pattern(name: str) -> re.Pattern[str]:
@@ -338,6 +358,10 @@ def atomic_write_bytes(path: Path, data: bytes, *, backup: bool = False) -> None
     try:
         fd, tmp = _mkstemp(target)
     except OSError as exc:
+        if exc.errno == errno.EROFS:
+            raise BackendError(f"{path}: {folder} is on a read-only file system; nothing was written. Commands "
+                               "that only read (status, check, export, report, pools) work there; write the "
+                               "result elsewhere (resolve --out) or make the file system writable") from None
         raise BackendError(f"{path}: can't write in {folder} ({exc.strerror}); nothing was written") from None
     try:
         mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
