@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from sheetsync.app.cli import app
 from sheetsync.app.files import example_path
 from sheetsync.app.report import md_escape
+from sheetsync.errors import SheetSyncError
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent
@@ -330,3 +331,71 @@ def test_issue26_read_only_file_system_reading_commands_work_writing_ones_are_re
         assert res.exit_code != 0, args
         assert "is on a read-only file system; nothing was written" in str(res.exception) + res.output, args
     assert _snapshot(folder) == before
+
+
+# --------------------------------------------------------------------------- packages openpyxl refuses
+
+
+def _damaged_packages(good: bytes) -> dict[str, tuple[bytes, str]]:
+    """A tracker's package damaged in the ways openpyxl refuses, each with the words the
+    refusal must hold (the part it names)."""
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(good)) as z:
+        parts = {i.filename: z.read(i) for i in z.infolist()}
+
+    def build(mod: dict[str, bytes]) -> bytes:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+            for name, data in mod.items():
+                z.writestr(name, data)
+        return buf.getvalue()
+
+    def without(name: str) -> bytes:
+        return build({k: v for k, v in parts.items() if k != name})
+
+    def cut(name: str) -> bytes:  # the part's XML loses its last characters
+        return build({**parts, name: parts[name][:-12]})
+
+    no_book_type = re.sub(rb'<Override[^>]*PartName="/xl/workbook.xml"[^>]*/>', b"", parts["[Content_Types].xml"])
+    return {
+        "no content types": (without("[Content_Types].xml"), "[Content_Types].xml is missing"),
+        "content types not XML": (cut("[Content_Types].xml"), "[Content_Types].xml is not well-formed XML"),
+        "no workbook type": (build({**parts, "[Content_Types].xml": no_book_type}),
+                             "[Content_Types].xml names no workbook part"),
+        "no workbook part": (without("xl/workbook.xml"), "xl/workbook.xml is missing"),
+        "workbook not XML": (cut("xl/workbook.xml"), "xl/workbook.xml"),
+        "no workbook relationships": (without("xl/_rels/workbook.xml.rels"), "the sheet 'Battle' is damaged"),
+        "properties not XML": (cut("docProps/core.xml"), "docProps/core.xml is not well-formed XML"),
+        "sheet relationships not XML": (cut("xl/worksheets/_rels/sheet1.xml.rels"),
+                                        "xl/worksheets/_rels/sheet1.xml.rels is not well-formed XML"),
+        "drawing not XML": (cut("xl/drawings/drawing1.xml"), "xl/drawings/drawing1.xml is not well-formed XML"),
+        "chart not XML": (cut("xl/charts/chart1.xml"), "xl/charts/chart1.xml is not well-formed XML"),
+        "not a zip": (b"PK\x03\x04 not really a workbook" * 64, "is not a zip file"),
+    }
+
+
+def test_issue26_packages_openpyxl_refuses_are_refused(tmp_path: Path) -> None:
+    """Each damaged package: openpyxl's load_workbook refuses it; sheetsync's reading and
+    writing commands (which take the fast package path) refuse it too, naming the part,
+    and the file stays byte for byte as it was, with no .bak made."""
+    import io
+
+    import openpyxl
+
+    book = tmp_path / "good.xlsx"
+    _ok(["new", str(book), "--from", str(example_path())])
+    for case, (data, words) in _damaged_packages(book.read_bytes()).items():
+        with pytest.raises(Exception):  # noqa: B017 - openpyxl raises whatever its parser raises
+            openpyxl.load_workbook(io.BytesIO(data))
+        path = tmp_path / f"{case.replace(' ', '-')}.xlsx"
+        path.write_bytes(data)
+        for command in ("status", "resolve"):
+            res = runner.invoke(app, [command, str(path)])
+            message = str(res.exception) + res.output
+            assert res.exit_code != 0 and isinstance(res.exception, SheetSyncError), (case, command, message)
+            assert words in message, (case, command, message)
+            if case != "not a zip":  # the workbook loader's own refusal, which predates this issue
+                assert "nothing was written" in message.lower(), (case, command, message)
+            assert path.read_bytes() == data and not path.with_name(path.name + ".bak").exists(), case

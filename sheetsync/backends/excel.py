@@ -279,7 +279,7 @@ class ExcelBackend:
                     raise PackageFallback("no such file")  # openpyxl's path names the trouble
                 data = self.path.read_bytes()
                 check_workbook_parts(self.path, data)
-                self._pkg = XlsxPackage(data)
+                self._pkg = XlsxPackage(data, str(self.path))  # checked as openpyxl loads it (issue 26)
             except (*FALLBACK_ERRORS, OSError):
                 self._openpyxl_only = True
                 return None
