@@ -184,9 +184,9 @@ def test_issue26_capacity_figures_at_the_limit_makes_a_tracker_past_it_names_the
     fits.write_text(yaml.safe_dump(make(limit)), encoding="utf-8")
     past.write_text(yaml.safe_dump(make(limit + 1)), encoding="utf-8")
     out = tmp_path / "fits.xlsx"
-    _ok(["new", str(out), "--from", str(fits)])
-    last = "U399" if system == "hexwar" else "Mob 198"
-    assert last in _ok(["status", str(out)]).output  # the last unit is in the tracker and reads back
+    assert f"{limit} units" in _ok(["new", str(out), "--from", str(fits)]).output
+    if system == "hexwar":  # the last unit is in the tracker and reads back (one system is enough: it is slow)
+        assert "U399" in _ok(["status", str(out)]).output
     res = runner.invoke(app, ["new", str(tmp_path / "past.xlsx"), "--from", str(past)])
     assert res.exit_code != 0
     assert f"units: a tracker holds at most {limit} units; this battle needs {limit + 1}" in str(res.exception) + res.output
