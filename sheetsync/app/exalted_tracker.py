@@ -775,18 +775,20 @@ def _load_into(lay: Any, battle: Battle, rd: _Read) -> tuple[StepReport, list[Ra
 
 def capacity_for(battle: Battle) -> dict[str, int]:
     """A tracker with room for ``battle``: half as many units and characters again (for
-    reinforcements typed later), ten orders a unit, its sides.  A battle past
-    :data:`~sheetsync.rules.exalted.sheet.MAX_CAPACITY` is refused naming the limit."""
+    reinforcements typed later), ten orders a unit, its sides.  The headroom stops at
+    :data:`~sheetsync.rules.exalted.sheet.MAX_CAPACITY`; only a battle that itself holds
+    more than that is refused, naming the limit and what the battle has (issue 26)."""
     from sheetsync.rules.exalted.sheet import CAPACITY, MAX_CAPACITY
 
     units = len(battle.units)
-    want = {"units": -(-units * 3 // 2), "characters": -(-len(battle.characters) * 3 // 2),
-            "orders": max(10 * units, len(battle.orders)), "ticks": CAPACITY["ticks"],
-            "sides": len({u.spec.side for u in battle.units})}
-    too_big = [Problem(key, f"a tracker holds at most {MAX_CAPACITY[key]} {key}; this battle needs {need}")
-               for key, need in want.items() if need > MAX_CAPACITY[key]]
+    need = {"units": units, "characters": len(battle.characters), "orders": len(battle.orders),
+            "ticks": CAPACITY["ticks"], "sides": len({u.spec.side for u in battle.units})}
+    too_big = [Problem(key, f"a tracker holds at most {MAX_CAPACITY[key]} {key}; this battle needs {n}")
+               for key, n in need.items() if n > MAX_CAPACITY[key]]
     _raise(too_big)
-    return {key: max(CAPACITY[key], need) for key, need in want.items()}
+    want = {**need, "units": -(-units * 3 // 2), "characters": -(-need["characters"] * 3 // 2),
+            "orders": max(10 * units, need["orders"])}
+    return {key: min(MAX_CAPACITY[key], max(CAPACITY[key], n)) for key, n in want.items()}
 
 
 class ExaltedSteps(LayoutSteps):

@@ -12,16 +12,21 @@ Every file sheetsync writes goes through :func:`atomic_write_bytes`:
 - a symbolic link is written through: the link stays a link, and its target is replaced
   (the temporary file and the ``.bak`` sit beside the target, on the target's file system);
 - a file without its owner's write permission (``chmod 444``) is refused, not replaced;
-- a missing folder is an error that names it.
+- a missing folder is an error that names it;
+- a path that is not a regular file (a FIFO, a folder, a device, a socket) is refused
+  before anything opens it (:func:`refuse_special_file`): opening a FIFO waits forever.
 
 :func:`file_lock` serializes the steps on one workbook between processes (an OS-level lock
 on ``.NAME.lock`` beside the target; the lock goes with the process, so a killed step never
-leaves the workbook locked).
+leaves the workbook locked).  Where the folder can't be written at all (a read-only file
+system), no lock is needed to read, and none is taken: commands that only read work there,
+and a save is refused with a message that says so.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -51,6 +56,7 @@ __all__ = [
     "lock_path",
     "read_data_file",
     "refuse_existing",
+    "refuse_special_file",
     "target_of",
     "whole_or_text",
 ]
@@ -95,6 +101,26 @@ def refuse_existing(path: Path, force: bool) -> None:
                            f"{path.name}.bak)")
 
 
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def refuse_special_file(path: Path) -> None:
+    """Refuse ``path`` if it exists and is not a regular file (issue 26): a FIFO would make
+    the first read wait forever, a device would be read without end, a folder can't be
+    read at all.  Only ``stat`` is used (a symbolic link counts as what it points to), so
+    nothing is opened; a path that does not exist is left to the caller."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return
+    if stat.S_ISREG(mode):
+        return
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    raise BackendError(f"{path} is {kind}, not a file: sheetsync reads and writes only regular files. "
+                       "Nothing was read or written")
+
+
 def whole_or_text(digits: str) -> int | str:
     """A whole number, or its text when Python refuses to convert that many digits; the
     battle-file loader then reports it at its path instead of crashing here."""
@@ -137,6 +163,7 @@ def _load_yaml(text: str) -> Any:
 
 def read_data_file(path: Path) -> Any:
     """Parse a YAML or JSON file; a syntax error names the line and column."""
+    refuse_special_file(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -178,6 +205,16 @@ _locks: dict[str, Any] = {}
 _locks_guard = threading.Lock()
 
 
+def _unwritable_folder(exc: OSError, folder: Path) -> bool:
+    """Whether ``exc`` (taking a lock in ``folder``) means the folder can't be written at
+    all: a read-only file system, or a folder whose permissions shut this user out.  A
+    lock file another user owns, in a folder this user may write, is not that: the
+    workbook could then be replaced meanwhile, so the step is refused instead."""
+    if exc.errno == errno.EROFS:
+        return True
+    return exc.errno in (errno.EACCES, errno.EPERM) and not os.access(folder, os.W_OK)
+
+
 @contextlib.contextmanager
 def file_lock(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
     """Hold the OS-level lock of the steps on ``path`` (re-entrant within a thread; other
@@ -185,6 +222,7 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
     :class:`BackendError`, and nothing has been read or written."""
     from filelock import FileLock, Timeout
 
+    refuse_special_file(path)
     lock_file = lock_path(path)
     if not lock_file.parent.is_dir():
         raise BackendError(f"{path}: the folder {lock_file.parent} does not exist; create it first. "
@@ -194,6 +232,7 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
         lock = _locks.get(key)
         if lock is None:
             lock = _locks[key] = FileLock(key)
+    held = True
     try:
         lock.acquire(timeout=timeout)
     except Timeout:
@@ -201,12 +240,18 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
                            f"{timeout:g} s (lock {lock_file.name}); nothing was read or written. Wait for it "
                            "to finish, then run this step again") from None
     except OSError as exc:
-        raise BackendError(f"{path}: can't take the lock {lock_file} ({exc.strerror or exc}); "
-                           "nothing was written") from None
+        if not _unwritable_folder(exc, lock_file.parent):
+            raise BackendError(f"{path}: can't take the lock {lock_file} ({exc.strerror or exc}); "
+                               "nothing was written") from None
+        # issue 26: on a read-only file system (or a folder this user may not write) no
+        # step of this user can replace the file, so a step that only reads needs no lock;
+        # one that writes is refused when it saves (atomic_write_bytes), before any change
+        held = False
     try:
         yield
     finally:
-        lock.release()
+        if held:
+            lock.release()
 
 
 def _temp_pattern(name: str) -> re.Pattern[str]:
@@ -307,11 +352,16 @@ def atomic_write_bytes(path: Path, data: bytes, *, backup: bool = False) -> None
     folder = target.parent
     if not folder.is_dir():
         raise BackendError(f"{path}: the folder {folder} does not exist; create it first. Nothing was written")
+    refuse_special_file(target)
     _refuse_read_only(path, target)
     clear_stale_temps(target)
     try:
         fd, tmp = _mkstemp(target)
     except OSError as exc:
+        if exc.errno == errno.EROFS:
+            raise BackendError(f"{path}: {folder} is on a read-only file system; nothing was written. Commands "
+                               "that only read (status, check, export, report, pools) work there; write the "
+                               "result elsewhere (resolve --out) or make the file system writable") from None
         raise BackendError(f"{path}: can't write in {folder} ({exc.strerror}); nothing was written") from None
     try:
         mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()

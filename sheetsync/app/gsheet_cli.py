@@ -67,6 +67,10 @@ def service_account_key(path: Path) -> dict[str, Any]:
 
     fix = ("Download a JSON key for the service account (Google Cloud console > IAM > "
            "Service accounts > Keys > Add key) and pass that file.")
+    from sheetsync.app.files import refuse_special_file
+
+    if not path.is_dir():  # a folder is named below, as before; a FIFO would hang the read
+        refuse_special_file(path)
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except FileNotFoundError:

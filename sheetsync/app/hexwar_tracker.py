@@ -608,21 +608,25 @@ _STEPS = {"build": _build, "resolve": _resolve, "undo": _undo, "end": _end}
 def capacity_for(battle: Battle) -> dict[str, int]:
     """A tracker with room for ``battle``: its map, half as many units again as it has (for
     reinforcements typed later), two moves and one attack a unit, its sides; the Map area
-    is exactly the battle's map.  A battle past
-    :data:`~sheetsync.rules.hexwar.sheet.MAX_CAPACITY` is refused naming the limit."""
+    is exactly the battle's map.  The headroom stops at
+    :data:`~sheetsync.rules.hexwar.sheet.MAX_CAPACITY`; only a battle that itself holds more
+    than that is refused, naming the limit and what the battle has (issue 26)."""
     from sheetsync.rules.hexwar.sheet import CAPACITY, MAX_CAPACITY
 
     units = len(battle.units)
-    want = {"units": -(-units * 3 // 2), "moves": max(2 * units, len(battle.orders.moves)),
-            "attacks": max(units, len(battle.orders.attacks)), "map_columns": battle.map.columns,
-            "map_rows": battle.map.rows, "sides": len(battle.sides)}
+    need = {"units": units, "moves": len(battle.orders.moves), "attacks": len(battle.orders.attacks),
+            "map_columns": battle.map.columns, "map_rows": battle.map.rows, "sides": len(battle.sides)}
     too_big = [Problem(key.replace("map_", "map."), f"a tracker holds at most {MAX_CAPACITY[key]} "
-                                                   f"{key.replace('_', ' ')}; this battle needs {need}")
-               for key, need in want.items() if need > MAX_CAPACITY[key]]
+                                                   f"{key.replace('_', ' ')}; this battle needs {n}")
+               for key, n in need.items() if n > MAX_CAPACITY[key]]
     if too_big:
         raise InputError(too_big)
-    # the Map area is drawn to the battle's own map; the tables keep at least a blank tracker's room
-    return {key: need if key.startswith("map_") else max(CAPACITY[key], need) for key, need in want.items()}
+    want = {**need, "units": -(-units * 3 // 2), "moves": max(2 * units, need["moves"]),
+            "attacks": max(units, need["attacks"])}
+    # the Map area is drawn to the battle's own map; the tables keep at least a blank
+    # tracker's room, and their headroom stops at the most a tracker holds
+    return {key: n if key.startswith("map_") else min(MAX_CAPACITY[key], max(CAPACITY[key], n))
+            for key, n in want.items()}
 
 
 def _load_into(lay: Any, battle: Battle, rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:

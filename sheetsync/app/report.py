@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -48,6 +49,7 @@ __all__ = [
     "account_of",
     "build_account",
     "load_source",
+    "md_escape",
     "svg_bar_chart",
     "svg_line_chart",
     "to_html",
@@ -190,10 +192,17 @@ def is_gsheet(source: str) -> bool:
 
 
 def _checked_path(source: str) -> Path:
-    from sheetsync.app.files import BATTLE_SUFFIXES, WORKBOOK_SUFFIXES, check_suffix
+    from sheetsync.app.files import (
+        BATTLE_SUFFIXES,
+        WORKBOOK_SUFFIXES,
+        check_suffix,
+        refuse_special_file,
+    )
 
     path = Path(source)
     check_suffix(path, BATTLE_SUFFIXES + WORKBOOK_SUFFIXES, "a battle file, a tracker workbook or a Google Sheet's URL")
+    if not path.is_dir():
+        refuse_special_file(path)
     if not path.is_file():
         what = "is a folder, not a file" if path.is_dir() else "does not exist"
         raise InputError([Problem(str(path), f"{what}; nothing was written")])
@@ -379,14 +388,38 @@ def svg_bar_chart(chart: Chart, width: int = 640, height: int = 260) -> str:
 # --------------------------------------------------------------------------- Markdown
 
 
-def _md_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("*", "\\*").replace("_", "\\_").replace("<", "&lt;")
+_MD_ANYWHERE = re.compile(r"([\\`*_{}\[\]<>!|~&@])")
+"""Characters that can open a link, an image, raw HTML, an autolink, emphasis, code or a
+table cell wherever they stand."""
+_MD_BLOCK_START = re.compile(r"^(\s*)([#+\-=]|\d+(?=[.)]))")
+"""What starts a heading, a list or a setext underline when it opens a line."""
+_MD_GFM_AUTOLINK = re.compile(r"(?i)(://|www\.)")
+
+
+def md_escape(text: str) -> str:
+    """``text`` (a name, or a line that holds names) as Markdown that shows exactly those
+    characters and can make nothing else (issue 26): no link, image, raw HTML, autolink or
+    emphasis, and no heading or list from its first character.  Line breaks become spaces,
+    so a name cannot start a block of its own.  Plain prose (``Tasks 5.2 (d10 7 + 18)``)
+    stays readable: parentheses, dots and dashes are escaped only where they could matter."""
+    text = " ".join(text.splitlines()) if ("\n" in text or "\r" in text) else text
+    text = _MD_ANYWHERE.sub(r"\\\1", text)
+    text = _MD_GFM_AUTOLINK.sub(lambda m: "\\://" if m.group(1) == "://" else m.group(1)[:3] + "\\.", text)
+    m = _MD_BLOCK_START.match(text)
+    if m is None:
+        return text
+    lead, mark = m.group(1), m.group(2)
+    if mark[0].isdigit():  # "1986. " or "3) " would start a numbered list: escape its dot
+        cut = m.end()
+        return text[:cut] + "\\" + text[cut:]
+    return lead + "\\" + text[len(lead):]
+
 
 
 def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
-    out = ["| " + " | ".join(_md_escape(str(h)) for h in headers) + " |",
+    out = ["| " + " | ".join(md_escape(str(h)) for h in headers) + " |",
            "|" + "|".join("---" for _ in headers) + "|"]
-    out += ["| " + " | ".join(_md_escape(str(c)) for c in row) + " |" for row in rows]
+    out += ["| " + " | ".join(md_escape(str(c)) for c in row) + " |" for row in rows]
     return out
 
 
@@ -406,48 +439,48 @@ def _split(step: StepBlock) -> tuple[list[Line], list[Line], list[Line]]:
 def to_markdown(acc: Account, *, images: bool = True) -> str:
     """The account as Markdown.  With ``images``, charts and pictures are embedded as
     ``data:`` URIs (a file that stands alone); every chart is also given as a table."""
-    out = [f"# After-action report: {_md_escape(acc.title)}", "",
-           f"*{acc.system_title}, from {_md_escape(acc.source)}*", ""]
+    out = [f"# After-action report: {md_escape(acc.title)}", "",
+           f"*{md_escape(acc.system_title)}, from {md_escape(acc.source)}*", ""]
     for note in acc.notes:
-        out += [f"> {_md_escape(note)}", ""]
+        out += [f"> {md_escape(note)}", ""]
     out += ["## Sides", ""]
     for side in acc.sides:
-        out += [f"### {_md_escape(side)}", ""]
+        out += [f"### {md_escape(side)}", ""]
         for g in (g for g in acc.groups if g.side == side):
-            details = f" ({_md_escape(g.details)})" if g.details else ""
-            out.append(f"- **{_md_escape(g.name)}**{details}: {_md_escape(', '.join(g.members))}")
+            details = f" ({md_escape(g.details)})" if g.details else ""
+            out.append(f"- **{md_escape(g.name)}**{details}: {md_escape(', '.join(g.members))}")
         out.append("")
     out += ["## What happened", ""]
     if not acc.steps:
         out += [f"No {acc.step_word} of this battle has been resolved yet.", ""]
     for step in acc.steps:
-        out += [f"### {_md_escape(step.title)}", ""]
+        out += [f"### {md_escape(step.title)}", ""]
         if step.problem:
-            out += [f"> {_md_escape(step.problem)}", ""]
+            out += [f"> {md_escape(step.problem)}", ""]
         notes, events, ends = _split(step)
-        out += [f"*{_md_escape(ln.text)}*" for ln in notes] + ([""] if notes else [])
-        out += [f"{n}. {_md_escape(ln.text)}" for n, ln in enumerate(events, 1)] + ([""] if events else [])
-        out += [f"- {_md_escape(ln.text)}" for ln in ends] + ([""] if ends else [])
+        out += [f"*{md_escape(ln.text)}*" for ln in notes] + ([""] if notes else [])
+        out += [f"{n}. {md_escape(ln.text)}" for n, ln in enumerate(events, 1)] + ([""] if events else [])
+        out += [f"- {md_escape(ln.text)}" for ln in ends] + ([""] if ends else [])
     if acc.heroes is not None:
         out += ["## Hero Moments", ""]
-        out += [f"- {_md_escape(ln.text)}" for ln in acc.heroes] or ["No Hero Moment was taken."]
+        out += [f"- {md_escape(ln.text)}" for ln in acc.heroes] or ["No Hero Moment was taken."]
         out.append("")
     out += ["## Casualties", ""]
-    out += [f"- {_md_escape(ln.text)}" for ln in acc.casualties] or ["No casualties."]
+    out += [f"- {md_escape(ln.text)}" for ln in acc.casualties] or ["No casualties."]
     out += ["", "## Aftermath", ""]
-    out += [f"- {_md_escape(ln.text)}" for ln in acc.aftermath] or ["No aftermath to report."]
+    out += [f"- {md_escape(ln.text)}" for ln in acc.aftermath] or ["No aftermath to report."]
     out.append("")
     for chart in acc.charts:
-        out += [f"## {_md_escape(chart.title)}", ""]
+        out += [f"## {md_escape(chart.title)}", ""]
         if images:
             svg = svg_bar_chart(chart) if chart.kind == "bar" else svg_line_chart(chart)
             uri = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
-            out += [f"![{_md_escape(chart.title)}]({uri})", ""]
+            out += [f"![{md_escape(chart.title)}]({uri})", ""]
         out += [*_md_table(*_chart_rows(chart)), ""]
     if images:
         for pic in acc.pictures:
             uri = "data:image/png;base64," + base64.b64encode(pic.png).decode()
-            out += [f"## {_md_escape(pic.title)}", "", f"![{_md_escape(pic.title)}]({uri})", ""]
+            out += [f"## {md_escape(pic.title)}", "", f"![{md_escape(pic.title)}]({uri})", ""]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -240,6 +240,9 @@ class ExcelBackend:
                 raise BackendError(f"{self.path}: no such workbook")
             if self.path.is_dir():
                 raise BackendError(f"{self.path} is a folder, not a workbook")
+            from sheetsync.app.files import refuse_special_file
+
+            refuse_special_file(self.path)  # a FIFO would hang the read (issue 26)
             check_workbook_parts(self.path)
             try:
                 with warnings.catch_warnings():
@@ -276,7 +279,7 @@ class ExcelBackend:
                     raise PackageFallback("no such file")  # openpyxl's path names the trouble
                 data = self.path.read_bytes()
                 check_workbook_parts(self.path, data)
-                self._pkg = XlsxPackage(data)
+                self._pkg = XlsxPackage(data, str(self.path))  # checked as openpyxl loads it (issue 26)
             except (*FALLBACK_ERRORS, OSError):
                 self._openpyxl_only = True
                 return None

@@ -27,6 +27,12 @@ is written, and :class:`~sheetsync.backends.excel.ExcelBackend` then runs the wh
 on openpyxl as before, so behaviour never changes: a date-formatted number, an array or
 data-table formula, a cell or row it can't parse, a prefixed (namespaced) sheet, a zip64 or
 an unusual compression, a sheet that does not exist, text openpyxl would refuse.
+
+Issue 26: a package openpyxl refuses to load is refused here too, as a
+:class:`~sheetsync.errors.BackendError` naming the part (:func:`check_package`), instead of
+being read and written back: no ``[Content_Types].xml``, or one that is not XML or names
+no workbook part, or an XML part (document properties, relationships, drawings, charts)
+that is not well-formed.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ from dataclasses import dataclass, field
 from math import isfinite
 from typing import Any
 
+from sheetsync.errors import BackendError
 from sheetsync.sheets.backend import (
     CellValue,
     Formula,
@@ -51,7 +58,8 @@ from sheetsync.sheets.backend import (
     parse_range,
 )
 
-__all__ = ["FALLBACK_ERRORS", "PackageFallback", "XlsxPackage", "refresh_health_chart", "zip_rewrite"]
+__all__ = ["FALLBACK_ERRORS", "PackageFallback", "XlsxPackage", "check_package", "refresh_health_chart",
+           "zip_rewrite"]
 
 
 class PackageFallback(Exception):
@@ -427,17 +435,74 @@ def _cell_xml(ref: str, style: str, value: CellValue) -> str:
     return f'<c r="{ref}"{s} t="inlineStr"><is><t{space}>{_escape(value)}</t></is></c>'
 
 
+_CT = "{http://schemas.openxmlformats.org/package/2006/content-types}"
+_WORKBOOK_TYPES = frozenset(f"application/vnd.{kind}.main+xml" for kind in (
+    "openxmlformats-officedocument.spreadsheetml.sheet", "ms-excel.sheet.macroEnabled",
+    "openxmlformats-officedocument.spreadsheetml.template", "ms-excel.template.macroEnabled"))
+"""The content types openpyxl takes for a workbook part (``.xlsx``, ``.xlsm``, ``.xltx``, ``.xltm``)."""
+_CHECKED_ELSEWHERE = re.compile(r"xl/(worksheets/sheet[^/]*\.xml|sharedStrings\.xml|styles\.xml)")
+"""Parts :func:`sheetsync.backends.excel.check_workbook_parts` parses whole before any read."""
+
+
+def check_package(members: dict[str, _Member], where: str) -> None:
+    """Refuse, naming the part, a package openpyxl would refuse to load (issue 26): it
+    finds the workbook through ``[Content_Types].xml`` (which must exist, be XML and name a
+    workbook part, by an override or a default, that exists) and parses every XML part it
+    reads.  Each ``.xml``/``.rels`` part must be well-formed; the worksheets, shared
+    strings and styles, the large parts, are left to ``check_workbook_parts``, which already
+    parses them whole, so the common path does not parse them twice."""
+    from xml.parsers import expat
+
+    def refuse(part: str, why: str) -> BackendError:
+        return BackendError(f"{where}: the workbook package is damaged: {part} {why}; openpyxl, Excel and "
+                            "LibreOffice can't load it either. Nothing was written; restore the .bak or the last "
+                            "good copy")
+
+    def content(name: str) -> bytes:
+        try:
+            return members[name].content()
+        except PackageFallback as exc:  # a part that can't be inflated is as damaged
+            raise refuse(name, f"can't be read ({exc})") from None
+
+    if "[Content_Types].xml" not in members:
+        raise refuse("[Content_Types].xml", "is missing (it says which part is the workbook)")
+    try:
+        types = ET.fromstring(content("[Content_Types].xml"))
+    except ET.ParseError as exc:
+        raise refuse("[Content_Types].xml", f"is not well-formed XML ({exc})") from None
+    book = next((o.get("PartName", "") for o in types.iter(f"{_CT}Override")
+                 if o.get("ContentType") in _WORKBOOK_TYPES), None)
+    if book is None and any(d.get("ContentType") in _WORKBOOK_TYPES for d in types.iter(f"{_CT}Default")):
+        book = "/xl/workbook.xml"
+    if book is None:
+        raise refuse("[Content_Types].xml", "names no workbook part")
+    if book.lstrip("/") not in members:
+        raise refuse(book.lstrip("/"), "is missing (the workbook part [Content_Types].xml names)")
+    for name in members:
+        if not name.endswith((".xml", ".rels")) or name == "[Content_Types].xml" or _CHECKED_ELSEWHERE.fullmatch(name):
+            continue
+        try:
+            expat.ParserCreate().Parse(content(name), True)
+        except expat.ExpatError as exc:
+            raise refuse(name, f"is not well-formed XML ({exc})") from None
+
+
 class XlsxPackage:
     """A workbook package held as its zip bytes: :meth:`read_ranges` parses the sheets it
     is asked for, :meth:`patched` returns the bytes of the workbook with ``updates`` applied.
     Raises :class:`PackageFallback` for anything it does not handle."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, where: str | None = None) -> None:
+        """``where``: the file ``data`` was read from; given, the package is first checked
+        as openpyxl would load it (:func:`check_package`).  Bytes this module wrote itself
+        are not checked again."""
         self.data = data
         self._members, self._comment = _members(data)
         self._by_name = {m.name: m for m in self._members}
         if len(self._by_name) != len(self._members):
             raise PackageFallback("a member twice")
+        if where is not None:
+            check_package(self._by_name, where)
         book = self._xml("xl/workbook.xml")
         rels = self._rels("xl/_rels/workbook.xml.rels")
         self.sheet_members: dict[str, str] = {}

@@ -260,6 +260,8 @@ def _looks_like_xml(raw: bytes) -> bool:
 def _read(path: Path, where: str) -> bytes:
     try:
         size = path.stat().st_size
+        if not path.is_dir() and not path.is_file():  # a FIFO or a device: reading it would never end
+            raise InputError([Problem(where, "is not a regular file (a FIFO, a device or a socket); only a Grapevine exchange file is read")])
         if size > MAX_BYTES:
             raise InputError([Problem(where, f"is {size // (1024 * 1024)} MB; a Grapevine exchange file over "
                                       f"{MAX_BYTES // (1024 * 1024)} MB is refused")])
