@@ -235,6 +235,7 @@ class _Work:
         self.duel: Duel | None = battle.duel
         self.duel_claimed = False
         """X27: an Initiate Duel order of this batch already passed its checks."""
+        self._typed: dict[str, int] = {}
 
     def copy(self) -> _Work:
         w = _Work(self.battle, list(self.states.values()), new_units=self.new_units, start_units=self.start_units)
@@ -271,13 +272,25 @@ class _Work:
         whether it has become solo (X34)."""
         st, u = self.get(name), self.unit(name)
         more: dict[str, Any] = {}
-        if st.headcount is not None:  # X2, X23, X24: a split or merge changed who is in it
-            more["members"] = (MemberGroup(kind="Member", count=max(0, st.headcount - 1), weight=1),)
+        count = st.headcount
+        if count is None and st.magnitude != self.typed_magnitude(u):
+            count = row_minimum(st.magnitude)  # X2: after a loss or rally, the row's minimum
+        if count is not None:  # X2, X11, X23, X24: the unit as it is now, not as typed
+            more["members"] = (MemberGroup(kind="Member", count=max(0, count - 1), weight=1),)
         return u.spec.model_copy(update={
             "commander": self.character(st.commander), "formation": st.formation, "solo": st.solo or u.spec.solo,
             "relays": len(st.relays), "heroes": len(st.heroes), "sorcerers": len(st.sorcerers), **more})
 
+    def typed_magnitude(self, u: BattleUnit) -> int:
+        """X2: the Magnitude of the unit's typed headcount (kept per unit for the tick)."""
+        mag = self._typed.get(u.name)
+        if mag is None:
+            mag = self._typed[u.name] = magnitude_for_headcount(headcount(u.spec, self.battle.house_rules).value)
+        return mag
+
     def traits(self, name: str) -> UnitTraits:
+        """X1-X11 of the unit as it stands: its current Magnitude decides communication
+        failure and so the effective Drill (X3, X11)."""
         return derive_traits(self.spec(name), self.battle.house_rules)
 
     def relays(self, name: str) -> list[Character]:
@@ -515,7 +528,7 @@ def _lose_dots(w: _Work, st: UnitState, magnitude: int, marked: int, dots: int) 
     rules = w.battle.house_rules
     changes: dict[str, Any] = {"magnitude": magnitude, "marked": marked, "dots_lost": st.dots_lost + dots,
                                "largest_loss": max(st.largest_loss, dots)}
-    if dots and st.headcount is not None:  # X2: after a loss, the new row's minimum
+    if dots:  # X2: after a loss, the new row's minimum
         changes["headcount"] = row_minimum(magnitude)
     if dots and magnitude > 0:
         keep = relays_kept(magnitude, len(st.relays), len(st.heroes), len(st.sorcerers))
@@ -900,8 +913,7 @@ def _prepare_rally(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
             changes["relays"] = (*st.relays, name)
         elif kind is RallyKind.NUMBERS:
             changes.update(magnitude=ev.magnitude, rallied=st.rallied + 1, formation=ev.formation)
-            if st.headcount is not None:  # X2: a rally gives the new row's minimum
-                changes["headcount"] = row_minimum(ev.magnitude)
+            changes["headcount"] = ev.headcount  # X2, X26: the new row's minimum, never the typed count
             leaving = _leaving(list(st.joined_order()), 2 * ev.magnitude, _names(fields.get("leaving")))
             changes.update(_without(st, leaving))
             more = {"leaving": list(leaving)} if leaving else {}
