@@ -89,3 +89,55 @@ def test_x2_x26_rally_for_numbers_gives_the_rows_minimum_headcount_not_the_typed
     assert _event(result, "Rally")["command"]["success"]
     mob = _unit(result, "Bandit Mob")
     assert (mob["magnitude"], mob["headcount"]) == (3, 76)
+
+
+def test_x18_dash_the_commanders_player_rolls_and_no_relays_pool_is_used() -> None:
+    """X18 (item 3).  Sister Wren is made a better speaker than Red Harrow (Charisma 3 +
+    War 4 = 7 against his 3 + 2 = 5), but a Dash is the commander's roll: 5 dice at
+    max(1, Magnitude 3 − Drill 1) = 2 (three relays: no communication failure).  Faces
+    7 7 1 1 1 = 2 successes: the mob dashes.  (Five faces for a seven-die pool would be
+    refused, so the relay's pool cannot have been used.)"""
+    data = _data([{"tick": 0, "unit": "Bandit Mob", "action": "Dash", "dice": "7 7 1 1 1"}])
+    wren = next(c for c in data["characters"] if c["name"] == "Sister Wren")
+    wren["abilities"]["War"] = 4
+    result = resolve(_started(data))
+    dash = _event(result, "Dash")
+    pool = dash["command"]["pool"]
+    assert pool["value"] == 5 and all("Red Harrow" in row["source"] for row in pool["breakdown"])
+    assert (dash["command"]["difficulty"]["value"], dash["dashed"]) == (2, True)
+
+
+def _dash_then(order: dict[str, Any]) -> TickResult:
+    """Long tick 0: the mob dashes (5 dice at 2, faces 9 8 1 1 1 = 2 successes: a charge)
+    and the talon guards; both act next on long tick 3 (Dash and Guard are Speed 3)."""
+    dash = {"tick": 0, "unit": "Bandit Mob", "action": "Dash", "dice": "9 8 1 1 1"}
+    first = resolve(_started(_data([dash])))
+    assert _event(first, "Dash")["dashed"]
+    data = _data([order])
+    later = load_battle(data).orders
+    return resolve(first.battle.model_copy(update={"orders": later}))
+
+
+def test_x37_a_unit_that_dashed_is_charged_as_its_last_action_when_attacked() -> None:
+    """X37, X18 (item 4).  The talon attacks the mob in close combat on long tick 3; the
+    mob's last action was its Dash, which is a charge.  The mob's exhaustion difficulty:
+    ⌊avg fatigue 0⌋ = 0, Morale 3 → −1, engaged by this attack +2, charged +1 = 2 (the
+    departure left out the charge: 1)."""
+    result = _dash_then({"tick": 3, "unit": "Cathak Talon", "action": "Attack", "target": "Bandit Mob",
+                         "option": "Close"})
+    attack = _event(result, "Attack")
+    mob = next(x for x in attack["exhaustion"] if x["unit"] == "Bandit Mob")
+    assert mob["difficulty"]["value"] == 2
+    assert any(row["source"] == "charged as its last action" for row in mob["difficulty"]["breakdown"])
+    talon = next(x for x in attack["exhaustion"] if x["unit"] == "Cathak Talon")
+    assert not any(row["source"] == "charged as its last action" for row in talon["difficulty"]["breakdown"])
+
+
+def test_x37_a_unit_that_charged_and_then_attacks_adds_the_charge() -> None:
+    """X37, X18 (item 4).  The mob dashed on long tick 0 and attacks the talon on long tick
+    3 (no ``charge`` typed in the option): its exhaustion difficulty is 0 − 1 (Morale 3)
+    + 2 (engaged) + 1 (the charge) = 2."""
+    result = _dash_then({"tick": 3, "unit": "Bandit Mob", "action": "Attack", "target": "Cathak Talon",
+                         "option": "Close"})
+    mob = next(x for x in _event(result, "Attack")["exhaustion"] if x["unit"] == "Bandit Mob")
+    assert mob["difficulty"]["value"] == 2

@@ -19,8 +19,10 @@ Readings where the rulings leave room (listed in the issue note):
   exhaustion rolls they call are made as each applies.
 - X35: becoming engaged calls the rout check of the unit attacked, not the attacker's;
   a unit's rout triggers from one attack make one check at the highest modifier.
-- X37: both units roll exhaustion after every attack, a miss included; ``charge`` in the
-  attack's option marks the attacker as having charged.
+- X37: both units roll exhaustion after every attack, a miss included.  A unit charged as
+  its last action (+1) if that action was a Dash that succeeded (X18: in mass combat a
+  dash is a charge; a failed one is a Move), or, for the attacker, if its action before
+  the attack was such a Dash or ``charge`` is in the attack's option.
 - X39: a unit under Mob Rule may attack only a unit it is engaged with; its idle check is
   made on each resolved tick on which it does not act.
 - X26: a rally for Organization adds the order's target as a relay (a character of the
@@ -356,7 +358,7 @@ def _take_turn(work: _Work, order: Order, tick: int, weapon_speed: int = 5) -> t
                                "attacks_suffered": c.attacks_suffered, "last_action": c.last_action,
                                "moved_on": c.moved_on}
     if not ev.timing.reflexive:
-        changes.update(hesitating=False, ranged_since=False)
+        changes.update(hesitating=False, ranged_since=False, charged=False)
         if order.action is not Action.AIM:
             changes.update(aim_target=None, aim_ticks=0)
     del st
@@ -635,9 +637,11 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
     planned = prep.planned
     ev, plan, timing, odds = prep.event, planned.plan, planned.timing, prep.odds
     att = w.get(order.unit)
+    att_charged = att.charged or "charge" in _option_words(order).casefold()  # X37, X18
     w.put(att, **planned.changes, ammunition=planned.ammunition)
     assert order.target is not None
     tst = w.get(order.target)
+    tgt_charged = tst.charged  # X37, X18: a dash is a charge
     notes: list[str] = []
     if not _stands(tst):
         return [_base(order, tick, timing, outcome="no effect", reason=f"{order.target} left the battle earlier "
@@ -692,9 +696,9 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
     weather = _weather(order)
     exhaustion = [e for e in (
         _exhaustion(w, r, order.unit, order.exhaustion_dice, _place(order, "exhaustion_dice"),
-                    charged="charge" in _option_words(order).casefold(), weather=weather),
+                    charged=att_charged, weather=weather),
         _exhaustion(w, r, order.target, order.target_exhaustion_dice, _place(order, "target_exhaustion_dice"),
-                    charged=False, weather=weather)) if e is not None]
+                    charged=tgt_charged, weather=weather)) if e is not None]
     event = _base(order, tick, timing, attack=planned.kind.value, hit=ev.hit, odds=odds,
                   pool={"value": ev.pool, "breakdown": trait_json(plan.pool)["breakdown"],
                         "internal_penalty": plan.internal_penalty, "rule_ref": "X28, E3"},
@@ -754,14 +758,14 @@ def _prepare(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
         if spec.solo:
             yards = dash_yards(spec, formation=st.formation, terrain=_terrain(order), rules=rules)
             return _with_changes(order, tick, timing, changes, yards=trait_json(yards), rule_ref="X18")
-        cmdr, relays = work.character(st.commander), work.relays(order.unit)
-        roll = command_roll(command_pool(cmdr, relays),
+        cmdr = work.character(st.commander)  # X18: the commander's player rolls; no relay stands in
+        roll = command_roll(command_pool(cmdr),
                             command_difficulty(st.magnitude, _effective_drill(work, order.unit)), roller,
                             endurance=st.endurance, typed=order.dice, where=_place(order, "dice"),
-                            double_tens=rules.double_tens(command_roller(cmdr, relays)))
+                            double_tens=rules.double_tens(cmdr))
         if roll.success:
             yards = dash_yards(spec, formation=st.formation, terrain=_terrain(order), rules=rules)
-            changes["endurance"] = max(0, st.endurance - int(spec.avg_fatigue))
+            changes.update(endurance=max(0, st.endurance - int(spec.avg_fatigue)), charged=True)
         else:
             yards = move_yards(spec, formation=st.formation, terrain=_terrain(order), rules=rules)
         return _with_changes(order, tick, timing, changes, command=_command(roll), yards=trait_json(yards),
