@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from sheetsync.rules.exalted.battle import TickResult, resolve, units_json
+from sheetsync.rules.exalted.battle import TickResult, current_unit, resolve, units_json
 from sheetsync.rules.exalted.loader import load_battle
 from sheetsync.rules.exalted.state import Battle
 from sheetsync.rules.exalted.system import SYSTEM
@@ -141,3 +141,41 @@ def test_x37_a_unit_that_charged_and_then_attacks_adds_the_charge() -> None:
                          "option": "Close"})
     mob = next(x for x in _event(result, "Attack")["exhaustion"] if x["unit"] == "Bandit Mob")
     assert mob["difficulty"]["value"] == 2
+
+
+RESERVE_CHARS = [
+    {"name": "Cathak Dano", "role": "commander", "charisma": 3, "wits": 2, "abilities": {"War": 3}},
+    {"name": "Nellens Ivo", "role": "hero", "charisma": 2, "abilities": {"War": 1}},
+    {"name": "Mnemon Sula", "role": "hero", "charisma": 2, "abilities": {"War": 2}},
+]
+RESERVE = {"name": "Talon Reserve", "side": "Realm", "commander": "Cathak Dano",
+           "members": [{"kind": "Extra", "count": 9}], "drill": 2,
+           "special_characters": {"heroes": ["Nellens Ivo", "Mnemon Sula"]}}
+"""Headcount 1 + 9 = 10: Magnitude 1 (X2), Drill 2, two heroes."""
+
+
+def _with_reserve(orders: list[dict[str, Any]]) -> dict[str, Any]:
+    data = _data(orders)
+    data["characters"] += RESERVE_CHARS
+    data["units"].append(dict(RESERVE))
+    return data
+
+
+def test_x24_merge_the_larger_unit_absorbs_the_smaller_whichever_gave_the_order() -> None:
+    """X24 (item 5).  The reserve (Magnitude 1) gives the order to merge with the talon
+    (Magnitude 2).  Rolls: Cathak Dano 3 + 3 = 6 dice at max(1, 1 − 2) = 1, faces
+    7 1 1 1 1 1 = 1 success; Cathak Reyen 4 + 4 = 8 dice at max(1, 2 − 4) = 1, faces
+    7 1 1 1 1 1 1 1 = 1.  Both succeed: the larger talon absorbs the reserve, which ceases to
+    exist.  Headcount 25 + 10 = 35, Magnitude 2 (11-75); the talon's commander leads; the
+    merged unit is the talon, with its Drill 4 (not the reserve's 2)."""
+    order = {"tick": 0, "unit": "Talon Reserve", "action": "Merge Units", "target": "Cathak Talon",
+             "dice": "7 1 1 1 1 1", "target_dice": "7 1 1 1 1 1 1 1"}
+    result = resolve(_started(_with_reserve([order])))
+    merge = _event(result, "Merge Units")
+    assert merge["merged"] and merge["commands"]["unit"]["pool"]["value"] == 6
+    talon, reserve = _unit(result, "Cathak Talon"), _unit(result, "Talon Reserve")
+    assert (talon["merged_into"], talon["disbanded"], talon["magnitude"], talon["headcount"]) == \
+        (None, False, 2, 35)
+    assert (reserve["merged_into"], reserve["disbanded"]) == ("Cathak Talon", True)
+    assert talon["commander"] == "Cathak Reyen"
+    assert current_unit(result.battle, "Cathak Talon")[1].drill.value == 4

@@ -37,8 +37,9 @@ Readings where the rulings leave room (listed in the issue note):
   A split leaving the parent at Magnitude 0, or taking a lone hero (X38: expel her
   instead), is refused.
 - X23 Expel Special Character: the option names her; she leaves the unit alive.
-- X24 Merge Units: the order's unit absorbs its ``target`` (``dice``: its commander's roll;
-  ``target_dice``: the other's); only the order's unit spends the action.  The option may
+- X24 Merge Units: the larger unit (greater Magnitude, then headcount, then the order's
+  unit) absorbs the smaller, whichever gave the order (``dice``: the order's unit's
+  commander's roll; ``target_dice``: the other's); only the order's unit spends the action.  The option may
   name ``leader: NAME`` (both commanders agreeing) and ``leaving: A, B``.  The commander
   who does not lead joins as a hero, added last; special characters beyond 2 × Magnitude
   leave, the last added first.  The merged unit keeps its own typed averages, the lower
@@ -1131,10 +1132,12 @@ def _prepare_expel(work: _Work, order: Order, tick: int) -> Apply:
 
 def _prepare_merge(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
     """X24 Merge Units (3/−1): both commanders roll; a failure: no merge, and each unit
-    that failed hesitates.  Success: the headcounts add, the larger unit's commander leads
-    unless ``leader:`` says otherwise, and special characters beyond the limit leave
-    (``leaving:``, default the last added, X11).  A solo target joins as a special
-    character with no roll."""
+    that failed hesitates.  Success: the larger unit (the greater Magnitude, then the
+    greater headcount, then the order's unit) absorbs the smaller, whichever gave the
+    order: the smaller ceases to exist and the merged unit keeps the larger's typed traits,
+    Drill among them.  The larger unit's commander leads unless ``leader:`` says otherwise,
+    and special characters beyond the limit leave (``leaving:``, default the last added,
+    X11).  A solo target joins as a special character with no roll."""
     st = work.get(order.unit)
     other = order.target
     if other is None or other == order.unit:
@@ -1152,44 +1155,51 @@ def _prepare_merge(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
     head, f = _fields(order)
     if ost.solo:
         return _prepare_join(work, order, tick, ost, f.get("as") or head or "hero")
-    counts = (_headcount(work.battle, st), _headcount(work.battle, ost))
+    mine, theirs = _headcount(work.battle, st), _headcount(work.battle, ost)
+    swap = (ost.magnitude, theirs) > (st.magnitude, mine)  # X24: the larger absorbs the smaller
+    big, small = (ost, st) if swap else (st, ost)
+    counts = (theirs, mine) if swap else (mine, theirs)
     mag = magnitude_for_headcount(sum(counts))
     leader = f.get("leader") or None
     if leader is not None and leader not in (st.commander, ost.commander):
         raise _Refused(f"{leader!r} (leader) commands neither {order.unit} nor {other}", "X24")
-    chief = leader or (ost.commander if ost.magnitude > st.magnitude else st.commander)
-    second = ost.commander if chief == st.commander else st.commander
-    joined = [*st.joined_order(), *ost.joined_order(), second]
+    chief = leader or big.commander
+    second = small.commander if chief == big.commander else big.commander
+    joined = [*big.joined_order(), *small.joined_order(), second]
     picks = _names(f.get("leaving"))
-    _check_picks(order.unit, joined, 2 * mag, picks)
+    _check_picks(big.name, joined, 2 * mag, picks)
     order_list = [n for n in joined if n not in picks] + picks
     changes, timing = _take_turn(work, order, tick)
-    ev = merge_units(order.unit, other, commanders=(work.character(st.commander), work.character(ost.commander)),
-                     headcounts=counts, magnitudes=(st.magnitude, ost.magnitude),
-                     drills=(_effective_drill(work, order.unit), _effective_drill(work, other)),
-                     special_characters=order_list, leader=chief, roller=roller,
-                     typed=(order.dice, order.target_dice),
-                     wheres=(_place(order, "dice"), _place(order, "target_dice")),
-                     endurances=(st.endurance, ost.endurance), rules=work.battle.house_rules)
+    cells = (order.target_dice, order.dice) if swap else (order.dice, order.target_dice)
+    places = (_place(order, "target_dice"), _place(order, "dice")) if swap else \
+        (_place(order, "dice"), _place(order, "target_dice"))
+    ev = merge_units(big.name, small.name,
+                     commanders=(work.character(big.commander), work.character(small.commander)),
+                     headcounts=counts, magnitudes=(big.magnitude, small.magnitude),
+                     drills=(_effective_drill(work, big.name), _effective_drill(work, small.name)),
+                     special_characters=order_list, leader=chief, roller=roller, typed=cells, wheres=places,
+                     endurances=(big.endurance, small.endurance), rules=work.battle.house_rules)
     role = {n: k for s in (st, ost) for k in ("heroes", "sorcerers", "relays") for n in getattr(s, k)}
     role[second] = "heroes"
+    by_unit = {big.name: ev.rolls[0], small.name: ev.rolls[1]}
 
     def apply(w: _Work, r: Roller) -> list[dict[str, Any]]:
-        me, ot = w.get(order.unit), w.get(other)
-        rolls = {"unit": _command(ev.rolls[0]) if ev.rolls[0] else None,
-                 "target": _command(ev.rolls[1]) if ev.rolls[1] else None}
+        me, ot = w.get(big.name), w.get(small.name)
+        rolls = {"unit": _command(by_unit[order.unit]) if by_unit[order.unit] else None,
+                 "target": _command(by_unit[other]) if by_unit[other] else None}
         if not ev.merged:
-            w.put(me, **{**changes, "hesitating": order.unit in ev.hesitating})
+            w.put(w.get(order.unit), **{**changes, "hesitating": order.unit in ev.hesitating})
             if other in ev.hesitating:
                 w.put(w.get(other), hesitating=True)
             return [_base(order, tick, timing, merged=False, commands=rolls, hesitating=list(ev.hesitating),
                           note=f"no merge: {', '.join(ev.hesitating)} failed and hesitate", rule_ref="X24")]
         kept = [n for n in order_list if n not in ev.leaving]
         by = {k: tuple(n for n in kept if role[n] == k) for k in ("heroes", "sorcerers", "relays")}
-        enemies = tuple(dict.fromkeys(e for e in (*me.engaged, *ot.engaged) if e not in (order.unit, other)))
+        enemies = tuple(dict.fromkeys(e for e in (*me.engaged, *ot.engaged) if e not in (big.name, small.name)))
         since = {e: min(me.engaged_since.get(e, tick), ot.engaged_since.get(e, tick)) for e in enemies}
         lead = w.character(ev.commander)
-        me = w.put(me, **changes, magnitude=ev.magnitude, headcount=ev.headcount, commander=ev.commander,
+        own = changes if not swap else {}  # the order's unit spent the action; the larger keeps its clock
+        me = w.put(me, **own, magnitude=ev.magnitude, headcount=ev.headcount, commander=ev.commander,
                    **by, added=(*me.added, *(n for n in kept if n not in me.special_characters)),
                    departed=(*me.departed, *ev.leaving), engaged=enemies, engaged_since=since,
                    enveloping=tuple(dict.fromkeys((*me.enveloping, *ot.enveloping))),
@@ -1197,14 +1207,15 @@ def _prepare_merge(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
                    endurance=min(me.endurance, ot.endurance), health_levels=lead.health_levels,
                    marked=min(me.marked, lead.health_levels - 1), wounds={**ot.wounds, **me.wounds},
                    ammunition=me.ammunition if me.ammunition is not None else ot.ammunition)
-        w.put(me, formation=_new_formation(w, order.unit, me, me.formation, ev.magnitude, len(me.relays)))
-        w.put(ot, disbanded=True, merged_into=order.unit, heroes=(), sorcerers=(), relays=(), engaged=(),
-              engaged_since={}, enveloping=(), enveloped_by=())
-        _retarget(w, other, order.unit)
+        w.put(me, formation=_new_formation(w, big.name, me, me.formation, ev.magnitude, len(me.relays)))
+        w.put(ot, **(changes if swap else {}), disbanded=True, merged_into=big.name, heroes=(), sorcerers=(),
+              relays=(), engaged=(), engaged_since={}, enveloping=(), enveloped_by=())
+        _retarget(w, small.name, big.name)
         return [_base(order, tick, timing, merged=True, commands=rolls, headcount=ev.headcount,
                       magnitude=ev.magnitude, commander=ev.commander, leaving=list(ev.leaving),
-                      note=f"{other} merges into {order.unit}: headcount {ev.headcount}, Magnitude {ev.magnitude}, "
-                           f"led by {ev.commander}", rule_ref="X24, X11")]
+                      absorbed_into=big.name,
+                      note=f"{small.name} merges into {big.name}: headcount {ev.headcount}, Magnitude "
+                           f"{ev.magnitude}, led by {ev.commander}", rule_ref="X24, X11")]
 
     return apply
 
