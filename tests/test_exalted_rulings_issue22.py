@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from sheetsync.rules.exalted.battle import TickResult, current_unit, resolve, units_json
-from sheetsync.rules.exalted.loader import load_battle
+from sheetsync.rules.exalted.loader import battle_to_file, load_battle
 from sheetsync.rules.exalted.state import Battle
 from sheetsync.rules.exalted.system import SYSTEM
 
@@ -179,3 +179,20 @@ def test_x24_merge_the_larger_unit_absorbs_the_smaller_whichever_gave_the_order(
     assert (reserve["merged_into"], reserve["disbanded"]) == ("Cathak Talon", True)
     assert talon["commander"] == "Cathak Reyen"
     assert current_unit(result.battle, "Cathak Talon")[1].drill.value == 4
+
+
+def test_x23_an_expelled_special_character_becomes_a_solo_unit_on_the_field() -> None:
+    """X23, X1 (item 6).  The talon expels its hero Peleps Ama (0/−0, reflexive); with no
+    other order it Guards (Speed 3): it acts next on long tick 3.  She fights on as a solo
+    unit of the Realm: Magnitude 0, Drill 0, Endurance Stamina 3 + Resistance 0 = 3, her
+    own 7-level track, acting when her old unit next does (long tick 3).  The battle file
+    written and read again keeps her, and on long tick 3 she acts (Guards, untold)."""
+    order = {"tick": 0, "unit": "Cathak Talon", "action": "Expel Special Character", "option": "Peleps Ama"}
+    result = resolve(_started(_data([order]), **{"Bandit Mob": {"next_tick": 5}}))
+    ama = _unit(result, "Peleps Ama")
+    assert (ama["side"], ama["solo"], ama["magnitude"], ama["commander"]) == ("Realm", True, 0, "Peleps Ama")
+    assert (ama["endurance"], ama["health_levels"], ama["next_tick"]) == (3, 7, 3)
+    assert "Peleps Ama" not in _unit(result, "Cathak Talon")["special_characters"]["heroes"]
+    again = load_battle(battle_to_file(result.battle))
+    later = resolve(again)
+    assert later.tick == 3 and _event(later, "Guard (no order)", "Peleps Ama")

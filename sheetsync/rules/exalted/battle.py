@@ -36,7 +36,9 @@ Readings where the rulings leave room (listed in the issue note):
   starting Magnitude drops by as many dots (healing, X41); its excess relays fade (X11).
   A split leaving the parent at Magnitude 0, or taking a lone hero (X38: expel her
   instead), is refused.
-- X23 Expel Special Character: the option names her; she leaves the unit alive.
+- X23 Expel Special Character: the option names her; she leaves the unit alive and becomes
+  a solo unit named after her (a Units row, like a split), acting next when her old unit
+  does.
 - X24 Merge Units: the larger unit (greater Magnitude, then headcount, then the order's
   unit) absorbs the smaller, whichever gave the order (``dice``: the order's unit's
   commander's roll; ``target_dice``: the other's); only the order's unit spends the action.  The option may
@@ -239,6 +241,8 @@ class _Work:
         self.duel_claimed = False
         """X27: an Initiate Duel order of this batch already passed its checks."""
         self._typed: dict[str, int] = {}
+        self.follow_parent: dict[str, str] = {}
+        """X23: solo units expelled this tick, each acting next when the unit it left does."""
 
     def copy(self) -> _Work:
         w = _Work(self.battle, list(self.states.values()), new_units=self.new_units, start_units=self.start_units)
@@ -1012,14 +1016,7 @@ def _prepare_split(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
     st = work.get(order.unit)
     head, f = _fields(order)
     new_name = (f.get("name") or head).strip()
-    if work.new_units is False:
-        raise _Refused("the tracker has no Units row for a unit split off during the battle: export the battle "
-                       "(sheetsync export) and play the split in its battle file", "X23")
-    room = None if work.new_units is True else int(work.new_units)
-    if room is not None and len(work.battle.units) - work.start_units + work.rows_claimed >= room:
-        raise _Refused(f"the tracker's Units sheet has no free row for {new_name or 'the new unit'} (every row "
-                       "holds a unit): export the battle (sheetsync export) and make a tracker with more rows "
-                       "(sheetsync new OUT --from battle.yaml)", "X23")
+    _row_refusal(work, new_name)
     if st.solo or st.magnitude < 1:
         raise _Refused(f"{order.unit} is a solo unit: there is no one to split off", "X23, X1")
     if not new_name:
@@ -1113,8 +1110,22 @@ def _prepare_split(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
     return apply
 
 
+def _row_refusal(work: _Work, new_name: str) -> None:
+    """X23: a unit born in the battle needs a Units row of the tracker (``new_units``)."""
+    if work.new_units is False:
+        raise _Refused("the tracker has no Units row for a unit born during the battle: export the battle "
+                       "(sheetsync export) and play this order in its battle file", "X23")
+    room = None if work.new_units is True else int(work.new_units)
+    if room is not None and len(work.battle.units) - work.start_units + work.rows_claimed >= room:
+        raise _Refused(f"the tracker's Units sheet has no free row for {new_name or 'the new unit'} (every row "
+                       "holds a unit): export the battle (sheetsync export) and make a tracker with more rows "
+                       "(sheetsync new OUT --from battle.yaml)", "X23")
+
+
 def _prepare_expel(work: _Work, order: Order, tick: int) -> Apply:
-    """X23: expelling one special character (0/−0, reflexive): she leaves the unit alive."""
+    """X23: expelling one special character (0/−0, reflexive): she leaves the unit alive and
+    becomes a solo unit on the field (X1), named after her, on her unit's side, with her own
+    track; she acts next when her former unit does (as a split-off unit does, X50)."""
     st = work.get(order.unit)
     head, f = _fields(order)
     name = (f.get("name") or head).strip()
@@ -1124,10 +1135,31 @@ def _prepare_expel(work: _Work, order: Order, tick: int) -> Apply:
         raise _Refused(f"{name} commands {order.unit}: a commander cannot be expelled", "X23")
     if name not in st.special_characters:
         raise _Refused(f"{name!r} is not a special character of {order.unit}", "X23")
+    if work.battle.unit(name) is not None:
+        raise _Refused(f"{name!r} is already the name of a unit: the solo unit she becomes needs it", "X23, X1")
+    _row_refusal(work, name)
     changes, timing = _take_turn(work, order, tick)
     changes.update(_without(st, [name]))
-    return _with_changes(order, tick, timing, changes, expelled=name,
-                         note=f"{name} leaves {order.unit} (X23)", rule_ref="X23")
+    work.rows_claimed += 1
+    u = work.unit(order.unit)
+    char = work.character(name)
+    spec = UnitSpec(name=name, side=u.spec.side, commander=char, solo=True, formation=Formation.RELAXED)
+    born = BattleUnit(spec=spec, cover=u.cover, split_from=order.unit)
+    end = derive_traits(spec, work.battle.house_rules).endurance.value
+    marked = st.wounds.get(name, 0)
+
+    def apply(w: _Work, r: Roller) -> list[dict[str, Any]]:
+        me = w.put(w.get(order.unit), **changes)
+        w.battle = w.battle.model_copy(update={"units": (*w.battle.units, born)})
+        w.states[name] = UnitState(
+            name=name, magnitude=0, solo=True, health_levels=char.health_levels, marked=marked,
+            wounds={name: marked} if marked else {}, endurance=end, starting_endurance=end, starting_magnitude=0,
+            formation=Formation.RELAXED, commander=name, next_tick=me.next_tick)
+        w.follow_parent[name] = order.unit
+        return [_base(order, tick, timing, expelled=name, new_unit=name,
+                      note=f"{name} leaves {order.unit} and fights on as a solo unit (X23, X1)", rule_ref="X23")]
+
+    return apply
 
 
 def _prepare_merge(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
@@ -1604,6 +1636,8 @@ def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = Non
             problems.extend(exc.problems)
     if problems:
         raise InputError(problems)
+    for name, parent in work.follow_parent.items():  # X23: she acts next when her old unit does
+        work.put(work.get(name), next_tick=work.get(parent).next_tick)
     grew = work.battle.units != battle.units
     record = UndoRecord(tick=battle.tick, started=battle.started, orders=battle.orders, states=battle.state,
                         units=battle.units if grew else None)
