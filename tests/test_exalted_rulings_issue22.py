@@ -17,6 +17,7 @@ from sheetsync.rules.exalted.battle import TickResult, current_unit, resolve, un
 from sheetsync.rules.exalted.loader import battle_to_file, load_battle
 from sheetsync.rules.exalted.state import Battle
 from sheetsync.rules.exalted.system import SYSTEM
+from sheetsync.rules.exalted.views import aftermath_json
 
 
 def _data(orders: list[dict[str, Any]]) -> dict[str, Any]:
@@ -196,3 +197,50 @@ def test_x23_an_expelled_special_character_becomes_a_solo_unit_on_the_field() ->
     again = load_battle(battle_to_file(result.battle))
     later = resolve(again)
     assert later.tick == 3 and _event(later, "Guard (no order)", "Peleps Ama")
+
+
+VOLLEY_AT_MOB = {"tick": 0, "unit": "Cathak Talon", "action": "Attack", "target": "Bandit Mob", "option": "Ranged"}
+MOB_AT_1 = {"magnitude": 1, "dots_lost": 2, "largest_loss": 1}
+
+
+def test_x34_a_unit_destroyed_by_damage_leaves_no_named_member_alive() -> None:
+    """X34, X40 (item 7).  The mob is at Magnitude 1 with 6 of Red Harrow's 7 levels
+    marked.  The talon's volley: Dex 4 + min(Archery 3, War 4) + Accuracy 1 = 8 dice, faces
+    10 10 8 7 1 1 2 3 = 6; + min(Ranged Rating 3, War 4) + Might 1 = 4, + X30 min(2 − 1, 3)
+    = 1; against DV 4 (Parry (3 + 3)/2 + ⌊Close Rating 2/2⌋): threshold 7.  Raw 3 + Damage
+    Rating 1 + 7 = 11 − soak 2 = 9 dice, faces 7 1 1 1 1 1 1 1 1 = 1 level: 6 + 1 = 7 fills
+    the track: Magnitude 0 by damage.  Everyone is dead save Red Harrow: the named member Mara
+    the Thatcher is Dead with no casualty roll, never Wounded; the relays are among the
+    fallen."""
+    order = {**VOLLEY_AT_MOB, "dice": "10 10 8 7 1 1 2 3", "damage_dice": "7 1 1 1 1 1 1 1 1"}
+    result = resolve(_started(_data([order]), **{"Bandit Mob": {**MOB_AT_1, "marked": 6}}))
+    attack = _event(result, "Attack")
+    assert (attack["threshold"]["value"], attack["damage_dice"]["value"], attack["levels"]["value"]) == (7, 9, 1)
+    mob = _unit(result, "Bandit Mob")
+    assert (mob["magnitude"], mob["solo"], mob["commander"]) == (0, True, "Red Harrow")
+    after = next(u for u in aftermath_json(result.battle)["units"] if u["name"] == "Bandit Mob")
+    assert after["casualties"] == [{"character": "Mara the Thatcher", "fate": "Dead", "levels": 0, "first_roll": None,
+                                    "second_roll": None, "wound_roll": None, "infection_check": False,
+                                    "rule_ref": "X34"}]
+    assert {"One-Eyed Pell", "Gravel Jon", "Sister Wren"} <= set(after["fallen"])
+
+
+def test_x48_magnitude_0_by_rout_members_flee_and_roll_their_casualties() -> None:
+    """X48, X35, X36.  The mob at Magnitude 1 suffers the talon's first volley: faces all 1s
+    = 0 + 5 added = 5 against DV 4: threshold 1; raw 3 + 1 + 1 = 5 − soak 2 = 3 dice, faces
+    1 1 1: no level.  The first ranged attack calls a rout check: Morale 3 − (1 − 1) = 3
+    dice at 1 + 0 (Relaxed) = 1; faces 1 2 3 = 0: it loses max(1, 1 − 0) = 1 dot, to
+    Magnitude 0 by rout.  Red Harrow fights on alone; the relays and Mara flee alive (not
+    fallen), and Mara rolls her casualty dice against the dots lost (X40)."""
+    order = {**VOLLEY_AT_MOB, "dice": "1 1 1 1 1 1 1 1", "damage_dice": "1 1 1", "rout_dice": "1 2 3"}
+    result = resolve(_started(_data([order]), **{"Bandit Mob": MOB_AT_1}))
+    rout = _event(result, "Attack")["rout"]
+    assert (rout["pool"]["value"], rout["difficulty"]["value"], rout["magnitude_lost"]) == (3, 1, 1)
+    mob = _unit(result, "Bandit Mob")
+    assert (mob["magnitude"], mob["solo"]) == (0, True)
+    assert mob["departed"] == ["One-Eyed Pell", "Gravel Jon", "Sister Wren"]
+    after = next(u for u in aftermath_json(result.battle)["units"] if u["name"] == "Bandit Mob")
+    assert after["fallen"] == []
+    (mara,) = after["casualties"]
+    assert mara["character"] == "Mara the Thatcher" and mara["rule_ref"] == "X40"
+    assert mara["first_roll"] is not None and mara["first_roll"]["dice"] == 3 + 4

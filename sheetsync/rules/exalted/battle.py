@@ -528,10 +528,11 @@ def _prepare_attack(work: _Work, order: Order, tick: int, roller: Roller) -> App
     return apply
 
 
-def _lose_dots(w: _Work, st: UnitState, magnitude: int, marked: int, dots: int) -> UnitState:
+def _lose_dots(w: _Work, st: UnitState, magnitude: int, marked: int, dots: int, *, rout: bool = False) -> UnitState:
     """X34, X11: the unit after losing ``dots`` (already taken off ``magnitude``): the largest
     loss and the total (X40), excess relays fade, Magnitude 0 makes it solo with its
-    commander's own track, its members and special characters dead."""
+    commander's own track.  Destroyed by damage (X34), everyone but the commander is dead
+    (``destroyed``: its named members too); brought to 0 by rout (X48), they flee alive."""
     rules = w.battle.house_rules
     changes: dict[str, Any] = {"magnitude": magnitude, "marked": marked, "dots_lost": st.dots_lost + dots,
                                "largest_loss": max(st.largest_loss, dots)}
@@ -547,7 +548,9 @@ def _lose_dots(w: _Work, st: UnitState, magnitude: int, marked: int, dots: int) 
                        formation=formation_after_drill_change(st.formation, eff, communication_failure=cf,
                                                               rules=rules))
     if dots and magnitude == 0 and not st.solo:
-        changes.update(solo=True, heroes=(), sorcerers=(), relays=(), fallen=(*st.fallen, *st.special_characters),
+        gone = {"departed": (*st.departed, *st.special_characters)} if rout else \
+            {"fallen": (*st.fallen, *st.special_characters), "destroyed": True}
+        changes.update(solo=True, heroes=(), sorcerers=(), relays=(), **gone,
                        health_levels=w.character(st.commander).health_levels,
                        marked=st.wounds.get(st.commander, 0))
     return w.put(st, **changes)
@@ -599,8 +602,10 @@ def _apply_rout(w: _Work, ev: RoutEvent) -> None:
     st = w.get(ev.unit)
     if not ev.checked or ev.passed:
         return
-    st = w.put(st, hesitating=True, relays=st.relays[:ev.relays], fallen=(*st.fallen, *st.relays[ev.relays:]))
-    _lose_dots(w, st, ev.magnitude, 0, ev.dots_lost)
+    if ev.magnitude > 0:  # X36: excess relays fade; at Magnitude 0 everyone flees (X48)
+        st = w.put(st, relays=st.relays[:ev.relays], fallen=(*st.fallen, *st.relays[ev.relays:]))
+    st = w.put(st, hesitating=True)
+    _lose_dots(w, st, ev.magnitude, 0, ev.dots_lost, rout=True)
 
 
 def _rout_json(ev: RoutEvent, kind: str = "rout") -> dict[str, Any]:
