@@ -244,3 +244,26 @@ def test_x48_magnitude_0_by_rout_members_flee_and_roll_their_casualties() -> Non
     (mara,) = after["casualties"]
     assert mara["character"] == "Mara the Thatcher" and mara["rule_ref"] == "X40"
     assert mara["first_roll"] is not None and mara["first_roll"]["dice"] == 3 + 4
+
+
+def test_x4_endurance_0_takes_2_dice_off_join_war_and_the_exhaustion_roll() -> None:
+    """X4, E4, X37 (item 8).  The talon starts the battle at Endurance 0.  Join War: Wits 3 +
+    War 4 − Magnitude 2 = 5, −2 at Endurance 0 = 3 dice; faces 9 7 10 = 4 successes (five
+    faces would be refused).  The mob's Join War is typed 0 successes: it acts on long tick
+    min(6, 4 − 0) = 4, the talon on 0.  The talon's volley on long tick 0 is rolled; after
+    it, the talon's exhaustion roll is Cathak Reyen's Charisma 4 + War 4 = 8, −2 = 6 dice:
+    faces 7 7 7 7 7 7 = 6 successes against ⌊fatigue 1⌋ − 1 (Morale 3) = 0, minimum 1:
+    held, Endurance stays 0."""
+    data = _data([{**VOLLEY_AT_MOB, "exhaustion_dice": "7 7 7 7 7 7"}])
+    data["units"][0]["join_war"] = "9 7 10"
+    data["units"][1]["join_war"] = 0
+    battle = load_battle(data)
+    battle = battle.model_copy(update={"state": tuple(
+        s.model_copy(update={"endurance": 0}) if s.name == "Cathak Talon" else s for s in battle.state)})
+    result = resolve(battle)
+    talon_join = next(r for r in _event(result, "Join War")["rolls"] if r["unit"] == "Cathak Talon")
+    assert (talon_join["pool"]["value"], talon_join["successes"], talon_join["tick"]) == (3, 4, 0)
+    assert talon_join["pool"]["breakdown"][-1] == {"source": "Endurance 0", "amount": -2, "rule": "X4"}
+    exhaustion = next(x for x in _event(result, "Attack")["exhaustion"] if x["unit"] == "Cathak Talon")
+    assert (exhaustion["pool"]["value"], exhaustion["roll"]["dice"], exhaustion["successes"]) == (6, 6, 6)
+    assert exhaustion["endurance"] == 0

@@ -631,7 +631,7 @@ def _exhaustion(w: _Work, r: Roller, name: str, typed: TypedDice, where: str, *,
     ev = exhaustion_check(name, pool, diff, st.endurance, r, typed=typed, where=where,
                           double_tens=w.battle.house_rules.double_tens(command_roller(cmdr, relays)))
     w.put(st, endurance=ev.endurance)
-    return {"unit": name, "pool": trait_json(pool), "difficulty": trait_json(diff), "roll": roll_json(ev.roll),
+    return {"unit": name, "pool": trait_json(ev.pool), "difficulty": trait_json(diff), "roll": roll_json(ev.roll),
             "successes": ev.outcome.net, "endurance_before": ev.endurance_before, "endurance": ev.endurance,
             "rule_ref": ev.rule_ref}
 
@@ -1350,7 +1350,7 @@ def _prepare_duel(work: _Work, order: Order, tick: int, roller: Roller) -> Apply
         fixed = tl.clock(target).fixed_dv
         action_dv = defence_penalty(tl, target, work.battle.house_rules).value
         opts: dict[str, Any] = {"rules": work.battle.house_rules, "attacker_magnitude": 0, "defender_magnitude": 0,
-                                "extra_external": penalty}
+                                "extra_external": penalty, "attacker_endurance": st.endurance}  # X4
         plan = plan_attack(alone(ch), alone(work.character(foe)), kind, **opts,
                            defender_action_dv=0 if fixed is not None else action_dv)
         if fixed is not None:
@@ -1510,7 +1510,8 @@ def _join_war(battle: Battle, work: _Work, roller: Roller) -> dict[str, Any]:
     """E4: every unit rolls Join War; the best acts on long tick 0, the others later."""
     entries = [(work.spec(u.name), work.get(u.name).magnitude) for u in battle.units]
     joined = join_war(entries, roller, [u.join_war for u in battle.units],
-                      where=[f"units[{i}].join_war" for i in range(len(battle.units))], rules=battle.house_rules)
+                      where=[f"units[{i}].join_war" for i in range(len(battle.units))], rules=battle.house_rules,
+                      endurances=[work.get(u.name).endurance for u in battle.units])
     for r in joined.rolls:
         work.put(work.get(r.unit), next_tick=r.tick)
     return {"kind": "Join War", "tick": 0, "rule_ref": "E4",
