@@ -293,10 +293,10 @@ def test_x27_the_typed_outcome_resolves_alone_and_undo_brings_the_duel_back() ->
 # --- X20 spreading out under fire -------------------------------------------------------
 
 MISS = {"tick": 0, "unit": "Cathak Talon", "action": "Attack", "target": "Bandit Mob", "option": "Ranged",
-        "dice": "1 1 1 1 1 1 1 1", "rout_dice": 1, "exhaustion_dice": "7 7 7 7 7 7 7 7",
+        "dice": "1 1 1 1 1 1 1 1", "rout_dice": "1s", "exhaustion_dice": "7 7 7 7 7 7 7 7",
         "target_exhaustion_dice": "7 7 7 7 7"}
 SPREAD = {"tick": 0, "unit": "Bandit Mob", "action": "Change Formation", "option": "Spread out",
-          "dice": "7 7 10 1 1", "rout_dice": 2}
+          "dice": "7 7 10 1 1", "rout_dice": "2s"}
 
 
 def test_x20_spreading_out_after_a_ranged_attack_then_the_rout_check_with_skirmish() -> None:
@@ -345,10 +345,10 @@ def test_x11_x26_when_a_rally_raises_magnitude_the_last_added_beyond_the_limit_l
     """Rally for Numbers: Charisma 4 + War 4 = 8 dice at max(1, 1 − 4) = 1; 3 successes
     typed: Magnitude 1 → 2, limit 4; five special characters, so the last added (the
     unnamed relay) leaves, or the one the option names."""
-    rally = {"tick": 0, "unit": "Cathak Talon", "action": "Rally", "option": "Numbers", "dice": 3}
+    rally = {"tick": 0, "unit": "Cathak Talon", "action": "Rally", "option": "Numbers", "dice": "3s"}
     data = _data(reserve=True)
     data["units"] = data["units"][:2]
-    data["units"][0]["join_war"] = 4  # 4 successes of its 6 dice at Magnitude 1 (E4)
+    data["units"][0]["join_war"] = "4s"  # 4 successes of its 6 dice at Magnitude 1 (E4)
     battle = _over_limit(load_battle({**data, "orders": [rally]}))
     ev = _event(resolve(battle), "Rally")
     assert ev["magnitude"] == 2 and ev["leaving"] == ["Cathak Talon relay 2"] and "X11" in ev["rule_ref"]

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from sheetsync.errors import InputError
 from sheetsync.rules.exalted.battle import TickResult, current_unit, resolve, units_json
 from sheetsync.rules.exalted.loader import battle_to_file, load_battle
 from sheetsync.rules.exalted.state import Battle
@@ -267,3 +268,52 @@ def test_x4_endurance_0_takes_2_dice_off_join_war_and_the_exhaustion_roll() -> N
     exhaustion = next(x for x in _event(result, "Attack")["exhaustion"] if x["unit"] == "Cathak Talon")
     assert (exhaustion["pool"]["value"], exhaustion["roll"]["dice"], exhaustion["successes"]) == (6, 6, 6)
     assert exhaustion["endurance"] == 0
+
+
+# --- issue 22: dice typed in, and the order syntax -----------------------------------------
+
+def test_issue22_a_bare_die_number_is_refused_showing_both_spellings_and_the_marked_forms_are_read() -> None:
+    """E1, issue 22.  In the battle file ``dice: 1`` (one die that showed a 1, or one
+    success?) is refused at ``orders[0].dice`` with both spellings, as is ``"5"``; nothing is
+    resolved.  ``"6s"`` is six successes, ``"faces: 10 10 8 7 1 1 2 3"`` the faces."""
+    for typed, text in ((1, '"1,"'), ("5", '"5s"')):
+        try:
+            load_battle(_data([{**VOLLEY_AT_MOB, "dice": typed}]))
+        except InputError as exc:
+            (problem,) = exc.problems
+            assert problem.where == "orders[0].dice" and "could be one die's face" in problem.message
+            assert text in problem.message
+        else:
+            raise AssertionError(f"{typed!r} was read")
+    counted = resolve(load_battle(_data([{**VOLLEY_AT_MOB, "dice": "6s"}])))
+    faces = resolve(load_battle(_data([{**VOLLEY_AT_MOB, "dice": "faces: 10 10 8 7 1 1 2 3"}])))
+    a, b = _event(counted, "Attack")["successes"], _event(faces, "Attack")["successes"]
+    assert (a["value"], a["roll"]["source"]) == (6, "typed successes")
+    assert (b["value"], b["roll"]["source"], b["roll"]["faces"]) == (6, "typed faces", [10, 10, 8, 7, 1, 1, 2, 3])
+
+
+def test_issue22_called_shot_without_its_colon_is_refused_at_its_cell_with_the_syntax() -> None:
+    """X32, issue 22.  ``called shot Sister Wren`` once aimed silently at the commander; it
+    is refused at ``orders[0].option`` showing ``called shot: Sister Wren``.  A word the
+    attack syntax does not define (``flank``) is refused too, and both are listed at once."""
+    orders = [{**VOLLEY_AT_MOB, "option": "Ranged, called shot Sister Wren"},
+              {**VOLLEY_AT_MOB, "tick": 4, "option": "Close flank"}]
+    try:
+        load_battle(_data(orders))
+    except InputError as exc:
+        got = {p.where: p.message for p in exc.problems}
+    else:
+        raise AssertionError("the options were read")
+    assert set(got) == {"orders[0].option", "orders[1].option"}
+    assert 'needs a colon before the name: type "called shot: Sister Wren"' in got["orders[0].option"]
+    assert "'flank' is not part of an attack's option" in got["orders[1].option"]
+
+
+def test_issue22_called_shot_with_its_colon_aims_at_the_named_special_character() -> None:
+    """X32.  ``Ranged, called shot: Sister Wren`` is a called shot at the relay: the event
+    names her as the victim, and the penalty is −⌈X/2⌉ with X the higher of Drill 1 and
+    Magnitude 3 (Relaxed): 2, beside X30's 1 (Magnitude 2 against 3): external 3."""
+    order = {**VOLLEY_AT_MOB, "option": "Ranged, called shot: Sister Wren"}
+    attack = _event(resolve(load_battle(_data([order]))), "Attack")
+    assert attack["called_shot"] == "Sister Wren"
+    assert attack["external_penalty"]["value"] == 3

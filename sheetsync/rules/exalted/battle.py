@@ -126,6 +126,7 @@ from sheetsync.rules.exalted.morale import (
     relays_kept,
     rout_check,
 )
+from sheetsync.rules.exalted.options import AttackOption, move_option, parse_attack_option
 from sheetsync.rules.exalted.state import Battle, BattleUnit, Duel, Order, UndoRecord, UnitState
 from sheetsync.rules.exalted.timeline import Action, Clock, Timeline, act, defence_penalty, join_war
 from sheetsync.rules.exalted.traits import (
@@ -392,23 +393,28 @@ def _option_words(order: Order) -> str:
     return (order.option or "").strip()
 
 
+def _attack_option(order: Order) -> AttackOption:
+    """X28, X32, X37: the Attack option read (:mod:`.options`); one the syntax does not
+    define is refused (the loader names its cell first)."""
+    try:
+        return parse_attack_option(order.option)
+    except ValueError as exc:
+        raise _Refused(str(exc), "X28, X32") from None
+
+
 def _attack_kind(work: _Work, order: Order) -> AttackKind:
-    words = _option_words(order).casefold()
-    if "ranged" in words:
+    kind = _attack_option(order).kind
+    if kind == "ranged":
         return AttackKind.RANGED
-    if "close" in words:
+    if kind == "close":
         return AttackKind.CLOSE
     spec = work.unit(order.unit).spec
     return AttackKind.RANGED if not spec.close_weapons and spec.ranged_weapons else AttackKind.CLOSE
 
 
 def _called_victim(order: Order) -> str | None:
-    words = _option_words(order)
-    low = words.casefold()
-    if "called shot" not in low:
-        return None
-    _, _, rest = words.partition(":")
-    return rest.strip() or "commander"
+    """X32: ``called shot`` (the commander) or ``called shot: NAME``."""
+    return _attack_option(order).victim
 
 
 def _stands(st: UnitState) -> bool:
@@ -464,8 +470,7 @@ def _plan_order(work: _Work, order: Order, tick: int) -> _AttackPlanned:
                 ammo = spend_volley(order.unit, ammo, where=_place(order))
             except InputError as exc:
                 raise _Refused(exc.problems[0].message, "X31") from None
-    words = _option_words(order).casefold()
-    envelop = "envelop" in words
+    envelop = _attack_option(order).envelop
     if envelop and kind is AttackKind.RANGED:
         raise _Refused("only a close attack can envelop", "X32")
     if envelop and st.magnitude < tst.magnitude + 1:
@@ -647,7 +652,7 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
     planned = prep.planned
     ev, plan, timing, odds = prep.event, planned.plan, planned.timing, prep.odds
     att = w.get(order.unit)
-    att_charged = att.charged or "charge" in _option_words(order).casefold()  # X37, X18
+    att_charged = att.charged or _attack_option(order).charge  # X37, X18
     w.put(att, **planned.changes, ammunition=planned.ammunition)
     assert order.target is not None
     tst = w.get(order.target)
@@ -873,10 +878,12 @@ def _prepare(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
 
 
 def _terrain(order: Order) -> Terrain:
-    for t in Terrain:
-        if t.value.casefold() in _option_words(order).casefold():
-            return t
-    return Terrain.OPEN
+    """X16: a Move or Dash option is blank or a terrain (:func:`.options.move_option`)."""
+    try:
+        name = move_option(order.option)
+    except ValueError as exc:
+        raise _Refused(str(exc), "X16") from None
+    return Terrain(name) if name is not None else Terrain.OPEN
 
 
 def _with_changes(order: Order, tick: int, timing: dict[str, Any], changes: dict[str, Any], **more: Any) -> Apply:
