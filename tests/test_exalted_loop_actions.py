@@ -132,14 +132,15 @@ def test_x23_a_split_battle_is_written_read_and_undone_exactly() -> None:
     ("Talon Left; headcount: 10; follow: Ledaal Kes", "is not another special character"),
 ])
 def test_x23_a_bad_split_is_refused_before_any_roll_and_costs_nothing(option: str, reason: str) -> None:
-    """24 taken from 25 leaves 1: Magnitude 0, which the parent can't keep (X23, X34)."""
+    """24 taken from 25 leaves 1: Magnitude 0, which the parent can't keep (X23, X34).  With
+    its only order refused, the talon Guards (X47): Speed 3, as with no order."""
     plain = resolve(_battle([]))
     result = resolve(_battle([dict(SPLIT, option=option)]))
     (refused,) = _refused(result)
     assert reason in refused["reason"] and "X23" in refused["rule_ref"]
     assert result.battle.units == plain.battle.units
     talon = result.battle.state_of("Cathak Talon")
-    assert (talon.magnitude, talon.heroes, talon.next_tick) == (2, ("Peleps Ama",), 0)
+    assert (talon.magnitude, talon.heroes, talon.next_tick) == (2, ("Peleps Ama",), 3)
 
 
 def test_x23_the_tracker_refuses_a_split_it_has_no_row_for() -> None:

@@ -317,3 +317,35 @@ def test_issue22_called_shot_with_its_colon_aims_at_the_named_special_character(
     attack = _event(resolve(load_battle(_data([order]))), "Attack")
     assert attack["called_shot"] == "Sister Wren"
     assert attack["external_penalty"]["value"] == 3
+
+
+# --- X42-X52 -------------------------------------------------------------------------------
+
+def test_x47_a_unit_whose_only_order_is_refused_guards_and_acts_again_three_ticks_on() -> None:
+    """X47, X13.  On long tick 0 the mob's only order is Change Formation to Close, which
+    needs Drill 2 (its Drill is 1): refused with the reason.  The mob then Guards (Speed 3,
+    −0 DV) and acts next on long tick 3, not on long tick 0 again."""
+    order = {"tick": 0, "unit": "Bandit Mob", "action": "Change Formation", "option": "Close"}
+    result = resolve(_started(_data([order])))
+    (refused,) = [e for e in result.events if e["kind"] == "refused"]
+    assert refused["unit"] == "Bandit Mob" and "Drill" in refused["reason"]
+    guard = _event(result, "Guard (order refused)")
+    assert guard["unit"] == "Bandit Mob" and guard["timing"]["speed"] == 3 and guard["rule_ref"] == "X47, X19"
+    assert _unit(result, "Bandit Mob")["next_tick"] == 3
+
+
+def test_x42_the_rout_check_after_a_loss_uses_the_new_magnitude() -> None:
+    """X42, X11, X34.  The mob (Magnitude 3) has two relays left: communication failure, so
+    its effective Drill is max(0, 1 − 2) = 0.  The volley (faces 10 10 8 7 1 1 2 3 = 6, + 4
+    added, − X30's 1 (2 against 3), − DV 4: threshold 5; raw 3 + 1 + 5 = 9 − soak 2 = 7
+    dice, all 7s: 7 levels) fills the 7-level track: −1 dot, Magnitude 2.  The rout check it
+    calls is made as the unit now stands: Magnitude 2 needs no relays, Drill 1, so the pool
+    is Morale 3 − (2 − 1) = 2 (on the old Magnitude it would be 3 − (3 − 0) = 0).
+    Difficulty 1 (loss and first volley, both +0; Relaxed); faces 7 7 = 2: it holds."""
+    order = {**VOLLEY_AT_MOB, "dice": "10 10 8 7 1 1 2 3", "damage_dice": "7 7 7 7 7 7 7", "rout_dice": "7 7"}
+    result = resolve(_started(_data([order]), **{"Bandit Mob": {"relays": ("One-Eyed Pell", "Gravel Jon")}}))
+    attack = _event(result, "Attack")
+    assert (attack["levels"]["value"], attack["magnitude_lost"]["value"]) == (7, 1)
+    rout = attack["rout"]
+    assert (rout["pool"]["value"], rout["difficulty"]["value"], rout["passed"]) == (2, 1, True)
+    assert rout["triggers"] == ["Magnitude loss from damage", "First ranged attack since its last action"]  # X44

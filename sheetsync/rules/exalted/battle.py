@@ -1543,6 +1543,24 @@ def _mob_checks(work: _Work, tick: int, acting: set[str], roller: Roller) -> lis
     return out
 
 
+def _guard_refused(work: _Work, names: set[str], tick: int, roller: Roller) -> list[dict[str, Any]]:
+    """X47: a unit whose tick came and whose orders were all refused Guards (Speed 3), so it
+    acts again on the tick that gives; the refusals stay in the log with their reasons."""
+    out: list[dict[str, Any]] = []
+    for name in [u.name for u in work.battle.units if u.name in names]:
+        st = work.get(name)
+        if not _stands(st) or st.merged_into is not None or st.next_tick > tick:
+            continue
+        try:
+            got = _prepare(work, Order(tick=tick, unit=name, action=Action.GUARD, row=-1), tick, roller)(work, roller)
+        except _Refused:
+            continue
+        for e in got:
+            e.update(kind="Guard (order refused)", rule_ref="X47, X19")
+        out.extend(got)
+    return out
+
+
 def _dice_problem(exc: InputError) -> bool:
     return any("dice" in p.where or "join_war" in p.where for p in exc.problems)
 
@@ -1634,6 +1652,7 @@ def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = Non
                     e["kind"] = "Guard (no order)"
                     e["rule_ref"] = "E5, X19"
             events.extend(got)
+    events.extend(_guard_refused(work, acting & with_order, tick, roller))
     spread_done: set[str] = set()
     for o in spreads:
         try:
