@@ -84,7 +84,7 @@ SPLIT = {"tick": 0, "unit": "Cathak Talon", "action": "Split Unit",
 def test_x23_split_unit_magnitudes_followers_and_both_command_rolls() -> None:
     """By hand.  The talon's headcount is 25 (Magnitude 2).  The new unit takes 10: row
     2-10, Magnitude 1.  15 are left, row 2, but the parent drops at least one dot: Magnitude
-    min(2, 2 − 1) = 1, its headcount the top of row 1, 10.  Talon Sergeant follows (the
+    min(2, 2 − 1) = 1, its headcount 25 − 10 = 15 (X50).  Talon Sergeant follows (the
     limit 2 × 1 = 2 holds him).  Parent's roll: Cathak Reyen's Charisma 4 + War 4 = 8 dice
     (no relay left), difficulty max(1, 1 − Drill 4) = 1; 7 7 is 2 successes: it holds.  The
     new unit's roll†: Peleps Ama's 2 + 2 = 4 against Talon Sergeant's 3 + 3 = 6: 6 dice, 1 1 2
@@ -93,7 +93,7 @@ def test_x23_split_unit_magnitudes_followers_and_both_command_rolls() -> None:
     result = resolve(_battle([SPLIT]))
     ev = _event(result, "Split Unit")
     assert ev["rule_ref"] == "X23" and ev["new_unit"] == "Talon Left" and ev["followers"] == ["Talon Sergeant"]
-    assert ev["magnitude"] == {"parent": 1, "new": 1} and ev["headcount"] == {"parent": 10, "new": 10}
+    assert ev["magnitude"] == {"parent": 1, "new": 1} and ev["headcount"] == {"parent": 15, "new": 10}
     assert ev["commands"]["parent"]["pool"]["value"] == 8 and ev["commands"]["parent"]["difficulty"]["value"] == 1
     assert ev["commands"]["parent"]["success"] is True
     assert ev["commands"]["new"]["pool"]["value"] == 6 and ev["commands"]["new"]["success"] is False
@@ -105,7 +105,7 @@ def test_x23_split_unit_magnitudes_followers_and_both_command_rolls() -> None:
         ("Peleps Ama", 1, 10, 3, 7)
     assert left["special_characters"] == {"heroes": [], "sorcerers": [], "relays": ["Talon Sergeant"]}
     assert left["hesitating"] and left["formation"] == "Unordered" and left["side"] == "Realm"
-    assert (talon["magnitude"], talon["headcount"], talon["next_tick"], talon["formation"]) == (1, 10, 3, "Close")
+    assert (talon["magnitude"], talon["headcount"], talon["next_tick"], talon["formation"]) == (1, 15, 3, "Close")
     assert talon["special_characters"] == {"heroes": [], "sorcerers": [], "relays": []}
     assert result.battle.state_of("Cathak Talon").starting_magnitude == 1  # X41: the split is no wound
 

@@ -349,3 +349,127 @@ def test_x42_the_rout_check_after_a_loss_uses_the_new_magnitude() -> None:
     rout = attack["rout"]
     assert (rout["pool"]["value"], rout["difficulty"]["value"], rout["passed"]) == (2, 1, True)
     assert rout["triggers"] == ["Magnitude loss from damage", "First ranged attack since its last action"]  # X44
+
+
+BLADE_CHAR = {"name": "Wandering Blade", "role": "commander", "dexterity": 4, "stamina": 2, "wits": 3,
+              "abilities": {"Melee": 4, "Awareness": 2, "Dodge": 2}}
+BLADE = {"name": "Blade Alone", "side": "Bandits", "commander": "Wandering Blade", "solo": True}
+
+
+def test_x52_a_solo_unit_makes_no_rout_check() -> None:
+    """X52, X1.  The talon's first volley at a solo unit (Magnitude 0) would call a rout
+    check (+0) of a unit; a solo unit makes none: the attack's rout is empty.  The volley's
+    dice are rolled from the seed; only the missing check is asserted."""
+    data = _data([{**VOLLEY_AT_MOB, "target": "Blade Alone"}])
+    data["characters"].append(BLADE_CHAR)
+    data["units"].append(BLADE)
+    attack = _event(resolve(_started(data)), "Attack")
+    assert attack["target"] == "Blade Alone" and attack["rout"] is None
+
+
+def test_x49_being_engaged_clears_aim() -> None:
+    """X49, E11.  The talon Aims at the mob on long tick 0 (1 die banked; it acts next on
+    long tick 3).  On long tick 1 the mob closes on the talon: engaged, the talon's Aim is
+    cleared (0), though the talon took no other action."""
+    aim = {"tick": 0, "unit": "Cathak Talon", "action": "Aim", "target": "Bandit Mob"}
+    first = resolve(_started(_data([aim]), **{"Bandit Mob": {"next_tick": 1}}))
+    assert first.battle.state_of("Cathak Talon").aim_ticks == 1
+    charge = {"tick": 1, "unit": "Bandit Mob", "action": "Attack", "target": "Cathak Talon", "option": "Close"}
+    second = resolve(first.battle.model_copy(update={"orders": load_battle(_data([charge])).orders}))
+    talon = second.battle.state_of("Cathak Talon")
+    assert talon.engaged == ("Bandit Mob",) and (talon.aim_target, talon.aim_ticks) == (None, 0)
+
+
+def _wren_shot(**mob: Any) -> TickResult:
+    """X32: the talon's called shot at Sister Wren, who has 6 of her 7 levels marked.  Pool 8
+    dice, faces 10 10 8 7 1 1 2 3 = 6, + 4 added; external: X30 (2 against the mob's 3) 1
+    and the called shot −⌈3/2⌉ = 2 (X the higher of Drill 1 and Magnitude 3): 3.  Her own DV:
+    Parry (Dex 2 + 0)/2 = 1, Dodge (2 + 0 + Essence 1)/2 = 1 (rounded down at Essence 1): 1.
+    Threshold 6 + 4 − 3 − 1 = 6; raw 3 + 1 + 6 = 10 − her soak ⌊2/2⌋ = 1: 9 dice, typed as
+    1 success: 1 level, 7 of 7: Incapacitated."""
+    order = {**VOLLEY_AT_MOB, "option": "Ranged, called shot: Sister Wren", "dice": "10 10 8 7 1 1 2 3",
+             "damage_dice": "1s"}
+    return resolve(_started(_data([order]), **{"Bandit Mob": {"wounds": {"Sister Wren": 6}, **mob}}))
+
+
+def test_x51_an_incapacitated_special_character_outside_an_engagement_is_out_of_the_battle_not_dead() -> None:
+    """X51 (see :func:`_wren_shot`): the mob is engaged with no one, so Sister Wren leaves
+    the battle alive: she is no longer one of its relays and is not among the fallen."""
+    result = _wren_shot()
+    attack = _event(result, "Attack")
+    assert (attack["threshold"]["value"], attack["damage_dice"]["value"], attack["levels"]["value"]) == (6, 9, 1)
+    mob = result.battle.state_of("Bandit Mob")
+    assert "Sister Wren" not in mob.relays and "Sister Wren" in mob.departed and "Sister Wren" not in mob.fallen
+
+
+def test_x51_an_incapacitated_special_character_of_an_engaged_unit_is_slain() -> None:
+    """X51, X32: the same shot while the mob is engaged (with the talon): the coup de grâce;
+    Sister Wren is among the fallen."""
+    result = _wren_shot(engaged=("Cathak Talon",), engaged_since={"Cathak Talon": 0})
+    mob = result.battle.state_of("Bandit Mob")
+    assert "Sister Wren" in mob.fallen and "Sister Wren" not in mob.departed
+
+
+def test_x50_merge_the_other_commander_without_room_becomes_a_solo_unit() -> None:
+    """X50, X24, X11.  The merge of the reserve into the talon (as in the X24 test):
+    Magnitude 2 allows 2 × 2 = 4 special characters.  The talon's Peleps Ama and Talon
+    Sergeant and the reserve's Nellens Ivo and Mnemon Sula fill them; Cathak Dano, the
+    commander who does not lead, has no room, so he becomes a solo unit of the Realm (not a
+    departure into nowhere)."""
+    order = {"tick": 0, "unit": "Talon Reserve", "action": "Merge Units", "target": "Cathak Talon",
+             "dice": "7 1 1 1 1 1", "target_dice": "7 1 1 1 1 1 1 1"}
+    result = resolve(_started(_with_reserve([order])))
+    talon = _unit(result, "Cathak Talon")
+    assert talon["special_characters"]["heroes"] == ["Peleps Ama", "Nellens Ivo", "Mnemon Sula"]
+    dano = _unit(result, "Cathak Dano")
+    assert (dano["solo"], dano["side"], dano["magnitude"], dano["commander"]) == (True, "Realm", 0, "Cathak Dano")
+
+
+def test_x50_split_the_parent_keeps_its_old_headcount_less_the_new_units() -> None:
+    """X50, X23, X2.  The talon (25) splits 10 away under Peleps Ama.  The parent's headcount
+    is 25 − 10 = 15 (row 2, 11-75), but it drops at least one dot: Magnitude 1.  The new
+    unit (10: Magnitude 1) takes the parent's Drill 4 and acts when the parent next acts
+    (Split Unit is Speed 3: long tick 3).  Rolls: the talon's 8 dice at max(1, 1 − 4) = 1,
+    7 1 1 1 1 1 1 1 = 1; Peleps Ama's Charisma 2 + War 2 = 4 dice at 1, 7 1 1 1 = 1."""
+    order = {"tick": 0, "unit": "Cathak Talon", "action": "Split Unit",
+             "option": "Talon Left; hero: Peleps Ama; headcount: 10", "dice": "7 1 1 1 1 1 1 1",
+             "target_dice": "7 1 1 1"}
+    data = _data([order])
+    ama = next(c for c in data["characters"] if c["name"] == "Peleps Ama")
+    ama["charisma"] = 2
+    result = resolve(_started(data))
+    split = _event(result, "Split Unit")
+    assert split["headcount"] == {"parent": 15, "new": 10} and split["magnitude"] == {"parent": 1, "new": 1}
+    talon, left = _unit(result, "Cathak Talon"), _unit(result, "Talon Left")
+    assert (talon["headcount"], talon["magnitude"], left["next_tick"], talon["next_tick"]) == (15, 1, 3, 3)
+    assert current_unit(result.battle, "Talon Left")[1].drill.value == 4
+    assert current_unit(result.battle, "Cathak Talon")[1].magnitude.value == 1
+
+
+def test_x45_second_wind_never_rises_above_the_endurance_the_unit_began_with() -> None:
+    """X45, X26.  The mob (typed Drill 3 here, Magnitude 3 with three relays) began the
+    battle at Endurance 2 and is at 1.  Second Wind: 5 dice at max(1, 3 − 3) = 1, faces
+    7 1 1 1 1 = 1: success.  1 + max(1, Drill 3) = 4, but never above the lower of its
+    Magnitude 3 and the Endurance it began with, 2: Endurance 2."""
+    order = {"tick": 0, "unit": "Bandit Mob", "action": "Rally", "option": "Second Wind", "dice": "7 1 1 1 1"}
+    data = _data([order])
+    data["units"][1]["drill"] = 3
+    result = resolve(_started(data, **{"Bandit Mob": {"endurance": 1, "starting_endurance": 2}}))
+    rally = _event(result, "Rally")
+    assert (rally["command"]["difficulty"]["value"], rally["command"]["success"]) == (1, True)
+    assert _unit(result, "Bandit Mob")["endurance"] == 2
+
+
+def test_x46_the_duel_challenges_called_shot_is_the_challengers_own_pool() -> None:
+    """X46, X27, X32.  Peleps Ama (Dex 4, Melee 4, War 2; spear Accuracy 1) challenges Sister
+    Wren, unwilling.  Her own pool, no War cap: 4 + 4 + 1 = 9 dice (capped it would be 7);
+    no unit bonus and no X30 comparison.  External: the called shot's −⌈max(Drill 1,
+    Magnitude 3)/2⌉ = 2.  Wren's own DV 1 (Parry and Dodge 1).  Faces 7 7 7 7 1 1 1 1 1 = 4:
+    4 − 2 = 2 against DV 1: hit, the duel begins."""
+    order = {"tick": 0, "unit": "Cathak Talon", "action": "Initiate Duel", "target": "Bandit Mob",
+             "option": "challenger: Peleps Ama; foe: Sister Wren", "dice": "7 7 7 7 1 1 1 1 1"}
+    result = resolve(_started(_data([order])))
+    duel = _event(result, "Initiate Duel")
+    shot = duel["called_shot"]
+    assert (shot["pool"]["value"], shot["external_penalty"]["value"], shot["dv"]["value"]) == (9, 2, 1)
+    assert shot["hit"] and duel["duel"] and result.battle.duel is not None

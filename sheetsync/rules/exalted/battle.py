@@ -17,8 +17,10 @@ Readings where the rulings leave room (listed in the issue note):
 - E6 ``simultaneous``: a tick's orders are verified and rolled against the state at the
   start of the tick; their levels then go on the tracks in sheet order, and the rout and
   exhaustion rolls they call are made as each applies.
-- X35: becoming engaged calls the rout check of the unit attacked, not the attacker's;
-  a unit's rout triggers from one attack make one check at the highest modifier.
+- X35: becoming engaged calls the rout check of the unit attacked, not yet the
+  attacker's (X43 is not applied: see the issue note); a unit's rout triggers from one
+  attack make one check at the highest modifier, listing every trigger (X44).
+- X49: being engaged clears a unit's Aim, as any other action does.
 - X37: both units roll exhaustion after every attack, a miss included.  A unit charged as
   its last action (+1) if that action was a Dash that succeeded (X18: in mass combat a
   dash is a charge; a failed one is a Move), or, for the attacker, if its action before
@@ -31,9 +33,10 @@ Readings where the rulings leave room (listed in the issue note):
   hero defaults to the unit's first, no one else follows unless named, ``dice`` is the
   parent's command roll and ``target_dice`` the new unit's.  The new unit acts when the
   parent next acts, is not engaged, keeps the parent's Endurance and arrows, and is written
-  under ``units:`` with ``split_from``.  The parent's headcount is what is left, at most the
-  top of its new Magnitude's row (no one died: X2's row minimum is for losses); its
-  starting Magnitude drops by as many dots (healing, X41); its excess relays fade (X11).
+  under ``units:`` with ``split_from``.  The parent's headcount is what is left (X50: the
+  old headcount less the new unit's; no one died, so X2's row minimum is for losses), its
+  Magnitude the X2 row of that, dropping at least one dot; its starting Magnitude drops by
+  as many dots (healing, X41); its excess relays fade (X11).
   A split leaving the parent at Magnitude 0, or taking a lone hero (X38: expel her
   instead), is refused.
 - X23 Expel Special Character: the option names her; she leaves the unit alive and becomes
@@ -133,10 +136,14 @@ from sheetsync.rules.exalted.traits import (
     Entry,
     Trait,
     UnitTraits,
+    communication_failure,
     derive_traits,
     headcount,
     magnitude_for_headcount,
     row_minimum,
+)
+from sheetsync.rules.exalted.traits import (
+    drill as drill_trait,
 )
 
 __all__ = ["TickResult", "attack_plans", "battle_roller", "current_unit", "departures_at_end", "odds_json", "resolve", "roll_json",
@@ -298,8 +305,15 @@ class _Work:
 
     def traits(self, name: str) -> UnitTraits:
         """X1-X11 of the unit as it stands: its current Magnitude decides communication
-        failure and so the effective Drill (X3, X11)."""
-        return derive_traits(self.spec(name), self.battle.house_rules)
+        failure and so the effective Drill (X3, X11), also where a split left a headcount
+        whose row is above it (X50)."""
+        spec = self.spec(name)
+        t = derive_traits(spec, self.battle.house_rules)
+        mag = self.get(name).magnitude
+        if spec.solo or t.magnitude.value == mag:
+            return t
+        return replace(t, magnitude=Trait("Magnitude", mag, (Entry("Magnitude now", mag, "X2, X50"),)),
+                       drill=drill_trait(spec, mag), communication_failure=communication_failure(spec, mag))
 
     def relays(self, name: str) -> list[Character]:
         return [c for r in self.get(name).relays if (c := self.battle.character(r)) is not None]
@@ -671,8 +685,13 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
         marked = min(tst.wounds.get(planned.victim, 0) + ev.levels, w.character(planned.victim).health_levels)
         tst = w.put(tst, wounds={**tst.wounds, planned.victim: marked})
         if marked >= w.character(planned.victim).health_levels:
-            tst, note = _slain(w, tst, planned.victim)
-            notes.append(note)
+            if planned.victim != tst.commander and not tst.engaged:  # X51: out of the battle, not dead
+                tst = w.put(tst, **_without(tst, [planned.victim]))
+                notes.append(f"{planned.victim} is Incapacitated: out of the battle, not dead, as "
+                             f"{order.target} is not engaged (X51)")
+            else:  # X51, X32: Incapacitated in an engaged unit, the coup de grâce
+                tst, note = _slain(w, tst, planned.victim)
+                notes.append(note)
         loss_json: dict[str, Any] = {"value": 0, "levels_marked": marked, "victim": planned.victim, "rule_ref": "X32"}
     elif tst.solo:
         marked = min(tst.marked + ev.levels, tst.health_levels)
@@ -699,8 +718,11 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
     if planned.kind is AttackKind.CLOSE and _stands(tst) and order.target not in att.engaged:
         a_mag, a_might = att.magnitude, w.traits(order.unit).might.value
         triggers.append(engagement_trigger(tst.magnitude, a_mag, a_might))
-        w.put(att, engaged=(*att.engaged, order.target), engaged_since={**att.engaged_since, order.target: tick})
-        tst = w.put(tst, engaged=(*tst.engaged, order.unit), engaged_since={**tst.engaged_since, order.unit: tick})
+        # X49: being engaged clears a unit's Aim
+        w.put(att, engaged=(*att.engaged, order.target), engaged_since={**att.engaged_since, order.target: tick},
+              aim_target=None, aim_ticks=0)
+        tst = w.put(tst, engaged=(*tst.engaged, order.unit), engaged_since={**tst.engaged_since, order.unit: tick},
+                    aim_target=None, aim_ticks=0)
         notes.append(f"{order.unit} and {order.target} are engaged (X35)")
     if planned.envelop and ev.hit:
         att = w.get(order.unit)
@@ -1082,7 +1104,7 @@ def _prepare_split(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
                     roller=roller, typed=(order.dice, order.target_dice),
                     wheres=(_place(order, "dice"), _place(order, "target_dice")), parent_endurance=st.endurance,
                     new_endurance=st.endurance, rules=work.battle.house_rules)
-    par_count = min(have - count, row_minimum(ev.parent_magnitude + 1) - 1)  # the new row's top at most
+    par_count = have - count  # X50: the old headcount less the new unit's
     work.rows_claimed += 1  # X23: verified and rolled, it takes a row
 
     def apply(w: _Work, r: Roller) -> list[dict[str, Any]]:
@@ -1153,25 +1175,32 @@ def _prepare_expel(work: _Work, order: Order, tick: int) -> Apply:
     changes, timing = _take_turn(work, order, tick)
     changes.update(_without(st, [name]))
     work.rows_claimed += 1
-    u = work.unit(order.unit)
-    char = work.character(name)
-    spec = UnitSpec(name=name, side=u.spec.side, commander=char, solo=True, formation=Formation.RELAXED)
-    born = BattleUnit(spec=spec, cover=u.cover, split_from=order.unit)
-    end = derive_traits(spec, work.battle.house_rules).endurance.value
     marked = st.wounds.get(name, 0)
 
     def apply(w: _Work, r: Roller) -> list[dict[str, Any]]:
-        me = w.put(w.get(order.unit), **changes)
-        w.battle = w.battle.model_copy(update={"units": (*w.battle.units, born)})
-        w.states[name] = UnitState(
-            name=name, magnitude=0, solo=True, health_levels=char.health_levels, marked=marked,
-            wounds={name: marked} if marked else {}, endurance=end, starting_endurance=end, starting_magnitude=0,
-            formation=Formation.RELAXED, commander=name, next_tick=me.next_tick)
-        w.follow_parent[name] = order.unit
+        w.put(w.get(order.unit), **changes)
+        _born_solo(w, name, order.unit, marked)
         return [_base(order, tick, timing, expelled=name, new_unit=name,
                       note=f"{name} leaves {order.unit} and fights on as a solo unit (X23, X1)", rule_ref="X23")]
 
     return apply
+
+
+def _born_solo(w: _Work, name: str, parent: str, marked: int) -> None:
+    """X1, X23, X50: the character ``name`` leaves ``parent`` alive as a solo unit named after
+    her, on its side, with her own track (``marked`` levels), acting next when ``parent``
+    does; a Units row of the tracker was claimed for her (:func:`_row_refusal`)."""
+    u = w.unit(parent)
+    char = w.character(name)
+    spec = UnitSpec(name=name, side=u.spec.side, commander=char, solo=True, formation=Formation.RELAXED)
+    end = derive_traits(spec, w.battle.house_rules).endurance.value
+    w.battle = w.battle.model_copy(update={"units": (*w.battle.units, BattleUnit(spec=spec, cover=u.cover,
+                                                                                  split_from=parent))})
+    w.states[name] = UnitState(
+        name=name, magnitude=0, solo=True, health_levels=char.health_levels, marked=marked,
+        wounds={name: marked} if marked else {}, endurance=end, starting_endurance=end, starting_magnitude=0,
+        formation=Formation.RELAXED, commander=name, next_tick=w.get(parent).next_tick)
+    w.follow_parent[name] = parent
 
 
 def _prepare_merge(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
@@ -1181,7 +1210,8 @@ def _prepare_merge(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
     order: the smaller ceases to exist and the merged unit keeps the larger's typed traits,
     Drill among them.  The larger unit's commander leads unless ``leader:`` says otherwise,
     and special characters beyond the limit leave (``leaving:``, default the last added,
-    X11).  A solo target joins as a special character with no roll."""
+    X11).  The commander who does not lead joins as a hero if there is room; if not, he
+    becomes a solo unit (X50).  A solo target joins as a special character with no roll."""
     st = work.get(order.unit)
     other = order.target
     if other is None or other == order.unit:
@@ -1226,6 +1256,13 @@ def _prepare_merge(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
     role = {n: k for s in (st, ost) for k in ("heroes", "sorcerers", "relays") for n in getattr(s, k)}
     role[second] = "heroes"
     by_unit = {big.name: ev.rolls[0], small.name: ev.rolls[1]}
+    alone = ev.merged and second in ev.leaving  # X50: no room for him: a solo unit
+    if alone:
+        if work.battle.unit(second) is not None:
+            raise _Refused(f"{second!r} is already the name of a unit: the solo unit he becomes needs it", "X50")
+        _row_refusal(work, second)
+        work.rows_claimed += 1
+    second_marked = {**ost.wounds, **st.wounds}.get(second, 0)
 
     def apply(w: _Work, r: Roller) -> list[dict[str, Any]]:
         me, ot = w.get(big.name), w.get(small.name)
@@ -1255,6 +1292,8 @@ def _prepare_merge(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
         w.put(ot, **(changes if swap else {}), disbanded=True, merged_into=big.name, heroes=(), sorcerers=(),
               relays=(), engaged=(), engaged_since={}, enveloping=(), enveloped_by=())
         _retarget(w, small.name, big.name)
+        if alone:
+            _born_solo(w, second, big.name, second_marked)
         return [_base(order, tick, timing, merged=True, commands=rolls, headcount=ev.headcount,
                       magnitude=ev.magnitude, commander=ev.commander, leaving=list(ev.leaving),
                       absorbed_into=big.name,
