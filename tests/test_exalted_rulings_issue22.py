@@ -473,3 +473,14 @@ def test_x46_the_duel_challenges_called_shot_is_the_challengers_own_pool() -> No
     shot = duel["called_shot"]
     assert (shot["pool"]["value"], shot["external_penalty"]["value"], shot["dv"]["value"]) == (9, 2, 1)
     assert shot["hit"] and duel["duel"] and result.battle.duel is not None
+
+
+def test_x4_endurance_0_takes_2_dice_off_the_duel_challenges_called_shot() -> None:
+    """X4, X46 (item 8).  As in the X46 test, but the talon is at Endurance 0: Peleps Ama's
+    9 dice lose 2, so 7 faces are typed: 7 7 7 7 1 1 1 = 4, − 2 external = 2 against DV 1:
+    hit.  (Nine faces would be refused.)"""
+    order = {"tick": 0, "unit": "Cathak Talon", "action": "Initiate Duel", "target": "Bandit Mob",
+             "option": "challenger: Peleps Ama; foe: Sister Wren", "dice": "7 7 7 7 1 1 1"}
+    result = resolve(_started(_data([order]), **{"Cathak Talon": {"endurance": 0}}))
+    shot = _event(result, "Initiate Duel")["called_shot"]
+    assert (shot["pool"]["value"], shot["roll"]["dice"], shot["hit"]) == (7, 7, True)
