@@ -129,7 +129,7 @@ def test_demo_runs_the_embedded_battle_and_writes_its_files(tmp_path: Path) -> N
 
 def test_a_bad_die_is_an_error_naming_its_path_and_nothing_is_written(battle_file: Path, tmp_path: Path) -> None:
     data = yaml.safe_load(battle_file.read_text(encoding="utf-8"))
-    data["orders"][0]["dice"] = 17  # more successes than 8 dice can roll
+    data["orders"][0]["dice"] = "17s"  # more successes than 8 dice can roll
     battle_file.write_text(yaml.safe_dump(data), encoding="utf-8")
     nxt = tmp_path / "next.yaml"
     out = _cli("resolve", str(battle_file), "--out", str(nxt))

@@ -56,7 +56,7 @@ def test_x40_a_unit_that_lost_no_dots_rolls_nothing() -> None:
 def test_x40_bad_casualty_dice_are_all_named_and_nothing_is_returned() -> None:
     with pytest.raises(InputError) as err:
         casualties("Foot", [ANNA, BORO], largest_loss=1, total_loss=1, roller=ScriptedRoller([]),
-                   typed={"Anna": ["7 8 11 2 3"], "Boro": ["7 7 2 2 2", 11]},
+                   typed={"Anna": ["7 8 11 2 3"], "Boro": ["7 7 2 2 2", "11s"]},
                    where={"Anna": ["Aftermath!D2"], "Boro": ["Aftermath!D3", "Aftermath!E3"]})
     # Boro's second roll would never be reached if Anna's first stopped the pass: both are named
     assert [str(p) for p in err.value.problems] == [

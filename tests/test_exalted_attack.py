@@ -129,7 +129,7 @@ def test_x28_x34_full_close_attack_by_hand() -> None:
     # Typed 5 damage successes; 5 marked + 5 = 10: 1 dot, 3 marked, Magnitude 2 -> 1.
     plan = plan_attack(talon(), scale(), AttackKind.CLOSE)
     assert (plan.dice, plan.automatic, plan.external.value, plan.dv.value) == (7, 5, 0, 3)
-    ev = resolve_attack(plan, ScriptedRoller([]), marked=5, attack_dice="7 3 10 2 1 8 4", damage_dice_typed=5)
+    ev = resolve_attack(plan, ScriptedRoller([]), marked=5, attack_dice="7 3 10 2 1 8 4", damage_dice_typed="5s")
     assert (ev.successes, ev.threshold, ev.raw_damage, ev.soak, ev.damage_dice, ev.levels) == (4, 6, 17, 2, 15, 5)
     assert (ev.magnitude_lost, ev.loss.marked, ev.loss.magnitude, ev.loss.rout_check) == (1, 3, 1, True)
     # odds: need 3 + 1 - 5 < 1: a sure hit; levels 0.4 x (11 + S), E[S] = 3.5: 5.8
@@ -197,7 +197,7 @@ def test_e1_bad_typed_attack_and_damage_dice_name_their_cells() -> None:
         resolve_attack(plan, ScriptedRoller([]), attack_dice="7 11 10 2 1 8 4", attack_where="Orders!L7")
     # the hit above gives 15 damage dice (at most 15 successes on damage): 16 is refused
     with pytest.raises(InputError, match=r"Orders!M7: 16 successes is more than a 15-die pool"):
-        resolve_attack(plan, ScriptedRoller([]), attack_dice="7 3 10 2 1 8 4", damage_dice_typed=16,
+        resolve_attack(plan, ScriptedRoller([]), attack_dice="7 3 10 2 1 8 4", damage_dice_typed="16s",
                        damage_where="Orders!M7")
 
 

@@ -133,7 +133,7 @@ def test_e6_simultaneous_orders_roll_against_the_start_of_the_tick() -> None:
     the talon's DV carries its attack's −1 (7)."""
     data = _data()
     data["units"][0]["join_war"] = "9 7 1 2 4"
-    data["units"][1]["join_war"] = 2
+    data["units"][1]["join_war"] = "2s"
     charge = {"tick": 0, "unit": "Bandit Mob", "action": "Attack", "target": "Cathak Talon", "option": "Close",
               "dice": "1 1 1 1 1"}
     data["orders"] = [VOLLEY, charge]
@@ -149,10 +149,10 @@ def test_e6_simultaneous_orders_roll_against_the_start_of_the_tick() -> None:
 
 
 def test_e1_physical_dice_typed_successes_and_an_impossible_count_is_an_input_error() -> None:
-    order = dict(VOLLEY, dice=5, damage_dice=None, rout_dice=None)
+    order = dict(VOLLEY, dice="5s", damage_dice=None, rout_dice=None)
     attack = next(e for e in resolve(_battle([order])).events if e["kind"] == "Attack")
     assert attack["successes"]["roll"]["source"] == "typed successes" and attack["successes"]["value"] == 5
-    battle = _battle([dict(VOLLEY, dice=17)])
+    battle = _battle([dict(VOLLEY, dice="17s")])
     with pytest.raises(InputError) as info:
         resolve(battle)
     assert str(info.value) == "orders[0].dice: 17 successes is more than a 8-die pool can roll (0 to 16, E1)"

@@ -41,9 +41,9 @@ def test_e1_typed_faces_are_the_roll_and_the_source_says_so() -> None:
 
 
 def test_e1_typed_success_count_is_the_roll() -> None:
-    roll = roll_pool(5, ScriptedRoller([]), "4")
+    roll = roll_pool(5, ScriptedRoller([]), "4s")
     assert (roll.successes, roll.faces, roll.source) == (4, (), DiceSource.SUCCESSES)
-    assert roll_pool(5, ScriptedRoller([]), 2).successes == 2
+    assert roll_pool(5, ScriptedRoller([]), "2 successes").successes == 2
 
 
 def test_e1_a_one_die_pool_types_its_face_with_a_separator() -> None:
@@ -77,11 +77,11 @@ def test_e1_wrong_number_of_faces_is_an_input_error() -> None:
 def test_e1_success_count_above_the_pool_is_an_input_error() -> None:
     # 3 dice: at most 6 successes (three 10s); 7 is impossible
     with pytest.raises(InputError, match=r"Orders!L7: 7 successes is more than a 3-die pool can roll"):
-        parse_dice("7", 3, "Orders!L7")
+        parse_dice("7s", 3, "Orders!L7")
     # on damage a 10 is one success: at most 3
     with pytest.raises(InputError, match="more than a 3-die pool"):
-        parse_dice(4, 3, "Orders!L7", damage=True)
-    assert parse_dice(6, 3, "Orders!L7") == (None, 6)
+        parse_dice("4s", 3, "Orders!L7", damage=True)
+    assert parse_dice("6s", 3, "Orders!L7") == (None, 6)
 
 
 @pytest.mark.parametrize("typed", ["many", "7 three", True, "-1"])

@@ -71,10 +71,10 @@ def test_e1_extras_double_tens_off_counts_an_extras_ten_once_typed_faces() -> No
 def test_e1_extras_double_tens_off_typed_successes_at_most_one_per_die() -> None:
     plan = plan_attack(_attacker(True), TARGET, AttackKind.CLOSE, rules=OFF)
     with pytest.raises(InputError) as err:
-        resolve_attack(plan, ScriptedRoller([]), attack_dice=3, attack_where="Orders!L7")
+        resolve_attack(plan, ScriptedRoller([]), attack_dice="3s", attack_where="Orders!L7")
     assert err.value.problems[0].where == "Orders!L7"
     assert "0 to 2" in err.value.problems[0].message
-    assert resolve_attack(plan, ScriptedRoller([]), attack_dice=2, damage_dice_typed=0).hit
+    assert resolve_attack(plan, ScriptedRoller([]), attack_dice="2s", damage_dice_typed=0).hit
 
 
 def test_e1_extras_double_tens_off_command_rolls_follow_who_rolls() -> None:

@@ -84,7 +84,7 @@ SPLIT = {"tick": 0, "unit": "Cathak Talon", "action": "Split Unit",
 def test_x23_split_unit_magnitudes_followers_and_both_command_rolls() -> None:
     """By hand.  The talon's headcount is 25 (Magnitude 2).  The new unit takes 10: row
     2-10, Magnitude 1.  15 are left, row 2, but the parent drops at least one dot: Magnitude
-    min(2, 2 − 1) = 1, its headcount the top of row 1, 10.  Talon Sergeant follows (the
+    min(2, 2 − 1) = 1, its headcount 25 − 10 = 15 (X50).  Talon Sergeant follows (the
     limit 2 × 1 = 2 holds him).  Parent's roll: Cathak Reyen's Charisma 4 + War 4 = 8 dice
     (no relay left), difficulty max(1, 1 − Drill 4) = 1; 7 7 is 2 successes: it holds.  The
     new unit's roll†: Peleps Ama's 2 + 2 = 4 against Talon Sergeant's 3 + 3 = 6: 6 dice, 1 1 2
@@ -93,7 +93,7 @@ def test_x23_split_unit_magnitudes_followers_and_both_command_rolls() -> None:
     result = resolve(_battle([SPLIT]))
     ev = _event(result, "Split Unit")
     assert ev["rule_ref"] == "X23" and ev["new_unit"] == "Talon Left" and ev["followers"] == ["Talon Sergeant"]
-    assert ev["magnitude"] == {"parent": 1, "new": 1} and ev["headcount"] == {"parent": 10, "new": 10}
+    assert ev["magnitude"] == {"parent": 1, "new": 1} and ev["headcount"] == {"parent": 15, "new": 10}
     assert ev["commands"]["parent"]["pool"]["value"] == 8 and ev["commands"]["parent"]["difficulty"]["value"] == 1
     assert ev["commands"]["parent"]["success"] is True
     assert ev["commands"]["new"]["pool"]["value"] == 6 and ev["commands"]["new"]["success"] is False
@@ -105,7 +105,7 @@ def test_x23_split_unit_magnitudes_followers_and_both_command_rolls() -> None:
         ("Peleps Ama", 1, 10, 3, 7)
     assert left["special_characters"] == {"heroes": [], "sorcerers": [], "relays": ["Talon Sergeant"]}
     assert left["hesitating"] and left["formation"] == "Unordered" and left["side"] == "Realm"
-    assert (talon["magnitude"], talon["headcount"], talon["next_tick"], talon["formation"]) == (1, 10, 3, "Close")
+    assert (talon["magnitude"], talon["headcount"], talon["next_tick"], talon["formation"]) == (1, 15, 3, "Close")
     assert talon["special_characters"] == {"heroes": [], "sorcerers": [], "relays": []}
     assert result.battle.state_of("Cathak Talon").starting_magnitude == 1  # X41: the split is no wound
 
@@ -132,14 +132,15 @@ def test_x23_a_split_battle_is_written_read_and_undone_exactly() -> None:
     ("Talon Left; headcount: 10; follow: Ledaal Kes", "is not another special character"),
 ])
 def test_x23_a_bad_split_is_refused_before_any_roll_and_costs_nothing(option: str, reason: str) -> None:
-    """24 taken from 25 leaves 1: Magnitude 0, which the parent can't keep (X23, X34)."""
+    """24 taken from 25 leaves 1: Magnitude 0, which the parent can't keep (X23, X34).  With
+    its only order refused, the talon Guards (X47): Speed 3, as with no order."""
     plain = resolve(_battle([]))
     result = resolve(_battle([dict(SPLIT, option=option)]))
     (refused,) = _refused(result)
     assert reason in refused["reason"] and "X23" in refused["rule_ref"]
     assert result.battle.units == plain.battle.units
     talon = result.battle.state_of("Cathak Talon")
-    assert (talon.magnitude, talon.heroes, talon.next_tick) == (2, ("Peleps Ama",), 0)
+    assert (talon.magnitude, talon.heroes, talon.next_tick) == (2, ("Peleps Ama",), 3)
 
 
 def test_x23_the_tracker_refuses_a_split_it_has_no_row_for() -> None:
@@ -293,10 +294,10 @@ def test_x27_the_typed_outcome_resolves_alone_and_undo_brings_the_duel_back() ->
 # --- X20 spreading out under fire -------------------------------------------------------
 
 MISS = {"tick": 0, "unit": "Cathak Talon", "action": "Attack", "target": "Bandit Mob", "option": "Ranged",
-        "dice": "1 1 1 1 1 1 1 1", "rout_dice": 1, "exhaustion_dice": "7 7 7 7 7 7 7 7",
+        "dice": "1 1 1 1 1 1 1 1", "rout_dice": "1s", "exhaustion_dice": "7 7 7 7 7 7 7 7",
         "target_exhaustion_dice": "7 7 7 7 7"}
 SPREAD = {"tick": 0, "unit": "Bandit Mob", "action": "Change Formation", "option": "Spread out",
-          "dice": "7 7 10 1 1", "rout_dice": 2}
+          "dice": "7 7 10 1 1", "rout_dice": "2s"}
 
 
 def test_x20_spreading_out_after_a_ranged_attack_then_the_rout_check_with_skirmish() -> None:
@@ -345,10 +346,10 @@ def test_x11_x26_when_a_rally_raises_magnitude_the_last_added_beyond_the_limit_l
     """Rally for Numbers: Charisma 4 + War 4 = 8 dice at max(1, 1 − 4) = 1; 3 successes
     typed: Magnitude 1 → 2, limit 4; five special characters, so the last added (the
     unnamed relay) leaves, or the one the option names."""
-    rally = {"tick": 0, "unit": "Cathak Talon", "action": "Rally", "option": "Numbers", "dice": 3}
+    rally = {"tick": 0, "unit": "Cathak Talon", "action": "Rally", "option": "Numbers", "dice": "3s"}
     data = _data(reserve=True)
     data["units"] = data["units"][:2]
-    data["units"][0]["join_war"] = 4  # 4 successes of its 6 dice at Magnitude 1 (E4)
+    data["units"][0]["join_war"] = "4s"  # 4 successes of its 6 dice at Magnitude 1 (E4)
     battle = _over_limit(load_battle({**data, "orders": [rally]}))
     ev = _event(resolve(battle), "Rally")
     assert ev["magnitude"] == 2 and ev["leaving"] == ["Cathak Talon relay 2"] and "X11" in ev["rule_ref"]

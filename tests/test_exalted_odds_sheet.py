@@ -67,11 +67,11 @@ UNITS: list[dict[str, Any]] = [
     {"name": "Vel Archers", "side": "Realm", "commander": "Cynis Vel", "extras": 30, "formation": "Relaxed",
      "drill": 3, "avg_dexterity": 3, "avg_strength": 2, "avg_stamina": 2, "avg_valor": 2, "close_ability": 1,
      "close_damage": 2, "ranged_weapons": "Yes", "ranged_ability": 3, "ranged_accuracy": 1, "ranged_damage": 2,
-     "avg_lethal_soak": 1, "join_war": 3},
+     "avg_lethal_soak": 1, "join_war": "3s"},
     {"name": "Bandit Mob", "side": "Bandits", "commander": "Red Harrow", "extras": 119, "formation": "Unordered",
      "drill": 1, "avg_dexterity": 2, "avg_strength": 2, "avg_stamina": 2, "avg_valor": 3, "close_ability": 2,
-     "close_damage": 3, "avg_lethal_soak": 2, "join_war": 2},
-    {"name": "Stone Jaw", "side": "Bandits", "commander": "Stone Jaw", "formation": "Unordered", "join_war": 4},
+     "close_damage": 3, "avg_lethal_soak": 2, "join_war": "2s"},
+    {"name": "Stone Jaw", "side": "Bandits", "commander": "Stone Jaw", "formation": "Unordered", "join_war": "4s"},
 ]
 ORDERS: list[dict[str, Any]] = [
     # X14, X28: Close formation doubles the rating and its War cap; X30: an external penalty

@@ -52,7 +52,7 @@ def test_x28_the_readme_order_example_is_a_valid_battle_file_fragment() -> None:
     data = yaml.safe_load(find_system("exalted").example_data())
     data["orders"] = yaml.safe_load(block.group(1))["orders"]
     battle = load_battle(data)
-    assert [o.dice for o in battle.orders] == ["7 3 10 2 1 8 9 9", 3]
+    assert [o.dice for o in battle.orders] == ["7 3 10 2 1 8 9 9", "3s"]
 
 
 def test_e4_x1_the_readme_tracker_commands_run_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

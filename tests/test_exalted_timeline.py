@@ -72,13 +72,13 @@ def test_e4_most_successes_acts_on_tick_0_the_rest_best_less_own_capped_at_6() -
     assert [(r.unit, r.roll.successes, r.tick) for r in joined.rolls] == [("Talon", 4, 0), ("Mob", 1, 3),
                                                                             ("Lone", 0, 4)]
     # best 8 (typed), other 0: min(6, 8) = 6
-    far = join_war([(TALON, 3), (LONE, 0)], ScriptedRoller([]), [8, 0])
+    far = join_war([(TALON, 3), (LONE, 0)], ScriptedRoller([]), ["8s", 0])
     assert [r.tick for r in far.rolls] == [0, 6]
 
 
 def test_e4_bad_join_war_dice_are_all_named_at_once() -> None:
     with pytest.raises(InputError) as err:
-        join_war([(TALON, 3), (LONE, 0)], ScriptedRoller([]), ["11 2 3 4", 99], where=["Units!M2", "Units!M3"])
+        join_war([(TALON, 3), (LONE, 0)], ScriptedRoller([]), ["11 2 3 4", "99s"], where=["Units!M2", "Units!M3"])
     text = str(err.value)
     assert "Units!M2: die 1: 11 is not a d10 face" in text and "Units!M3: 99 successes is more than" in text
 

@@ -266,9 +266,35 @@ def test_e1_die_face_outside_1_to_10_typed_later_is_refused_at_its_cell() -> Non
     assert backend.sheets == before
 
 
+@pytest.mark.parametrize(("typed", "says"), [
+    (1, ['"1" could be one die\'s face or 1 success', '"1,"', '"faces: 1"', '"1s"']),
+    ("5", ['"5" could be one die\'s face or 5 successes', '"5,"', '"5s"']),
+    ("9" * 4301, ["4301 digits", "far too large"]),
+])
+def test_issue22_a_bare_number_or_a_huge_one_in_a_die_cell_is_refused_at_its_cell(typed: Any, says: list[str]) -> None:
+    """Issue 22 (E1): a Tracker who rolled one die and got a 1 types 1; that could be the
+    face (a botch) or one success, so the cell is refused naming it, showing both ways to
+    type it, and nothing is written.  A 4,301-digit number is a cell error too."""
+    backend = blank()
+    type_battle(backend)
+    run_steps(SUBJECT, "build", backend)
+    dice = LAY.block("Orders_Table").cell(0, "dice")
+    backend.write_ranges([RangeUpdate(dice, [[typed]])])
+    before = copy.deepcopy(backend.sheets)
+    with pytest.raises(InputError) as err:
+        run_steps(SUBJECT, "resolve", backend)
+    assert [p.where for p in err.value.problems] == [dice]
+    for part in says:
+        assert part in err.value.problems[0].message
+    assert backend.sheets == before
+
+
 def test_e1_die_cell_codec_reads_faces_and_successes() -> None:
     codec = DieCell()
-    assert codec.decode("7, 3 10") == "7 3 10" and codec.decode(4.0) == 4 and codec.decode("2") == 2
+    assert codec.decode("7, 3 10") == "7 3 10" and codec.decode("4s") == "4s" and codec.decode("2 successes") == "2s"
+    assert codec.decode("7,") == "7," and codec.decode(0) == 0
+    with pytest.raises(ValueError, match="could be one die's face"):  # issue 22: a bare number is ambiguous
+        codec.decode(4.0)
     with pytest.raises(ValueError, match="not a d10 face"):
         codec.decode("7 11")
 

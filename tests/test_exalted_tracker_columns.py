@@ -68,10 +68,10 @@ def test_x24_target_dice_typed_as_successes_and_a_bad_face_named_at_its_cell() -
     assert "11 is not a d10 face" in where[cell]
     assert "0 is not a d10 face" in where[ORDERS.cell(1, "dice")]  # every bad cell at once
     assert backend.sheets == before
-    backend.write_ranges([RangeUpdate(cell, [[2]]), RangeUpdate(ORDERS.cell(1, "dice"), [[None]])])
+    backend.write_ranges([RangeUpdate(cell, [["2s"]]), RangeUpdate(ORDERS.cell(1, "dice"), [[None]])])
     run_steps(SUBJECT, "build", backend)
     orders = export_steps(SUBJECT, backend)["battle"]["orders"]
-    assert orders[0]["target_dice"] == 2
+    assert orders[0]["target_dice"] == "2s"
 
 
 def test_e10_health_track_codec_reads_penalties_and_names_bad_ones() -> None:

@@ -17,10 +17,14 @@ Readings where the rulings leave room (listed in the issue note):
 - E6 ``simultaneous``: a tick's orders are verified and rolled against the state at the
   start of the tick; their levels then go on the tracks in sheet order, and the rout and
   exhaustion rolls they call are made as each applies.
-- X35: becoming engaged calls the rout check of the unit attacked, not the attacker's;
-  a unit's rout triggers from one attack make one check at the highest modifier.
-- X37: both units roll exhaustion after every attack, a miss included; ``charge`` in the
-  attack's option marks the attacker as having charged.
+- X35: becoming engaged calls the rout check of the unit attacked, not yet the
+  attacker's (X43 is not applied: see the issue note); a unit's rout triggers from one
+  attack make one check at the highest modifier, listing every trigger (X44).
+- X49: being engaged clears a unit's Aim, as any other action does.
+- X37: both units roll exhaustion after every attack, a miss included.  A unit charged as
+  its last action (+1) if that action was a Dash that succeeded (X18: in mass combat a
+  dash is a charge; a failed one is a Move), or, for the attacker, if its action before
+  the attack was such a Dash or ``charge`` is in the attack's option.
 - X39: a unit under Mob Rule may attack only a unit it is engaged with; its idle check is
   made on each resolved tick on which it does not act.
 - X26: a rally for Organization adds the order's target as a relay (a character of the
@@ -29,14 +33,18 @@ Readings where the rulings leave room (listed in the issue note):
   hero defaults to the unit's first, no one else follows unless named, ``dice`` is the
   parent's command roll and ``target_dice`` the new unit's.  The new unit acts when the
   parent next acts, is not engaged, keeps the parent's Endurance and arrows, and is written
-  under ``units:`` with ``split_from``.  The parent's headcount is what is left, at most the
-  top of its new Magnitude's row (no one died: X2's row minimum is for losses); its
-  starting Magnitude drops by as many dots (healing, X41); its excess relays fade (X11).
+  under ``units:`` with ``split_from``.  The parent's headcount is what is left (X50: the
+  old headcount less the new unit's; no one died, so X2's row minimum is for losses), its
+  Magnitude the X2 row of that, dropping at least one dot; its starting Magnitude drops by
+  as many dots (healing, X41); its excess relays fade (X11).
   A split leaving the parent at Magnitude 0, or taking a lone hero (X38: expel her
   instead), is refused.
-- X23 Expel Special Character: the option names her; she leaves the unit alive.
-- X24 Merge Units: the order's unit absorbs its ``target`` (``dice``: its commander's roll;
-  ``target_dice``: the other's); only the order's unit spends the action.  The option may
+- X23 Expel Special Character: the option names her; she leaves the unit alive and becomes
+  a solo unit named after her (a Units row, like a split), acting next when her old unit
+  does.
+- X24 Merge Units: the larger unit (greater Magnitude, then headcount, then the order's
+  unit) absorbs the smaller, whichever gave the order (``dice``: the order's unit's
+  commander's roll; ``target_dice``: the other's); only the order's unit spends the action.  The option may
   name ``leader: NAME`` (both commanders agreeing) and ``leaving: A, B``.  The commander
   who does not lead joins as a hero, added last; special characters beyond 2 × Magnitude
   leave, the last added first.  The merged unit keeps its own typed averages, the lower
@@ -121,16 +129,21 @@ from sheetsync.rules.exalted.morale import (
     relays_kept,
     rout_check,
 )
+from sheetsync.rules.exalted.options import AttackOption, move_option, parse_attack_option
 from sheetsync.rules.exalted.state import Battle, BattleUnit, Duel, Order, UndoRecord, UnitState
 from sheetsync.rules.exalted.timeline import Action, Clock, Timeline, act, defence_penalty, join_war
 from sheetsync.rules.exalted.traits import (
     Entry,
     Trait,
     UnitTraits,
+    communication_failure,
     derive_traits,
     headcount,
     magnitude_for_headcount,
     row_minimum,
+)
+from sheetsync.rules.exalted.traits import (
+    drill as drill_trait,
 )
 
 __all__ = ["TickResult", "attack_plans", "battle_roller", "current_unit", "departures_at_end", "odds_json", "resolve", "roll_json",
@@ -235,6 +248,9 @@ class _Work:
         self.duel: Duel | None = battle.duel
         self.duel_claimed = False
         """X27: an Initiate Duel order of this batch already passed its checks."""
+        self._typed: dict[str, int] = {}
+        self.follow_parent: dict[str, str] = {}
+        """X23: solo units expelled this tick, each acting next when the unit it left does."""
 
     def copy(self) -> _Work:
         w = _Work(self.battle, list(self.states.values()), new_units=self.new_units, start_units=self.start_units)
@@ -271,14 +287,33 @@ class _Work:
         whether it has become solo (X34)."""
         st, u = self.get(name), self.unit(name)
         more: dict[str, Any] = {}
-        if st.headcount is not None:  # X2, X23, X24: a split or merge changed who is in it
-            more["members"] = (MemberGroup(kind="Member", count=max(0, st.headcount - 1), weight=1),)
+        count = st.headcount
+        if count is None and st.magnitude != self.typed_magnitude(u):
+            count = row_minimum(st.magnitude)  # X2: after a loss or rally, the row's minimum
+        if count is not None:  # X2, X11, X23, X24: the unit as it is now, not as typed
+            more["members"] = (MemberGroup(kind="Member", count=max(0, count - 1), weight=1),)
         return u.spec.model_copy(update={
             "commander": self.character(st.commander), "formation": st.formation, "solo": st.solo or u.spec.solo,
             "relays": len(st.relays), "heroes": len(st.heroes), "sorcerers": len(st.sorcerers), **more})
 
+    def typed_magnitude(self, u: BattleUnit) -> int:
+        """X2: the Magnitude of the unit's typed headcount (kept per unit for the tick)."""
+        mag = self._typed.get(u.name)
+        if mag is None:
+            mag = self._typed[u.name] = magnitude_for_headcount(headcount(u.spec, self.battle.house_rules).value)
+        return mag
+
     def traits(self, name: str) -> UnitTraits:
-        return derive_traits(self.spec(name), self.battle.house_rules)
+        """X1-X11 of the unit as it stands: its current Magnitude decides communication
+        failure and so the effective Drill (X3, X11), also where a split left a headcount
+        whose row is above it (X50)."""
+        spec = self.spec(name)
+        t = derive_traits(spec, self.battle.house_rules)
+        mag = self.get(name).magnitude
+        if spec.solo or t.magnitude.value == mag:
+            return t
+        return replace(t, magnitude=Trait("Magnitude", mag, (Entry("Magnitude now", mag, "X2, X50"),)),
+                       drill=drill_trait(spec, mag), communication_failure=communication_failure(spec, mag))
 
     def relays(self, name: str) -> list[Character]:
         return [c for r in self.get(name).relays if (c := self.battle.character(r)) is not None]
@@ -343,7 +378,7 @@ def _take_turn(work: _Work, order: Order, tick: int, weapon_speed: int = 5) -> t
                                "attacks_suffered": c.attacks_suffered, "last_action": c.last_action,
                                "moved_on": c.moved_on}
     if not ev.timing.reflexive:
-        changes.update(hesitating=False, ranged_since=False)
+        changes.update(hesitating=False, ranged_since=False, charged=False)
         if order.action is not Action.AIM:
             changes.update(aim_target=None, aim_ticks=0)
     del st
@@ -372,23 +407,28 @@ def _option_words(order: Order) -> str:
     return (order.option or "").strip()
 
 
+def _attack_option(order: Order) -> AttackOption:
+    """X28, X32, X37: the Attack option read (:mod:`.options`); one the syntax does not
+    define is refused (the loader names its cell first)."""
+    try:
+        return parse_attack_option(order.option)
+    except ValueError as exc:
+        raise _Refused(str(exc), "X28, X32") from None
+
+
 def _attack_kind(work: _Work, order: Order) -> AttackKind:
-    words = _option_words(order).casefold()
-    if "ranged" in words:
+    kind = _attack_option(order).kind
+    if kind == "ranged":
         return AttackKind.RANGED
-    if "close" in words:
+    if kind == "close":
         return AttackKind.CLOSE
     spec = work.unit(order.unit).spec
     return AttackKind.RANGED if not spec.close_weapons and spec.ranged_weapons else AttackKind.CLOSE
 
 
 def _called_victim(order: Order) -> str | None:
-    words = _option_words(order)
-    low = words.casefold()
-    if "called shot" not in low:
-        return None
-    _, _, rest = words.partition(":")
-    return rest.strip() or "commander"
+    """X32: ``called shot`` (the commander) or ``called shot: NAME``."""
+    return _attack_option(order).victim
 
 
 def _stands(st: UnitState) -> bool:
@@ -444,8 +484,7 @@ def _plan_order(work: _Work, order: Order, tick: int) -> _AttackPlanned:
                 ammo = spend_volley(order.unit, ammo, where=_place(order))
             except InputError as exc:
                 raise _Refused(exc.problems[0].message, "X31") from None
-    words = _option_words(order).casefold()
-    envelop = "envelop" in words
+    envelop = _attack_option(order).envelop
     if envelop and kind is AttackKind.RANGED:
         raise _Refused("only a close attack can envelop", "X32")
     if envelop and st.magnitude < tst.magnitude + 1:
@@ -508,14 +547,15 @@ def _prepare_attack(work: _Work, order: Order, tick: int, roller: Roller) -> App
     return apply
 
 
-def _lose_dots(w: _Work, st: UnitState, magnitude: int, marked: int, dots: int) -> UnitState:
+def _lose_dots(w: _Work, st: UnitState, magnitude: int, marked: int, dots: int, *, rout: bool = False) -> UnitState:
     """X34, X11: the unit after losing ``dots`` (already taken off ``magnitude``): the largest
     loss and the total (X40), excess relays fade, Magnitude 0 makes it solo with its
-    commander's own track, its members and special characters dead."""
+    commander's own track.  Destroyed by damage (X34), everyone but the commander is dead
+    (``destroyed``: its named members too); brought to 0 by rout (X48), they flee alive."""
     rules = w.battle.house_rules
     changes: dict[str, Any] = {"magnitude": magnitude, "marked": marked, "dots_lost": st.dots_lost + dots,
                                "largest_loss": max(st.largest_loss, dots)}
-    if dots and st.headcount is not None:  # X2: after a loss, the new row's minimum
+    if dots:  # X2: after a loss, the new row's minimum
         changes["headcount"] = row_minimum(magnitude)
     if dots and magnitude > 0:
         keep = relays_kept(magnitude, len(st.relays), len(st.heroes), len(st.sorcerers))
@@ -527,7 +567,9 @@ def _lose_dots(w: _Work, st: UnitState, magnitude: int, marked: int, dots: int) 
                        formation=formation_after_drill_change(st.formation, eff, communication_failure=cf,
                                                               rules=rules))
     if dots and magnitude == 0 and not st.solo:
-        changes.update(solo=True, heroes=(), sorcerers=(), relays=(), fallen=(*st.fallen, *st.special_characters),
+        gone = {"departed": (*st.departed, *st.special_characters)} if rout else \
+            {"fallen": (*st.fallen, *st.special_characters), "destroyed": True}
+        changes.update(solo=True, heroes=(), sorcerers=(), relays=(), **gone,
                        health_levels=w.character(st.commander).health_levels,
                        marked=st.wounds.get(st.commander, 0))
     return w.put(st, **changes)
@@ -579,8 +621,10 @@ def _apply_rout(w: _Work, ev: RoutEvent) -> None:
     st = w.get(ev.unit)
     if not ev.checked or ev.passed:
         return
-    st = w.put(st, hesitating=True, relays=st.relays[:ev.relays], fallen=(*st.fallen, *st.relays[ev.relays:]))
-    _lose_dots(w, st, ev.magnitude, 0, ev.dots_lost)
+    if ev.magnitude > 0:  # X36: excess relays fade; at Magnitude 0 everyone flees (X48)
+        st = w.put(st, relays=st.relays[:ev.relays], fallen=(*st.fallen, *st.relays[ev.relays:]))
+    st = w.put(st, hesitating=True)
+    _lose_dots(w, st, ev.magnitude, 0, ev.dots_lost, rout=True)
 
 
 def _rout_json(ev: RoutEvent, kind: str = "rout") -> dict[str, Any]:
@@ -606,7 +650,7 @@ def _exhaustion(w: _Work, r: Roller, name: str, typed: TypedDice, where: str, *,
     ev = exhaustion_check(name, pool, diff, st.endurance, r, typed=typed, where=where,
                           double_tens=w.battle.house_rules.double_tens(command_roller(cmdr, relays)))
     w.put(st, endurance=ev.endurance)
-    return {"unit": name, "pool": trait_json(pool), "difficulty": trait_json(diff), "roll": roll_json(ev.roll),
+    return {"unit": name, "pool": trait_json(ev.pool), "difficulty": trait_json(diff), "roll": roll_json(ev.roll),
             "successes": ev.outcome.net, "endurance_before": ev.endurance_before, "endurance": ev.endurance,
             "rule_ref": ev.rule_ref}
 
@@ -622,9 +666,11 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
     planned = prep.planned
     ev, plan, timing, odds = prep.event, planned.plan, planned.timing, prep.odds
     att = w.get(order.unit)
+    att_charged = att.charged or _attack_option(order).charge  # X37, X18
     w.put(att, **planned.changes, ammunition=planned.ammunition)
     assert order.target is not None
     tst = w.get(order.target)
+    tgt_charged = tst.charged  # X37, X18: a dash is a charge
     notes: list[str] = []
     if not _stands(tst):
         return [_base(order, tick, timing, outcome="no effect", reason=f"{order.target} left the battle earlier "
@@ -639,8 +685,13 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
         marked = min(tst.wounds.get(planned.victim, 0) + ev.levels, w.character(planned.victim).health_levels)
         tst = w.put(tst, wounds={**tst.wounds, planned.victim: marked})
         if marked >= w.character(planned.victim).health_levels:
-            tst, note = _slain(w, tst, planned.victim)
-            notes.append(note)
+            if planned.victim != tst.commander and not tst.engaged:  # X51: out of the battle, not dead
+                tst = w.put(tst, **_without(tst, [planned.victim]))
+                notes.append(f"{planned.victim} is Incapacitated: out of the battle, not dead, as "
+                             f"{order.target} is not engaged (X51)")
+            else:  # X51, X32: Incapacitated in an engaged unit, the coup de grâce
+                tst, note = _slain(w, tst, planned.victim)
+                notes.append(note)
         loss_json: dict[str, Any] = {"value": 0, "levels_marked": marked, "victim": planned.victim, "rule_ref": "X32"}
     elif tst.solo:
         marked = min(tst.marked + ev.levels, tst.health_levels)
@@ -667,8 +718,11 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
     if planned.kind is AttackKind.CLOSE and _stands(tst) and order.target not in att.engaged:
         a_mag, a_might = att.magnitude, w.traits(order.unit).might.value
         triggers.append(engagement_trigger(tst.magnitude, a_mag, a_might))
-        w.put(att, engaged=(*att.engaged, order.target), engaged_since={**att.engaged_since, order.target: tick})
-        tst = w.put(tst, engaged=(*tst.engaged, order.unit), engaged_since={**tst.engaged_since, order.unit: tick})
+        # X49: being engaged clears a unit's Aim
+        w.put(att, engaged=(*att.engaged, order.target), engaged_since={**att.engaged_since, order.target: tick},
+              aim_target=None, aim_ticks=0)
+        tst = w.put(tst, engaged=(*tst.engaged, order.unit), engaged_since={**tst.engaged_since, order.unit: tick},
+                    aim_target=None, aim_ticks=0)
         notes.append(f"{order.unit} and {order.target} are engaged (X35)")
     if planned.envelop and ev.hit:
         att = w.get(order.unit)
@@ -679,9 +733,9 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
     weather = _weather(order)
     exhaustion = [e for e in (
         _exhaustion(w, r, order.unit, order.exhaustion_dice, _place(order, "exhaustion_dice"),
-                    charged="charge" in _option_words(order).casefold(), weather=weather),
+                    charged=att_charged, weather=weather),
         _exhaustion(w, r, order.target, order.target_exhaustion_dice, _place(order, "target_exhaustion_dice"),
-                    charged=False, weather=weather)) if e is not None]
+                    charged=tgt_charged, weather=weather)) if e is not None]
     event = _base(order, tick, timing, attack=planned.kind.value, hit=ev.hit, odds=odds,
                   pool={"value": ev.pool, "breakdown": trait_json(plan.pool)["breakdown"],
                         "internal_penalty": plan.internal_penalty, "rule_ref": "X28, E3"},
@@ -741,14 +795,14 @@ def _prepare(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
         if spec.solo:
             yards = dash_yards(spec, formation=st.formation, terrain=_terrain(order), rules=rules)
             return _with_changes(order, tick, timing, changes, yards=trait_json(yards), rule_ref="X18")
-        cmdr, relays = work.character(st.commander), work.relays(order.unit)
-        roll = command_roll(command_pool(cmdr, relays),
+        cmdr = work.character(st.commander)  # X18: the commander's player rolls; no relay stands in
+        roll = command_roll(command_pool(cmdr),
                             command_difficulty(st.magnitude, _effective_drill(work, order.unit)), roller,
                             endurance=st.endurance, typed=order.dice, where=_place(order, "dice"),
-                            double_tens=rules.double_tens(command_roller(cmdr, relays)))
+                            double_tens=rules.double_tens(cmdr))
         if roll.success:
             yards = dash_yards(spec, formation=st.formation, terrain=_terrain(order), rules=rules)
-            changes["endurance"] = max(0, st.endurance - int(spec.avg_fatigue))
+            changes.update(endurance=max(0, st.endurance - int(spec.avg_fatigue)), charged=True)
         else:
             yards = move_yards(spec, formation=st.formation, terrain=_terrain(order), rules=rules)
         return _with_changes(order, tick, timing, changes, command=_command(roll), yards=trait_json(yards),
@@ -846,10 +900,12 @@ def _prepare(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
 
 
 def _terrain(order: Order) -> Terrain:
-    for t in Terrain:
-        if t.value.casefold() in _option_words(order).casefold():
-            return t
-    return Terrain.OPEN
+    """X16: a Move or Dash option is blank or a terrain (:func:`.options.move_option`)."""
+    try:
+        name = move_option(order.option)
+    except ValueError as exc:
+        raise _Refused(str(exc), "X16") from None
+    return Terrain(name) if name is not None else Terrain.OPEN
 
 
 def _with_changes(order: Order, tick: int, timing: dict[str, Any], changes: dict[str, Any], **more: Any) -> Apply:
@@ -900,8 +956,7 @@ def _prepare_rally(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
             changes["relays"] = (*st.relays, name)
         elif kind is RallyKind.NUMBERS:
             changes.update(magnitude=ev.magnitude, rallied=st.rallied + 1, formation=ev.formation)
-            if st.headcount is not None:  # X2: a rally gives the new row's minimum
-                changes["headcount"] = row_minimum(ev.magnitude)
+            changes["headcount"] = ev.headcount  # X2, X26: the new row's minimum, never the typed count
             leaving = _leaving(list(st.joined_order()), 2 * ev.magnitude, _names(fields.get("leaving")))
             changes.update(_without(st, leaving))
             more = {"leaving": list(leaving)} if leaving else {}
@@ -995,14 +1050,7 @@ def _prepare_split(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
     st = work.get(order.unit)
     head, f = _fields(order)
     new_name = (f.get("name") or head).strip()
-    if work.new_units is False:
-        raise _Refused("the tracker has no Units row for a unit split off during the battle: export the battle "
-                       "(sheetsync export) and play the split in its battle file", "X23")
-    room = None if work.new_units is True else int(work.new_units)
-    if room is not None and len(work.battle.units) - work.start_units + work.rows_claimed >= room:
-        raise _Refused(f"the tracker's Units sheet has no free row for {new_name or 'the new unit'} (every row "
-                       "holds a unit): export the battle (sheetsync export) and make a tracker with more rows "
-                       "(sheetsync new OUT --from battle.yaml)", "X23")
+    _row_refusal(work, new_name)
     if st.solo or st.magnitude < 1:
         raise _Refused(f"{order.unit} is a solo unit: there is no one to split off", "X23, X1")
     if not new_name:
@@ -1056,7 +1104,7 @@ def _prepare_split(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
                     roller=roller, typed=(order.dice, order.target_dice),
                     wheres=(_place(order, "dice"), _place(order, "target_dice")), parent_endurance=st.endurance,
                     new_endurance=st.endurance, rules=work.battle.house_rules)
-    par_count = min(have - count, row_minimum(ev.parent_magnitude + 1) - 1)  # the new row's top at most
+    par_count = have - count  # X50: the old headcount less the new unit's
     work.rows_claimed += 1  # X23: verified and rolled, it takes a row
 
     def apply(w: _Work, r: Roller) -> list[dict[str, Any]]:
@@ -1096,8 +1144,22 @@ def _prepare_split(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
     return apply
 
 
+def _row_refusal(work: _Work, new_name: str) -> None:
+    """X23: a unit born in the battle needs a Units row of the tracker (``new_units``)."""
+    if work.new_units is False:
+        raise _Refused("the tracker has no Units row for a unit born during the battle: export the battle "
+                       "(sheetsync export) and play this order in its battle file", "X23")
+    room = None if work.new_units is True else int(work.new_units)
+    if room is not None and len(work.battle.units) - work.start_units + work.rows_claimed >= room:
+        raise _Refused(f"the tracker's Units sheet has no free row for {new_name or 'the new unit'} (every row "
+                       "holds a unit): export the battle (sheetsync export) and make a tracker with more rows "
+                       "(sheetsync new OUT --from battle.yaml)", "X23")
+
+
 def _prepare_expel(work: _Work, order: Order, tick: int) -> Apply:
-    """X23: expelling one special character (0/−0, reflexive): she leaves the unit alive."""
+    """X23: expelling one special character (0/−0, reflexive): she leaves the unit alive and
+    becomes a solo unit on the field (X1), named after her, on her unit's side, with her own
+    track; she acts next when her former unit does (as a split-off unit does, X50)."""
     st = work.get(order.unit)
     head, f = _fields(order)
     name = (f.get("name") or head).strip()
@@ -1107,18 +1169,49 @@ def _prepare_expel(work: _Work, order: Order, tick: int) -> Apply:
         raise _Refused(f"{name} commands {order.unit}: a commander cannot be expelled", "X23")
     if name not in st.special_characters:
         raise _Refused(f"{name!r} is not a special character of {order.unit}", "X23")
+    if work.battle.unit(name) is not None:
+        raise _Refused(f"{name!r} is already the name of a unit: the solo unit she becomes needs it", "X23, X1")
+    _row_refusal(work, name)
     changes, timing = _take_turn(work, order, tick)
     changes.update(_without(st, [name]))
-    return _with_changes(order, tick, timing, changes, expelled=name,
-                         note=f"{name} leaves {order.unit} (X23)", rule_ref="X23")
+    work.rows_claimed += 1
+    marked = st.wounds.get(name, 0)
+
+    def apply(w: _Work, r: Roller) -> list[dict[str, Any]]:
+        w.put(w.get(order.unit), **changes)
+        _born_solo(w, name, order.unit, marked)
+        return [_base(order, tick, timing, expelled=name, new_unit=name,
+                      note=f"{name} leaves {order.unit} and fights on as a solo unit (X23, X1)", rule_ref="X23")]
+
+    return apply
+
+
+def _born_solo(w: _Work, name: str, parent: str, marked: int) -> None:
+    """X1, X23, X50: the character ``name`` leaves ``parent`` alive as a solo unit named after
+    her, on its side, with her own track (``marked`` levels), acting next when ``parent``
+    does; a Units row of the tracker was claimed for her (:func:`_row_refusal`)."""
+    u = w.unit(parent)
+    char = w.character(name)
+    spec = UnitSpec(name=name, side=u.spec.side, commander=char, solo=True, formation=Formation.RELAXED)
+    end = derive_traits(spec, w.battle.house_rules).endurance.value
+    w.battle = w.battle.model_copy(update={"units": (*w.battle.units, BattleUnit(spec=spec, cover=u.cover,
+                                                                                  split_from=parent))})
+    w.states[name] = UnitState(
+        name=name, magnitude=0, solo=True, health_levels=char.health_levels, marked=marked,
+        wounds={name: marked} if marked else {}, endurance=end, starting_endurance=end, starting_magnitude=0,
+        formation=Formation.RELAXED, commander=name, next_tick=w.get(parent).next_tick)
+    w.follow_parent[name] = parent
 
 
 def _prepare_merge(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
     """X24 Merge Units (3/−1): both commanders roll; a failure: no merge, and each unit
-    that failed hesitates.  Success: the headcounts add, the larger unit's commander leads
-    unless ``leader:`` says otherwise, and special characters beyond the limit leave
-    (``leaving:``, default the last added, X11).  A solo target joins as a special
-    character with no roll."""
+    that failed hesitates.  Success: the larger unit (the greater Magnitude, then the
+    greater headcount, then the order's unit) absorbs the smaller, whichever gave the
+    order: the smaller ceases to exist and the merged unit keeps the larger's typed traits,
+    Drill among them.  The larger unit's commander leads unless ``leader:`` says otherwise,
+    and special characters beyond the limit leave (``leaving:``, default the last added,
+    X11).  The commander who does not lead joins as a hero if there is room; if not, he
+    becomes a solo unit (X50).  A solo target joins as a special character with no roll."""
     st = work.get(order.unit)
     other = order.target
     if other is None or other == order.unit:
@@ -1136,44 +1229,58 @@ def _prepare_merge(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
     head, f = _fields(order)
     if ost.solo:
         return _prepare_join(work, order, tick, ost, f.get("as") or head or "hero")
-    counts = (_headcount(work.battle, st), _headcount(work.battle, ost))
+    mine, theirs = _headcount(work.battle, st), _headcount(work.battle, ost)
+    swap = (ost.magnitude, theirs) > (st.magnitude, mine)  # X24: the larger absorbs the smaller
+    big, small = (ost, st) if swap else (st, ost)
+    counts = (theirs, mine) if swap else (mine, theirs)
     mag = magnitude_for_headcount(sum(counts))
     leader = f.get("leader") or None
     if leader is not None and leader not in (st.commander, ost.commander):
         raise _Refused(f"{leader!r} (leader) commands neither {order.unit} nor {other}", "X24")
-    chief = leader or (ost.commander if ost.magnitude > st.magnitude else st.commander)
-    second = ost.commander if chief == st.commander else st.commander
-    joined = [*st.joined_order(), *ost.joined_order(), second]
+    chief = leader or big.commander
+    second = small.commander if chief == big.commander else big.commander
+    joined = [*big.joined_order(), *small.joined_order(), second]
     picks = _names(f.get("leaving"))
-    _check_picks(order.unit, joined, 2 * mag, picks)
+    _check_picks(big.name, joined, 2 * mag, picks)
     order_list = [n for n in joined if n not in picks] + picks
     changes, timing = _take_turn(work, order, tick)
-    ev = merge_units(order.unit, other, commanders=(work.character(st.commander), work.character(ost.commander)),
-                     headcounts=counts, magnitudes=(st.magnitude, ost.magnitude),
-                     drills=(_effective_drill(work, order.unit), _effective_drill(work, other)),
-                     special_characters=order_list, leader=chief, roller=roller,
-                     typed=(order.dice, order.target_dice),
-                     wheres=(_place(order, "dice"), _place(order, "target_dice")),
-                     endurances=(st.endurance, ost.endurance), rules=work.battle.house_rules)
+    cells = (order.target_dice, order.dice) if swap else (order.dice, order.target_dice)
+    places = (_place(order, "target_dice"), _place(order, "dice")) if swap else \
+        (_place(order, "dice"), _place(order, "target_dice"))
+    ev = merge_units(big.name, small.name,
+                     commanders=(work.character(big.commander), work.character(small.commander)),
+                     headcounts=counts, magnitudes=(big.magnitude, small.magnitude),
+                     drills=(_effective_drill(work, big.name), _effective_drill(work, small.name)),
+                     special_characters=order_list, leader=chief, roller=roller, typed=cells, wheres=places,
+                     endurances=(big.endurance, small.endurance), rules=work.battle.house_rules)
     role = {n: k for s in (st, ost) for k in ("heroes", "sorcerers", "relays") for n in getattr(s, k)}
     role[second] = "heroes"
+    by_unit = {big.name: ev.rolls[0], small.name: ev.rolls[1]}
+    alone = ev.merged and second in ev.leaving  # X50: no room for him: a solo unit
+    if alone:
+        if work.battle.unit(second) is not None:
+            raise _Refused(f"{second!r} is already the name of a unit: the solo unit he becomes needs it", "X50")
+        _row_refusal(work, second)
+        work.rows_claimed += 1
+    second_marked = {**ost.wounds, **st.wounds}.get(second, 0)
 
     def apply(w: _Work, r: Roller) -> list[dict[str, Any]]:
-        me, ot = w.get(order.unit), w.get(other)
-        rolls = {"unit": _command(ev.rolls[0]) if ev.rolls[0] else None,
-                 "target": _command(ev.rolls[1]) if ev.rolls[1] else None}
+        me, ot = w.get(big.name), w.get(small.name)
+        rolls = {"unit": _command(by_unit[order.unit]) if by_unit[order.unit] else None,
+                 "target": _command(by_unit[other]) if by_unit[other] else None}
         if not ev.merged:
-            w.put(me, **{**changes, "hesitating": order.unit in ev.hesitating})
+            w.put(w.get(order.unit), **{**changes, "hesitating": order.unit in ev.hesitating})
             if other in ev.hesitating:
                 w.put(w.get(other), hesitating=True)
             return [_base(order, tick, timing, merged=False, commands=rolls, hesitating=list(ev.hesitating),
                           note=f"no merge: {', '.join(ev.hesitating)} failed and hesitate", rule_ref="X24")]
         kept = [n for n in order_list if n not in ev.leaving]
         by = {k: tuple(n for n in kept if role[n] == k) for k in ("heroes", "sorcerers", "relays")}
-        enemies = tuple(dict.fromkeys(e for e in (*me.engaged, *ot.engaged) if e not in (order.unit, other)))
+        enemies = tuple(dict.fromkeys(e for e in (*me.engaged, *ot.engaged) if e not in (big.name, small.name)))
         since = {e: min(me.engaged_since.get(e, tick), ot.engaged_since.get(e, tick)) for e in enemies}
         lead = w.character(ev.commander)
-        me = w.put(me, **changes, magnitude=ev.magnitude, headcount=ev.headcount, commander=ev.commander,
+        own = changes if not swap else {}  # the order's unit spent the action; the larger keeps its clock
+        me = w.put(me, **own, magnitude=ev.magnitude, headcount=ev.headcount, commander=ev.commander,
                    **by, added=(*me.added, *(n for n in kept if n not in me.special_characters)),
                    departed=(*me.departed, *ev.leaving), engaged=enemies, engaged_since=since,
                    enveloping=tuple(dict.fromkeys((*me.enveloping, *ot.enveloping))),
@@ -1181,14 +1288,17 @@ def _prepare_merge(work: _Work, order: Order, tick: int, roller: Roller) -> Appl
                    endurance=min(me.endurance, ot.endurance), health_levels=lead.health_levels,
                    marked=min(me.marked, lead.health_levels - 1), wounds={**ot.wounds, **me.wounds},
                    ammunition=me.ammunition if me.ammunition is not None else ot.ammunition)
-        w.put(me, formation=_new_formation(w, order.unit, me, me.formation, ev.magnitude, len(me.relays)))
-        w.put(ot, disbanded=True, merged_into=order.unit, heroes=(), sorcerers=(), relays=(), engaged=(),
-              engaged_since={}, enveloping=(), enveloped_by=())
-        _retarget(w, other, order.unit)
+        w.put(me, formation=_new_formation(w, big.name, me, me.formation, ev.magnitude, len(me.relays)))
+        w.put(ot, **(changes if swap else {}), disbanded=True, merged_into=big.name, heroes=(), sorcerers=(),
+              relays=(), engaged=(), engaged_since={}, enveloping=(), enveloped_by=())
+        _retarget(w, small.name, big.name)
+        if alone:
+            _born_solo(w, second, big.name, second_marked)
         return [_base(order, tick, timing, merged=True, commands=rolls, headcount=ev.headcount,
                       magnitude=ev.magnitude, commander=ev.commander, leaving=list(ev.leaving),
-                      note=f"{other} merges into {order.unit}: headcount {ev.headcount}, Magnitude {ev.magnitude}, "
-                           f"led by {ev.commander}", rule_ref="X24, X11")]
+                      absorbed_into=big.name,
+                      note=f"{small.name} merges into {big.name}: headcount {ev.headcount}, Magnitude "
+                           f"{ev.magnitude}, led by {ev.commander}", rule_ref="X24, X11")]
 
     return apply
 
@@ -1286,7 +1396,7 @@ def _prepare_duel(work: _Work, order: Order, tick: int, roller: Roller) -> Apply
         fixed = tl.clock(target).fixed_dv
         action_dv = defence_penalty(tl, target, work.battle.house_rules).value
         opts: dict[str, Any] = {"rules": work.battle.house_rules, "attacker_magnitude": 0, "defender_magnitude": 0,
-                                "extra_external": penalty}
+                                "extra_external": penalty, "attacker_endurance": st.endurance}  # X4
         plan = plan_attack(alone(ch), alone(work.character(foe)), kind, **opts,
                            defender_action_dv=0 if fixed is not None else action_dv)
         if fixed is not None:
@@ -1446,7 +1556,8 @@ def _join_war(battle: Battle, work: _Work, roller: Roller) -> dict[str, Any]:
     """E4: every unit rolls Join War; the best acts on long tick 0, the others later."""
     entries = [(work.spec(u.name), work.get(u.name).magnitude) for u in battle.units]
     joined = join_war(entries, roller, [u.join_war for u in battle.units],
-                      where=[f"units[{i}].join_war" for i in range(len(battle.units))], rules=battle.house_rules)
+                      where=[f"units[{i}].join_war" for i in range(len(battle.units))], rules=battle.house_rules,
+                      endurances=[work.get(u.name).endurance for u in battle.units])
     for r in joined.rolls:
         work.put(work.get(r.unit), next_tick=r.tick)
     return {"kind": "Join War", "tick": 0, "rule_ref": "E4",
@@ -1468,6 +1579,24 @@ def _mob_checks(work: _Work, tick: int, acting: set[str], roller: Roller) -> lis
         work.put(st, mob_checks=st.mob_checks + 1)
         _apply_rout(work, ev)
         out.append(_rout_json(ev, "Mob Rule check") | {"tick": tick})
+    return out
+
+
+def _guard_refused(work: _Work, names: set[str], tick: int, roller: Roller) -> list[dict[str, Any]]:
+    """X47: a unit whose tick came and whose orders were all refused Guards (Speed 3), so it
+    acts again on the tick that gives; the refusals stay in the log with their reasons."""
+    out: list[dict[str, Any]] = []
+    for name in [u.name for u in work.battle.units if u.name in names]:
+        st = work.get(name)
+        if not _stands(st) or st.merged_into is not None or st.next_tick > tick:
+            continue
+        try:
+            got = _prepare(work, Order(tick=tick, unit=name, action=Action.GUARD, row=-1), tick, roller)(work, roller)
+        except _Refused:
+            continue
+        for e in got:
+            e.update(kind="Guard (order refused)", rule_ref="X47, X19")
+        out.extend(got)
     return out
 
 
@@ -1562,6 +1691,7 @@ def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = Non
                     e["kind"] = "Guard (no order)"
                     e["rule_ref"] = "E5, X19"
             events.extend(got)
+    events.extend(_guard_refused(work, acting & with_order, tick, roller))
     spread_done: set[str] = set()
     for o in spreads:
         try:
@@ -1577,6 +1707,8 @@ def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = Non
             problems.extend(exc.problems)
     if problems:
         raise InputError(problems)
+    for name, parent in work.follow_parent.items():  # X23: she acts next when her old unit does
+        work.put(work.get(name), next_tick=work.get(parent).next_tick)
     grew = work.battle.units != battle.units
     record = UndoRecord(tick=battle.tick, started=battle.started, orders=battle.orders, states=battle.state,
                         units=battle.units if grew else None)

@@ -6,9 +6,11 @@ from a passed-in :class:`~sheetsync.dice.Roller`; the :class:`PoolRoll` says whi
 
 Readings where the rulings leave room (written down here, listed in the issue note):
 
-- A typed die cell with one whole number (``3``) is a number of successes.  Two or more
-  numbers, or any separator (``"7,"``), are the faces; a one-die pool types its face as
-  ``"7,"`` or a one-item list.
+- A typed die cell says what it holds (issue 22): faces are two or more numbers
+  (``"7 3 10 1"``, ``"7,3,10,1"``), or one with a comma (``"7,"``) or after ``faces:``
+  (``"faces: 7"``); successes are a number with ``s`` (``"3s"``, ``"3 successes"``,
+  ``"successes: 3"``).  A bare single number (``1``) could be either, so it is refused
+  with both spellings, except ``0``, which no die shows (0 successes).
 - A typed number of successes may not exceed what the pool could roll: twice its dice when
   10s count twice, else its dice.
 - A typed number of successes cannot show a botch (the faces are unknown), so it never
@@ -28,12 +30,14 @@ from sheetsync.errors import InputError, Problem
 from sheetsync.rules import StrEnum
 
 __all__ = [
+    "DIE_CELL_HELP",
     "DiceSource",
     "Outcome",
     "PoolRoll",
     "at_least",
     "botch_chance",
     "count_successes",
+    "read_die_cell",
     "expected_successes",
     "face_successes",
     "judge",
@@ -88,34 +92,107 @@ class PoolRoll:
         return self.successes == 0 and 1 in self.faces
 
 
+MAX_DIGITS = 4
+"""E1: the longest number a die cell holds (a face is 1-10; no pool rolls 10,000
+successes), so a huge number is a cell error, never Python's int-conversion limit."""
+
+_SUCCESSES = re.compile(r"(?:(\d+)\s*(?:s|succ|success|successes)|(?:successes|success|succ|s)\s*:\s*(\d+))",
+                        re.IGNORECASE)
+_FACES = re.compile(r"(?:faces?|f)\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
+
+DIE_CELL_HELP = ('faces as "7 3 10 1" (one die: "7," or "faces: 7"), successes as "3s" (or "3 successes"); '
+                 "blank: rolled")
+"""E1: how a die cell is typed (the messages and the tracker's notes say it)."""
+
+
+def _number(text: str, where: str, value: object) -> int:
+    if not re.fullmatch(r"-?\d+", text):
+        raise InputError([Problem(where, f"{value!r} is neither dice faces nor a number of successes: type "
+                                         f"{DIE_CELL_HELP} (E1)")])
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise InputError([Problem(where, f"{text[:8]}... ({len(text)} digits) is far too large for a die cell: "
+                                         f"type {DIE_CELL_HELP} (E1)")])
+    return int(text)
+
+
+def read_die_cell(value: object, where: str) -> tuple[tuple[int, ...] | None, int | None]:
+    """E1: what a typed die cell holds, before its pool is known: ``(faces, None)``,
+    ``(None, successes)`` or ``(None, None)`` for blank.  Faces are checked to be 1-10;
+    a bare single number other than 0 is refused as ambiguous, the message showing both
+    ways to type it.  Anything else raises :class:`InputError` naming ``where``."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None, None
+    if isinstance(value, bool):
+        raise InputError([Problem(where, f"{value!r} is neither dice faces nor a number of successes (E1)")])
+    if isinstance(value, float) and value.is_integer() and abs(value) < 10 ** MAX_DIGITS:
+        value = int(value)
+    if isinstance(value, int):
+        if value == 0:
+            return None, 0
+        if value < 0:
+            raise InputError([Problem(where, "a die cell holds no negative number: type "
+                                             f"{DIE_CELL_HELP} (E1)")])
+        if value >= 10 ** MAX_DIGITS:
+            raise InputError([Problem(where, f"a number of more than {MAX_DIGITS} digits is far too large for a "
+                                             f"die cell: type {DIE_CELL_HELP} (E1)")])
+        return _ambiguous(str(value), where)
+    if isinstance(value, str):
+        text = value.strip()
+        m = _SUCCESSES.fullmatch(text)
+        if m is not None:
+            count = _number(m.group(1) or m.group(2), where, value)
+            return None, count
+        f = _FACES.fullmatch(text)
+        body = f.group(1) if f is not None else text
+        parts = [p for p in re.split(r"[\s,;]+", body.strip()) if p]
+        numbers = [_number(p, where, value) for p in parts]
+        if not numbers:
+            raise InputError([Problem(where, f"{value!r} holds no faces: type {DIE_CELL_HELP} (E1)")])
+        if f is None and len(numbers) == 1 and not re.search(r"[\s,;]", text):
+            if numbers[0] == 0:
+                return None, 0
+            return _ambiguous(text, where)
+        return _faces_only(numbers, where), None
+    if isinstance(value, (list, tuple)):
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in value):
+            raise InputError([Problem(where, f"{value!r} is not a list of d10 faces (E1)")])
+        return _faces_only(list(value), where), None
+    raise InputError([Problem(where, f"{value!r} is neither dice faces nor a number of successes: type "
+                                     f"{DIE_CELL_HELP} (E1)")])
+
+
+def _ambiguous(text: str, where: str) -> tuple[tuple[int, ...] | None, int | None]:
+    """E1, issue 22: a bare number says neither faces nor successes."""
+    if int(text) > 10:  # no die shows it, but it may be faces typed without their spaces
+        raise InputError([Problem(where, f"\"{text}\" is a bare number: type the successes as \"{text}s\" (faces "
+                                         f"go with spaces between them, such as \"7 3 10 1\"; E1)")])
+    raise InputError([Problem(where, f"\"{text}\" could be one die's face or {text} success"
+                                     f"{'' if text == '1' else 'es'}: type the face as \"{text},\" (or \"faces: "
+                                     f"{text}\") or the successes as \"{text}s\" (E1)")])
+
+
+def _faces_only(faces: Sequence[int], where: str) -> tuple[int, ...]:
+    problems = [Problem(where, f"die {i + 1}: {f} is not a d10 face (1 to 10, E1)")
+                for i, f in enumerate(faces) if not 1 <= f <= 10]
+    if problems:
+        raise InputError(problems)
+    return tuple(faces)
+
+
 def parse_dice(value: TypedDice, dice: int, where: str, *, damage: bool = False,
                double_tens: bool = True) -> tuple[tuple[int, ...] | None, int | None]:
     """E1: read a typed die cell for a pool of ``dice`` dice: ``(faces, None)`` for faces,
     ``(None, successes)`` for a success count, ``(None, None)`` for blank (roll it).
 
     Faces must be 1-10 and exactly one per die; a success count must be a whole number from
-    0 to what the pool could roll.  Anything else raises :class:`InputError` naming
-    ``where``."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None, None
-    if isinstance(value, bool):
-        raise InputError([Problem(where, f"{value!r} is neither dice faces nor a number of successes (E1)")])
-    if isinstance(value, int):
-        return None, _check_count(value, dice, where, damage, double_tens)
-    if isinstance(value, str):
-        text = value.strip()
-        parts = [p for p in re.split(r"[\s,;]+", text) if p]
-        if not all(re.fullmatch(r"-?\d+", p) for p in parts):
-            raise InputError([Problem(where, f"{value!r} is neither dice faces (such as \"7 3 10 2 1\") "
-                                             "nor a number of successes (E1)")])
-        numbers = [int(p) for p in parts]
-        if len(numbers) == 1 and not re.search(r"[\s,;]", text):
-            return None, _check_count(numbers[0], dice, where, damage, double_tens)
-        return _check_faces(numbers, dice, where), None
-    faces = list(value)
-    if not all(isinstance(f, int) and not isinstance(f, bool) for f in faces):
-        raise InputError([Problem(where, f"{value!r} is not a list of d10 faces (E1)")])
-    return _check_faces(faces, dice, where), None
+    0 to what the pool could roll (the cell's syntax: :func:`read_die_cell`).  Anything
+    else raises :class:`InputError` naming ``where``."""
+    faces, count = read_die_cell(value, where)
+    if count is not None:
+        return None, _check_count(count, dice, where, damage, double_tens)
+    if faces is not None:
+        return _check_faces(faces, dice, where), None
+    return None, None
 
 
 def _check_count(count: int, dice: int, where: str, damage: bool, double_tens: bool) -> int:

@@ -25,8 +25,9 @@ The keys (RULINGS-exalted.md "What the Tracker types")::
     orders:
       - {tick: 0, unit: Cathak Talon, action: Attack, target: Bandit Mob, option: Close, dice: "7 3 10 2 1 8 9"}
 
-A die cell holds the faces rolled or a number of successes; blank means rolled from the
-seed.  ``target_dice`` is the second unit's own roll (X23: the new unit's; X24: the other
+A die cell holds the faces rolled (``"7 3 10 2 1"``; one die ``"7,"``) or a number of
+successes (``"3s"``); a bare number other than 0 is refused as ambiguous; blank means
+rolled from the seed.  ``target_dice`` is the second unit's own roll (X23: the new unit's; X24: the other
 commander's).  Options with several parts put ``;`` between them (``battle.py`` lists them)::
 
       - {tick: 0, unit: Cathak Talon, action: Split Unit,
@@ -48,11 +49,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from sheetsync.errors import InputError, Problem, did_you_mean
-from sheetsync.rules.exalted.dice import parse_dice
+from sheetsync.rules.exalted.dice import read_die_cell
 from sheetsync.rules.exalted.formations import check_formation
 from sheetsync.rules.exalted.health import starting_ammunition
 from sheetsync.rules.exalted.models import Character, HouseRules, UnitSpec
 from sheetsync.rules.exalted.morale import Weather
+from sheetsync.rules.exalted.options import move_option, parse_attack_option
 from sheetsync.rules.exalted.state import Battle, BattleUnit, Duel, Order, UndoRecord, UnitState
 from sheetsync.rules.exalted.traits import derive_traits
 from sheetsync.rules.loading import validate
@@ -81,23 +83,28 @@ def _list(data: dict[str, Any], key: str, problems: list[Problem], *, required: 
 
 
 def _dice_format(value: Any, where: str, problems: list[Problem]) -> None:
-    """E1: a die cell's form, checked before any roll: faces 1-10, or a whole number of
-    successes.  How many faces or successes the pool allows is checked when it is rolled."""
-    if value is None or isinstance(value, int) and not isinstance(value, bool):
-        if isinstance(value, int) and value < 0:
-            problems.append(Problem(where, f"{value} successes is below 0 (E1)"))
-        return
+    """E1: a die cell's form, checked before any roll (:func:`read_die_cell`): faces 1-10,
+    or a number of successes marked as such.  How many faces or successes the pool allows
+    is checked when it is rolled."""
     try:
-        text = value if isinstance(value, str) else None
-        if text is not None and not any(sep in text.strip() for sep in " \t,;"):
-            parse_dice(value, 10**6, where)  # a number of successes (or not a die cell at all)
-        else:  # faces; a one-die pool types its face as "7," (dice.py)
-            faces = len(value.replace(",", " ").replace(";", " ").split()) if isinstance(value, str) else len(value)
-            parse_dice(value, faces, where)
+        read_die_cell(value, where)
     except InputError as exc:
         problems.extend(exc.problems)
-    except TypeError:
-        problems.append(Problem(where, f"{value!r} is neither dice faces nor a number of successes (E1)"))
+
+
+def _option_syntax(order: dict[str, Any], where: str, problems: list[Problem]) -> None:
+    """X16, X28, X32, X37: an Attack, Move or Dash option the order syntax does not define
+    is refused at its cell, with the syntax (issue 22; :mod:`.options`)."""
+    action, option = order.get("action"), order.get("option")
+    if option is None or action not in ("Attack", "Move", "Dash"):
+        return
+    try:
+        if action == "Attack":
+            parse_attack_option(str(option))
+        else:
+            move_option(str(option))
+    except ValueError as exc:
+        problems.append(Problem(where, str(exc)))
 
 
 def _characters(raw: list[Any], problems: list[Problem]) -> tuple[list[Character], dict[str, str]]:
@@ -225,6 +232,7 @@ def _orders(raw: list[Any], units: list[str], problems: list[Problem]) -> list[O
         before = len(problems)
         for key in DICE_KEYS:
             _dice_format(o.get(key), f"{where}.{key}", problems)
+        _option_syntax(o, f"{where}.option", problems)
         weather = o.get("weather")
         if weather is not None and (not isinstance(weather, str) or weather.strip().title() not in
                                     {w.value for w in Weather}):

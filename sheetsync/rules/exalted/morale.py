@@ -281,12 +281,13 @@ def exhaustion_check(unit: str, pool: Trait, difficulty: Trait, endurance: int, 
     """X37, X4: after an attack, the reflexive command roll (always rolled); a failure costs
     1 Endurance, never below 0.  At Endurance 0 the roll is −2 dice (X4).  ``double_tens``:
     E1, false for an extra's roll with ``extras_double_tens`` off."""
-    dice = pool.value - (2 if endurance <= 0 else 0)
-    roll = roll_pool(dice, roller, typed, where=where, double_tens=double_tens)
+    tired = endurance <= 0
+    if tired:  # X4: the pool logged says so
+        pool = Trait(pool.name, pool.value - 2, (*pool.breakdown, Entry("Endurance 0", -2, "X4")))
+    roll = roll_pool(pool.value, roller, typed, where=where, double_tens=double_tens)
     out = judge(roll, difficulty.value)
     after = endurance if out.success else max(0, endurance - 1)
-    return ExhaustionEvent(unit, pool, difficulty, roll, out, endurance, after, "X37" + (", X4" if dice < pool.value
-                                                                                            else ""))
+    return ExhaustionEvent(unit, pool, difficulty, roll, out, endurance, after, "X37" + (", X4" if tired else ""))
 
 
 # --- X39: Mob Rule ----------------------------------------------------------------------

@@ -37,6 +37,8 @@ from sheetsync.core.layout import (
     Layout,
     Names,
 )
+from sheetsync.errors import InputError
+from sheetsync.rules.exalted.dice import DIE_CELL_HELP, read_die_cell
 from sheetsync.rules.exalted.formulas import ODDS_SHEET, add_odds
 from sheetsync.rules.exalted.models import DamageType, Formation, HouseRules, Mount, RangedKind
 from sheetsync.rules.exalted.morale import Weather
@@ -76,37 +78,25 @@ LISTS: dict[str, list[str]] = {
 
 
 class DieCell:
-    """E1: a die cell: the faces rolled (``7 3 10 2 1``, each 1 to 10) or a whole number of
-    successes (``3``).  How many faces the pool takes is checked when it is rolled."""
+    """E1: a die cell says what it holds: the faces rolled (``7 3 10 2 1``, each 1 to 10;
+    one die ``7,`` or ``faces: 7``) or a number of successes (``3s``, ``3 successes``).  A
+    bare number other than 0 could be either and is refused, showing both spellings (issue
+    22).  How many faces the pool takes is checked when it is rolled."""
 
     @property
     def kind(self) -> Kind:
         return "text"
 
     def decode(self, value: Any) -> Any:
-        if isinstance(value, bool):
-            raise CodecError(f"{value!r} is neither dice faces nor a number of successes (E1)")
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, int):
-            if value < 0:
-                raise CodecError(f"{value} successes is below 0 (E1)")
-            return value
-        text = str(value).strip()
-        parts = [p for p in re.split(r"[\s,;]+", text) if p]
-        if not parts or not all(re.fullmatch(r"-?\d+", p) for p in parts):
-            raise CodecError(f"{text!r} is neither dice faces (such as \"7 3 10 2 1\") nor a number of "
-                             "successes (E1)")
-        if len(parts) == 1:
-            count = int(parts[0])
-            if count < 0:
-                raise CodecError(f"{count} successes is below 0 (E1)")
-            return count
-        bad = [f"die {i + 1}: {p} is not a d10 face (1 to 10, E1)" for i, p in enumerate(parts)
-               if not 1 <= int(p) <= 10]
-        if bad:
-            raise CodecError("; ".join(bad))
-        return " ".join(parts)
+        try:
+            faces, count = read_die_cell(value, "")
+        except InputError as exc:
+            raise CodecError("; ".join(p.message for p in exc.problems)) from None
+        if count is not None:
+            return f"{count}s" if count else 0
+        if faces is None:
+            return None
+        return " ".join(str(f) for f in faces) if len(faces) > 1 else f"{faces[0]},"
 
     def encode(self, value: Any) -> Any:
         if value is None or isinstance(value, (int, str)):
@@ -343,7 +333,7 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
                note="X31: a prepared, fortified position: 7 volleys instead of 4"),
         Column("cover", "Cover %", kind="int", width=8,
                note="X16: 0 to 100; the largest of 25/50/75/90% not above it gives DV 1/2/3/4"),
-        Column("join_war", "Join War dice", width=14, codec_=DICE, note="E4: faces or successes; blank: rolled"),
+        Column("join_war", "Join War dice", width=14, codec_=DICE, note=f"E4: {DIE_CELL_HELP}"),
         _out("magnitude_now", "Magnitude", note="X2, X34: now (the bar: out of the starting Magnitude)"),
         _out("health_left", "Health left", note="X34: levels left on the track"),
         _out("endurance_now", "Endurance", note="X4: now"),
@@ -366,10 +356,11 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
         Column("action", "Action", choices="Actions", width=18, codec_=Choice(tuple(a.value for a in Action)),
                note="E11, X17-X27"),
         Column("target", "Target", choices="=Unit_Names", width=20),
-        Column("option", "Option", width=14, note="Close / Ranged, a formation, a rally, Charge ..."),
+        Column("option", "Option", width=14, note="Attack: Close or Ranged, envelop, charge, called shot or called shot: NAME (commas "
+                    "between); Move, Dash: a terrain; a formation; a rally ..."),
         Column("weather", "Weather", choices="Weather", width=9, codec_=Choice(tuple(w.value for w in Weather)),
                note="X37"),
-        Column("dice", "Dice", width=16, codec_=DICE, note="E1: faces (7 3 10 2 1) or successes; blank: rolled"),
+        Column("dice", "Dice", width=16, codec_=DICE, note=f"E1: {DIE_CELL_HELP}"),
         Column("target_dice", "Target dice", width=14, codec_=DICE,
                note="X23, X24: the other unit's command roll (a split's new unit, a merge's second unit)"),
         Column("damage_dice", "Damage dice", width=14, codec_=DICE),

@@ -100,6 +100,10 @@ class UnitState(Frozen):
     mob_checks: int = 0
     disbanded: bool = False
     ammunition: int | None = None
+    destroyed: bool = False
+    """X34: brought to Magnitude 0 by damage: everyone but the former commander is dead."""
+    charged: bool = False
+    """X18, X37: its last action was a Dash that succeeded (a charge)."""
     aim_target: str | None = None
     aim_ticks: int = 0
     dots_lost: int = 0

@@ -128,14 +128,17 @@ def timing(action: Action, *, weapon_speed: int = 5, rules: HouseRules = DEFAULT
 
 # --- E4: Join War -------------------------------------------------------------------------
 
-def join_war_pool(unit: UnitSpec, magnitude: int) -> Trait:
-    """E4: a unit's Join War pool: (Wits + War) − Magnitude; a solo unit Wits + Awareness."""
+def join_war_pool(unit: UnitSpec, magnitude: int, endurance: int | None = None) -> Trait:
+    """E4: a unit's Join War pool: (Wits + War) − Magnitude; a solo unit Wits + Awareness.
+    X4: a unit at Endurance 0 rolls it at −2, as every roll it makes."""
     c = unit.commander
     rows = [Entry("Wits", c.wits, "E4")]
     if unit.solo:
         rows.append(Entry("Awareness", c.ability("Awareness"), "E4"))
     else:
         rows += [Entry("War", c.ability("War"), "E4"), Entry("Magnitude", -magnitude, "E4")]
+    if endurance is not None and endurance <= 0:
+        rows.append(Entry("Endurance 0", -2, "X4"))
     return Trait("Join War", sum(int(e.amount) for e in rows), tuple(rows))
 
 
@@ -159,14 +162,16 @@ class JoinWar:
 
 def join_war(entries: Sequence[tuple[UnitSpec, int]], roller: Roller,
              typed: Sequence[TypedDice] | None = None, *, where: Sequence[str] | None = None,
-             rules: HouseRules | None = None) -> JoinWar:
+             rules: HouseRules | None = None, endurances: Sequence[int | None] | None = None) -> JoinWar:
     """E4: each unit (with its current Magnitude) rolls Join War; the most successes acts on
     long tick 0, the others on min(6, best − own).  ``typed`` holds a die cell per unit
-    (blank: rolled), ``where`` its address.  Every bad die is reported at once.  The unit's
+    (blank: rolled), ``where`` its address, ``endurances`` each unit's Endurance (X4: −2 at
+    0).  Every bad die is reported at once.  The unit's
     commander rolls: an extra's 10 counts once with ``extras_double_tens`` off (E1)."""
     cells = list(typed) if typed is not None else [None] * len(entries)
     places = list(where) if where is not None else [f"units[{i}].join_war" for i in range(len(entries))]
-    pools = [join_war_pool(u, m) for u, m in entries]
+    ends = list(endurances) if endurances is not None else [None] * len(entries)
+    pools = [join_war_pool(u, m, e) for (u, m), e in zip(entries, ends, strict=True)]
     problems: list[Problem] = []
     rolls: list[PoolRoll] = []
     tens = [rules is None or rules.double_tens(u.commander) for u, _ in entries]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from sheetsync.dice import RandomRoller, Roller
-from sheetsync.rules.exalted.aftermath import casualties, healing_days
+from sheetsync.rules.exalted.aftermath import Fate, casualties, healing_days
 from sheetsync.rules.exalted.battle import (
     current_unit,
     departures_at_end,
@@ -54,8 +54,12 @@ def aftermath_json(battle: Battle, roller: Roller | None = None) -> dict[str, An
         st = battle.state_of(u.name)
         assert st is not None
         members = [c for n in u.named_members if (c := battle.character(n)) is not None]
-        fates = []
-        if st.dots_lost and members:
+        fates: list[dict[str, Any]] = []
+        if st.destroyed:  # X34: destroyed by damage, everyone is dead save the former commander
+            fates = [{"character": c.name, "fate": Fate.DEAD.value, "levels": 0, "first_roll": None,
+                      "second_roll": None, "wound_roll": None, "infection_check": False, "rule_ref": "X34"}
+                     for c in members]
+        elif st.dots_lost and members:
             for cas in casualties(u.name, members, largest_loss=st.largest_loss, total_loss=st.dots_lost,
                                   roller=roller, rules=battle.house_rules):
                 fates.append({"character": cas.character, "fate": cas.fate.value, "levels": cas.levels,
