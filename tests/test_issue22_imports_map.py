@@ -1,0 +1,263 @@
+"""Issue 22, part 2: imports (several Grapevine files into one tracker, adding without
+``--replace``, cohorts picked by coterie, sect or clan, a CSV of another system, a file with
+no coteries), ``sheetsync map`` on a tracker, and the hex report's unit sizes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import quoteattr
+
+import openpyxl
+import pytest
+
+from sheetsync.app.cli import main
+from sheetsync.app.workbook_cli import write_template
+from sheetsync.errors import InputError
+from sheetsync.importers import import_gex
+from sheetsync.rules.bbn import load_battle
+
+DATA = Path(__file__).parent / "data"
+LANTERNS = DATA / "grapevine" / "lanterns.gex"
+"""The players' file: the five vampires of the coterie Lanterns (Camarilla)."""
+
+
+def run_main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "argv", ["sheetsync", *args])
+    with pytest.raises(SystemExit) as info:
+        main()
+    out, err = capsys.readouterr()
+    return int(info.value.code or 0), out, err
+
+
+def _gex(path: Path, characters: list[dict[str, str]]) -> Path:
+    """A Grapevine exchange file of ``characters`` (their attributes), each with Brawl 2
+    and Fortitude 1 so that every cohort has pools to work out."""
+    parts = ['<?xml version="1.0"?>', '<grapevine version="3">']
+    for attrs in characters:
+        typed = " ".join(f"{k}={quoteattr(v)}" for k, v in attrs.items())
+        parts += [f"  <vampire {typed}>",
+                  '    <traitlist name="Abilities"><trait name="Brawl" val="2"/></traitlist>',
+                  '    <traitlist name="Disciplines"><trait name="Fortitude: Endurance" val="3"/></traitlist>',
+                  "  </vampire>"]
+    parts.append("</grapevine>")
+    path.write_text("\n".join(parts) + "\n", encoding="utf-8")
+    return path
+
+
+NIGHT_WATCH = [{"name": n, "clan": "Lasombra", "sect": "Sabbat", "coterie": "Night Watch", "blood": "10",
+                "willpower": "4"} for n in ("Ravel", "Sidonie", "Matthias")]
+"""The Storyteller's file: a pack of three Sabbat."""
+
+CLANS = ("Tremere", "Gangrel", "Brujah", "Nosferatu", "Toreador")
+
+
+def _court(count: int = 50) -> list[dict[str, str]]:
+    """An NPC file with no coteries: ``count`` vampires, clans in turn, every third Sabbat."""
+    return [{"name": f"Npc {i:02d}", "clan": CLANS[i % len(CLANS)], "sect": "Sabbat" if i % 3 == 0 else "Camarilla",
+             "blood": "10", "willpower": "3"} for i in range(count)]
+
+
+def _rows(path: Path, sheet: str) -> list[tuple[Any, ...]]:
+    """The rows of ``sheet``'s first table, from row 3 to the first blank row."""
+    ws = openpyxl.load_workbook(path)[sheet]
+    out = []
+    for row in ws.iter_rows(min_row=3, values_only=True):
+        if all(v in (None, "") for v in row):
+            break
+        out.append(row)
+    return out
+
+
+@pytest.fixture()
+def blank(tmp_path: Path) -> Path:
+    return write_template(tmp_path / "battle.xlsx")
+
+
+# -- several Grapevine files into one tracker ------------------------------------------------
+
+def test_issue22_two_grapevine_files_into_one_tracker(
+        blank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    npcs = _gex(tmp_path / "npcs.gex", NIGHT_WATCH)
+    code, out, err = run_main(monkeypatch, capsys, "import", str(LANTERNS), str(npcs), "--into", str(blank))
+    assert code == 0, err
+    assert "8 characters in 2 cohorts written" in " ".join(out.split())
+    assert [(r[0], r[1]) for r in _rows(blank, "Characters")] == [
+        *(("Lanterns", n) for n in ("Marguerite", "Tobias", "Ines", "Caspar", "Delphine")),
+        *(("Night Watch", c["name"]) for c in NIGHT_WATCH)]
+    assert [(r[0], r[1]) for r in _rows(blank, "Cohorts")] == [("Lanterns", "Camarilla"), ("Night Watch", "Sabbat")]
+
+
+def test_issue22_two_grapevine_files_into_one_battle_file(tmp_path: Path) -> None:
+    npcs = _gex(tmp_path / "npcs.gex", NIGHT_WATCH)
+    result = import_gex([LANTERNS, npcs])
+    battle = load_battle(result.battle)
+    assert [(c.name, c.side, len(c.members)) for c in battle.cohorts] == [("Lanterns", "Camarilla", 5),
+                                                                          ("Night Watch", "Sabbat", 3)]
+    assert result.files == "lanterns.gex, npcs.gex"
+
+
+def test_issue22_new_takes_from_twice_for_the_players_and_the_storytellers_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    npcs = _gex(tmp_path / "npcs.gex", NIGHT_WATCH)
+    out_path = tmp_path / "both.yaml"
+    code, out, err = run_main(monkeypatch, capsys, "new", str(out_path), "--from", str(LANTERNS), "--from", str(npcs))
+    assert code == 0, err
+    assert "2 cohorts from lanterns.gex, npcs.gex: Lanterns (5), Night Watch (3)" in " ".join(out.split())
+    assert out_path.exists()
+
+
+def test_issue22_one_name_in_two_grapevine_files_is_refused_naming_both_lines(tmp_path: Path) -> None:
+    twin = _gex(tmp_path / "npcs.gex", [*NIGHT_WATCH, {"name": "Tobias", "clan": "Brujah", "coterie": "Night Watch"}])
+    with pytest.raises(InputError) as err:
+        import_gex([LANTERNS, twin])
+    assert [str(p) for p in err.value.problems] == [
+        "npcs.gex:15: Tobias is also at lanterns.gex:26: two characters of one name can't both fight; rename one in "
+        "Grapevine, or leave one out with --only or --cohort"]
+
+
+def test_issue22_adding_without_replace_keeps_the_trackers_characters(
+        blank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_main(monkeypatch, capsys, "import", str(LANTERNS), "--into", str(blank))[0] == 0
+    before = _rows(blank, "Characters")
+    npcs = _gex(tmp_path / "npcs.gex", NIGHT_WATCH)
+    code, out, err = run_main(monkeypatch, capsys, "import", str(npcs), "--into", str(blank))
+    assert code == 0, err
+    assert "3 characters in 1 cohort added below the 5 already on the Characters sheet (from Characters!A8)" in (
+        " ".join(out.split()))
+    after = _rows(blank, "Characters")
+    assert after[:5] == before  # every cell of the characters kept, as it was
+    assert [(r[0], r[1]) for r in after[5:]] == [("Night Watch", c["name"]) for c in NIGHT_WATCH]
+    assert [(r[0], r[1]) for r in _rows(blank, "Cohorts")] == [("Lanterns", "Camarilla"), ("Night Watch", "Sabbat")]
+    code, out, err = run_main(monkeypatch, capsys, "pools", str(blank), "--json")
+    assert code == 0, err
+    assert '"Night Watch"' in out and '"Lanterns"' in out
+
+
+def test_issue22_adding_refuses_a_name_clash_and_writes_nothing(
+        blank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_main(monkeypatch, capsys, "import", str(LANTERNS), "--into", str(blank))[0] == 0
+    held, bak = blank.read_bytes(), blank.with_name("battle.xlsx.bak").read_bytes()
+    clash = _gex(tmp_path / "npcs.gex", [*NIGHT_WATCH[:2], {"name": "tobias", "clan": "Lasombra", "sect": "Sabbat",
+                                                            "coterie": "Night Watch"}])
+    code, out, err = run_main(monkeypatch, capsys, "import", str(clash), "--into", str(blank))
+    text = " ".join(err.split())
+    assert code == 1 and "Traceback" not in err + out
+    assert "the Characters sheet already holds 5 characters (from Characters!B3); nothing was written" in text
+    assert "Characters!B4: tobias is on the sheet already and in npcs.gex" in text
+    assert "--replace" in text
+    assert blank.read_bytes() == held and blank.with_name("battle.xlsx.bak").read_bytes() == bak
+
+
+def test_issue22_adding_refuses_more_members_for_a_cohort_on_the_sheet(
+        blank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_main(monkeypatch, capsys, "import", str(LANTERNS), "--into", str(blank))[0] == 0
+    held = blank.read_bytes()
+    more = _gex(tmp_path / "more.gex", [{**c, "coterie": "Lanterns"} for c in NIGHT_WATCH])
+    code, _out, err = run_main(monkeypatch, capsys, "import", str(more), "--into", str(blank))
+    text = " ".join(err.split())
+    assert code == 1
+    assert "Characters!A3: the cohort 'Lanterns' is on the sheet already, and more.gex would add 3 more members" in text
+    assert blank.read_bytes() == held
+    # picked under another name, the same characters are added
+    code, out, err = run_main(monkeypatch, capsys, "import", str(more), "--into", str(blank),
+                              "--cohort", "Lantern Bearers=coterie:Lanterns")
+    assert code == 0, err
+    assert [r[0] for r in _rows(blank, "Characters")][5:] == ["Lantern Bearers"] * 3
+
+
+def test_issue22_csv_into_a_tracker_holding_characters_is_still_refused(
+        blank: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_main(monkeypatch, capsys, "import", str(LANTERNS), "--into", str(blank))[0] == 0
+    held = blank.read_bytes()
+    code, _out, err = run_main(monkeypatch, capsys, "import", str(DATA / "csv" / "lanterns.csv"), "--into", str(blank))
+    assert code == 1 and "already holds 5 characters" in err and "--replace" in err
+    assert blank.read_bytes() == held
+
+
+# -- cohorts picked by coterie, sect or clan -------------------------------------------------
+
+def test_issue22_cohort_picked_by_clan_without_listing_names(tmp_path: Path) -> None:
+    court = _gex(tmp_path / "court.gex", _court(20))
+    result = import_gex(court, cohorts=["Warlocks=clan:Tremere", "clan:gangrel"])
+    cohorts = {c["name"]: [m["name"] for m in c["members"]] for c in result.battle["cohorts"]}
+    assert cohorts == {"Warlocks": ["Npc 00", "Npc 05", "Npc 10", "Npc 15"],
+                       "gangrel": ["Npc 01", "Npc 06", "Npc 11", "Npc 16"]}
+    assert "12 other vampires in court.gex not picked by --cohort, so not imported" in result.notes
+
+
+def test_issue22_cohort_picked_by_sect_and_by_coterie(tmp_path: Path) -> None:
+    npcs = _gex(tmp_path / "npcs.gex", [*NIGHT_WATCH, *_court(8)])
+    result = import_gex(npcs, cohorts=["Pack=coterie:Night Watch", "Court=sect:camarilla"])
+    cohorts = {c["name"]: (c["side"], [m["name"] for m in c["members"]]) for c in result.battle["cohorts"]}
+    assert cohorts == {"Pack": ("Sabbat", ["Ravel", "Sidonie", "Matthias"]),
+                       "Court": ("Camarilla", ["Npc 01", "Npc 02", "Npc 04", "Npc 05", "Npc 07"])}
+
+
+def test_issue22_cohort_picks_that_overlap_or_miss_are_refused_all_at_once(tmp_path: Path) -> None:
+    npcs = _gex(tmp_path / "npcs.gex", [*NIGHT_WATCH, *_court(8)])
+    with pytest.raises(InputError) as err:
+        import_gex(npcs, cohorts=["Pack=coterie:Night Watch", "All=sect:Sabbat", "Mages=clan:Tremer",
+                                  "Few=Ravel,Nobody"])
+    problems = [str(p) for p in err.value.problems]
+    assert "--cohort: Ravel is picked by 'Pack=coterie:Night Watch' and by 'All=sect:Sabbat': a character fights " \
+           "in one cohort" in problems
+    assert any(p.startswith("--cohort: 'Mages=clan:Tremer': no vampire has clan 'Tremer' (did you mean 'Tremere'?)")
+               for p in problems)
+    assert "--cohort: 'Few=Ravel,Nobody': 'Nobody' is not a vampire in npcs.gex" in problems
+
+
+def test_issue22_cohort_pick_without_a_name_or_members_is_refused() -> None:
+    with pytest.raises(InputError) as err:
+        import_gex(LANTERNS, cohorts=["Lanterns"])
+    assert "is not a cohort pick: write NAME=coterie:VALUE" in str(err.value)
+
+
+def test_issue22_cohort_option_on_the_command_line_into_a_battle_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    court = _gex(tmp_path / "court.gex", _court(50))
+    out_path = tmp_path / "picked.yaml"
+    code, out, err = run_main(monkeypatch, capsys, "import", str(court), "--into", str(out_path),
+                              "--cohort", "Warlocks=clan:Tremere", "--cohort", "Beasts=Npc 01,Npc 06,Npc 11")
+    assert code == 1  # 10 Tremere: R1 says 3 to 5, and the message counts rather than lists them all
+    text = " ".join(err.split())
+    assert "cohort 'Warlocks' has 10 characters, and a cohort has 3 to 5 (R1)" in text and "and 2 more" in text
+    assert not out_path.exists()
+    small = _gex(tmp_path / "small.gex", _court(20))
+    code, out, err = run_main(monkeypatch, capsys, "import", str(small), "--into", str(out_path),
+                              "--cohort", "Warlocks=clan:Tremere", "--cohort", "Beasts=Npc 01,Npc 06,Npc 11")
+    assert code == 0, err
+    battle = load_battle(__import__("yaml").safe_load(out_path.read_text(encoding="utf-8")))
+    assert [(c.name, len(c.members)) for c in battle.cohorts] == [("Warlocks", 4), ("Beasts", 3)]
+
+
+def test_issue22_cohort_option_is_in_the_help(monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _err = run_main(monkeypatch, capsys, "import", "--help")
+    assert code == 0
+    text = " ".join(out.replace("│", " ").split())
+    assert "--cohort" in text and "clan:Tremere" in text
+
+
+# -- a Grapevine file with no coteries -------------------------------------------------------
+
+def test_issue22_no_coteries_gives_a_count_and_a_hint_not_every_name(tmp_path: Path) -> None:
+    court = _gex(tmp_path / "court.gex", _court(50))
+    with pytest.raises(InputError) as err:
+        import_gex(court)
+    (problem,) = [str(p) for p in err.value.problems]
+    assert problem.startswith("court.gex: has 50 vampires and no coteries: pick the cohorts with --cohort NAME=")
+    assert "--cohort-by sect" in problem
+    assert "Npc" not in problem  # a count, not a wall of 50 names
+
+
+def test_issue22_no_coteries_on_the_command_line(
+        blank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    court = _gex(tmp_path / "court.gex", _court(50))
+    held = blank.read_bytes()
+    code, out, err = run_main(monkeypatch, capsys, "import", str(court), "--into", str(blank))
+    assert code == 1 and "Traceback" not in out + err
+    assert "has 50 vampires and no coteries" in " ".join(err.split())
+    assert len(err.splitlines()) <= 6
+    assert blank.read_bytes() == held
