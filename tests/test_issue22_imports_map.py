@@ -261,3 +261,53 @@ def test_issue22_no_coteries_on_the_command_line(
     assert "has 50 vampires and no coteries" in " ".join(err.split())
     assert len(err.splitlines()) <= 6
     assert blank.read_bytes() == held
+
+
+# -- a CSV whose headers belong to another system ----------------------------------------------
+
+HEX_CSV = "Unit,Side,Counter,Start hex,Size,Men\n1st Foot,Red,4-4-4,0101,battalion,500\n"
+
+
+def test_issue22_a_hexwar_csv_into_a_battle_file_says_add_system_hexwar(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    units = tmp_path / "units.csv"
+    units.write_text(HEX_CSV, encoding="utf-8")
+    code, out, err = run_main(monkeypatch, capsys, "import", str(units), "--into", str(tmp_path / "b.yaml"))
+    assert code == 1 and "Traceback" not in out + err
+    assert " ".join(err.split()) == "error: units.csv:1: these columns are a hexwar units CSV: add --system hexwar"
+    assert not (tmp_path / "b.yaml").exists()
+
+
+def test_issue22_a_battalion_csv_with_another_system_says_which(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    chars = DATA / "csv" / "lanterns.csv"
+    code, _out, err = run_main(monkeypatch, capsys, "import", str(chars), "--into", str(tmp_path / "b.yaml"),
+                               "--system", "exalted")
+    assert code == 1
+    assert "lanterns.csv:1: these columns are a bbn characters CSV: use --system bbn" in " ".join(err.split())
+
+
+def test_issue22_an_exalted_units_csv_into_a_battalion_tracker_names_its_system(
+        blank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from sheetsync.importers.csv_import import csv_headers
+
+    units = tmp_path / "units.csv"
+    units.write_text(",".join(csv_headers("exalted", "units")) + "\nThe Guard,Realm,Talon\n", encoding="utf-8")
+    held = blank.read_bytes()
+    code, _out, err = run_main(monkeypatch, capsys, "import", str(units), "--into", str(blank))
+    assert code == 1
+    text = " ".join(err.split())
+    assert ("units.csv:1: these columns are an exalted units CSV: battle.xlsx is a battalion combat tracker, so "
+            "import it into an exalted 2e mass combat tracker") in text
+    assert "--system exalted" in text
+    assert blank.read_bytes() == held
+
+
+def test_issue22_a_csv_of_its_own_system_with_a_bad_header_is_not_called_another_system(tmp_path: Path) -> None:
+    from sheetsync.importers.csv_import import other_system, read_csv
+
+    units = tmp_path / "units.csv"
+    units.write_text(HEX_CSV.replace("Counter", "Countr"), encoding="utf-8")
+    assert other_system(read_csv(units), "hexwar") is None
+    assert other_system(read_csv(units), "bbn") == ("hexwar", None)
+    assert other_system(read_csv(DATA / "csv" / "lanterns.csv"), "bbn") is None

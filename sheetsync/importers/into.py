@@ -142,6 +142,11 @@ def _into_battle_file(paths: Sequence[Path], kind: str, out: Path, *, force: boo
     refuse_existing(out, force)  # before any work
     system_id = _system_id(system)
     source = paths[0] if system_id == "exalted" or kind == ".gex" else _one(paths, system_id)
+    if kind == ".csv":
+        for p in paths:
+            _refuse_other_system(read_csv(p), system_id,
+                                 lambda other: f"add --system {other}" if system is None else
+                                 f"use --system {other}" + (" (or leave --system out)" if other == "bbn" else ""))
     if kind == ".gex":
         if system_id != "bbn":
             raise InputError([Problem("--system", f"a Grapevine file holds battalion characters, not {system_id} "
@@ -295,6 +300,10 @@ def _into_tracker(backend: Any, target: _Target, *, gex: Any, tables: Sequence[C
     if gex is not None and system_id != "bbn":
         raise InputError([Problem(target.name, f"is a {tracker.system.title.lower()} tracker; a Grapevine file holds "
                                   "battalion characters (import it into a battalion tracker)")])
+    own = _title(system_id)
+    for t in tables:
+        _refuse_other_system(t, system_id, lambda other: f"{target.name} is {own} tracker, so import it "
+                             f"into {_title(other)} tracker, or into a battle file with --system {other}")
     if system_id == "exalted":
         return _into_exalted(backend, tracker, target, tables, replace=replace)
     table = None
@@ -305,6 +314,25 @@ def _into_tracker(backend: Any, target: _Target, *, gex: Any, tables: Sequence[C
     if system_id == "hexwar" and table is not None:
         return _into_hex(backend, tracker, target, table, replace=replace)
     raise _not_yet(system_id)
+
+
+def _title(system_id: str) -> str:
+    from sheetsync.core.registry import find_system
+
+    title = str(find_system(system_id).title).lower()
+    return f"{'an' if title[0] in 'aeiou' else 'a'} {title}"
+
+
+def _refuse_other_system(table: CsvTable, system_id: str, fix: Any) -> None:
+    """Issue 22: a CSV whose headers are another system's columns says which system they
+    are and how to import it (``fix(other)``), rather than calling every header unknown."""
+    from sheetsync.importers.csv_import import describe, other_system
+
+    found = other_system(table, system_id)
+    if found is not None:
+        other, sheet = found
+        raise InputError([Problem(f"{table.where}:1", f"these columns are {describe(other, sheet)}: "
+                                  f"{fix(other)}")], table.where)
 
 
 def _read_one(tables: Sequence[CsvTable], system_id: str) -> CsvTable:
