@@ -311,3 +311,68 @@ def test_issue22_a_csv_of_its_own_system_with_a_bad_header_is_not_called_another
     assert other_system(read_csv(units), "hexwar") is None
     assert other_system(read_csv(units), "bbn") == ("hexwar", None)
     assert other_system(read_csv(DATA / "csv" / "lanterns.csv"), "bbn") is None
+
+
+# -- map --png on a tracker --------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def hex_tracker(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A hex tracker made from the hex example battle (H1, H2), built and ready for turn 1."""
+    from sheetsync.rules.hexwar import example_battle_data
+
+    folder = tmp_path_factory.mktemp("hex")
+    battle_file = folder / "hex.yaml"
+    battle_file.write_text(example_battle_data(), encoding="utf-8")
+    tracker = folder / "hex.xlsx"
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setattr(sys, "argv", ["sheetsync", "new", str(tracker), "--from", str(battle_file)])
+    with pytest.raises(SystemExit) as info:
+        main()
+    monkeypatch.undo()
+    assert info.value.code in (0, None)
+    return tracker
+
+
+def test_issue22_map_png_takes_a_hex_tracker_workbook(
+        hex_tracker: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+    from PIL import Image
+
+    from sheetsync.app.hexmap_png import render_map
+    from sheetsync.rules.hexwar import example_battle_data
+    from sheetsync.rules.hexwar import load_battle as load_hex
+
+    held = hex_tracker.read_bytes()
+    png = tmp_path / "map.png"
+    code, out, err = run_main(monkeypatch, capsys, "map", str(hex_tracker), "--png", str(png), "--hex-size", "30")
+    assert code == 0, err
+    assert " ".join(out.split()) == f"Map of turn 1 written to {png} (12x10 hexes, 10 units on the map)."
+    with Image.open(png) as image:
+        image.load()
+        assert image.format == "PNG"
+        from_file = load_hex(yaml.safe_load(example_battle_data()), "example")
+        assert image.tobytes() == render_map(from_file, hex_size=30).tobytes()  # the battle the tracker holds
+    assert hex_tracker.read_bytes() == held  # only read
+
+
+def test_issue22_map_png_refuses_a_battalion_tracker_and_writes_nothing(
+        blank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    png = tmp_path / "map.png"
+    held = blank.read_bytes()
+    code, out, err = run_main(monkeypatch, capsys, "map", str(blank), "--png", str(png))
+    assert code == 1 and out == "" and "Traceback" not in err
+    assert " ".join(err.split()) == (f"error: {blank}: this is a battalion combat tracker, and sheetsync map draws hex "
+                                     "wargame battles only (a hex tracker, or a battle file with system: hexwar); "
+                                     "nothing was written")
+    assert not png.exists() and blank.read_bytes() == held
+
+
+def test_issue22_map_png_of_a_hex_tracker_not_built_yet_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tracker = tmp_path / "blank_hex.xlsx"
+    assert run_main(monkeypatch, capsys, "template", str(tracker), "--system", "hexwar")[0] == 0
+    png = tmp_path / "map.png"
+    code, _out, err = run_main(monkeypatch, capsys, "map", str(tracker), "--png", str(png))
+    assert code == 1
+    assert f"{tracker}: this tracker has no units yet" in " ".join(err.split())
+    assert not png.exists()

@@ -1129,33 +1129,40 @@ def schema(system_name: SystemOpt = "bbn") -> None:
     _print_json(import_module(f"sheetsync.rules.{system.id}.file_schema").battle_file_schema())
 
 
-@app.command("map", short_help="Draw a hex battle's map as a PNG.")
+@app.command("map", short_help="Draw a hex battle's map as a PNG (from a battle file or a hex tracker).")
 def map_picture(
-    file: Path,
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="A hex battle file (.yaml/.json), or a hex tracker "
+                                                              "workbook (.xlsx/.xlsm).")],
     png: Annotated[Path, typer.Option("--png", help="Where to write the picture (a .png file).")],
     hex_size: Annotated[int, typer.Option("--hex-size", min=20, max=400,
                                           help="Pixels from a hex's centre to its corners.")] = 90,
 ) -> None:
-    """Draw a hex wargame battle file's map as a PNG: the hexes with their ids, impassable
-    hexes shaded, and each unit's box with its value line and casualties (H1, H2, H9)."""
-    from sheetsync.app.files import BATTLE_SUFFIXES, check_suffix, read_data_file
+    """Draw a hex wargame battle's map as a PNG: the hexes with their ids, impassable hexes
+    shaded, and each unit's box with its value line and casualties (H1, H2, H9).  FILE is a
+    battle file, or a hex tracker workbook (the battle as its last step left it; the
+    workbook is only read)."""
+    from sheetsync.app.files import BATTLE_SUFFIXES, WORKBOOK_SUFFIXES, check_suffix, read_data_file
     from sheetsync.errors import InputError, Problem
 
-    check_suffix(file, BATTLE_SUFFIXES, "a hex battle file")
+    check_suffix(file, BATTLE_SUFFIXES + WORKBOOK_SUFFIXES, "a hex battle file or a hex tracker workbook")
     if png.suffix.lower() != ".png":
         raise InputError([Problem(str(png), "the picture is written as PNG, so its name must end in .png; "
                                             "nothing was written")])
-    data = read_data_file(file)
-    system = data.get("system", "") if isinstance(data, dict) else "hexwar"
-    if system != "hexwar":
-        kind = (f"a battle file of the {system!r} rule system" if system
-                else "a battalion battle file (it has no 'system' key: the Baltimore by Night rules)")
-        raise InputError([Problem(str(file), f"this is {kind}, and sheetsync map draws hex wargame battles only "
-                                             "(system: hexwar); nothing was written")])
-    from sheetsync.app.hexmap_png import font_note, save_map_png
-    from sheetsync.rules.hexwar import load_battle
+    from sheetsync.app.hexmap_png import battle_of_tracker, font_note, save_map_png
 
-    battle = load_battle(data, str(file))
+    if file.suffix.lower() in WORKBOOK_SUFFIXES:
+        battle = battle_of_tracker(file)
+    else:
+        data = read_data_file(file)
+        system = data.get("system", "") if isinstance(data, dict) else "hexwar"
+        if system != "hexwar":
+            kind = (f"a battle file of the {system!r} rule system" if system
+                    else "a battalion battle file (it has no 'system' key: the Baltimore by Night rules)")
+            raise InputError([Problem(str(file), f"this is {kind}, and sheetsync map draws hex wargame battles only "
+                                                 "(system: hexwar); nothing was written")])
+        from sheetsync.rules.hexwar import load_battle
+
+        battle = load_battle(data, str(file))
     note = font_note()
     if note:
         err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
