@@ -376,3 +376,108 @@ def test_issue22_map_png_of_a_hex_tracker_not_built_yet_says_so(
     assert code == 1
     assert f"{tracker}: this tracker has no units yet" in " ".join(err.split())
     assert not png.exists()
+
+
+# -- the hex report's unit sizes ---------------------------------------------------------------
+
+def _hex_sized(tmp_path: Path) -> Path:
+    """The hex example with Caliph's Horses typed a squadron, the Human Footmen a company of
+    a 600-man battalion and the Human Irregular Footmen two battalions (H1)."""
+    import yaml
+
+    from sheetsync.rules.hexwar import example_battle_data
+
+    data = yaml.safe_load(example_battle_data())
+    for u in data["units"]:
+        if u["name"] == "Caliph's Horses":
+            u["size"] = "Squadron"
+        elif u["name"] == "Human Footmen":
+            u["size"], u["men"] = "company", 600
+        elif u["name"] == "Human Irregular Footmen":
+            u["size"] = 2
+    first = tmp_path / "sized.yaml"
+    first.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return first
+
+
+def test_issue22_h1_hex_report_states_each_units_size_as_typed(tmp_path: Path) -> None:
+    from sheetsync.app.report import build_account
+
+    acc = build_account(str(_hex_sized(tmp_path)))
+    said = {g.name: g.members[0].split(", counter")[0] for g in acc.groups}
+    assert said["Caliph's Horses"] == "a squadron of 500 men"
+    assert said["Church Knights"] == "a battalion of 500 men"
+    assert said["Human Footmen"] == "a company of 300 men"  # half of a 600-man battalion
+    assert said["First Archer Company"] == "a company of 250 men"
+    assert said["Human Irregular Footmen"] == "2 battalions of 1000 men"
+    assert said["1st Fist"] == "a battalion of 670 men"
+
+
+def test_issue22_h12_hex_report_men_are_the_men_aftermath_counts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from sheetsync.app.report import build_account
+
+    first = _hex_sized(tmp_path)
+    after = tmp_path / "after.yaml"
+    assert run_main(monkeypatch, capsys, "resolve", str(first), "--out", str(after))[0] == 0
+    acc = build_account(str(after))
+    code, out, err = run_main(monkeypatch, capsys, "aftermath", str(after), "--json")
+    assert code == 0, err
+    sides = {s["side"]: s["men"] for s in json.loads(out)["sides"]}
+    told: dict[str, int] = {}
+    for g in acc.groups:
+        men = int(g.members[0].split(" men")[0].split(" of ")[-1])
+        told[g.side] = told.get(g.side, 0) + men
+    assert told == sides
+    assert {g.name for g in acc.groups if g.members[0].startswith("a squadron")} == {"Caliph's Horses"}
+
+
+def test_issue22_h1_hex_report_of_a_tracker_says_the_size_typed_on_its_units_sheet(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from sheetsync.app.report import build_account
+
+    tracker = tmp_path / "sized.xlsx"
+    assert run_main(monkeypatch, capsys, "new", str(tracker), "--from", str(_hex_sized(tmp_path)))[0] == 0
+    wb = openpyxl.load_workbook(tracker)
+    ws = wb["Units"]
+    header = [c.value for c in ws[2]]
+    name_col, size_col = header.index("Unit") + 1, header.index("Size") + 1
+    sizes = {ws.cell(r, name_col).value: ws.cell(r, size_col).value for r in range(3, 13)}
+    assert (sizes["Caliph's Horses"], sizes["Human Footmen"]) == ("squadron", "company")  # the file's words
+    for row in range(3, 13):
+        if ws.cell(row, name_col).value == "Church Knights":
+            ws.cell(row, size_col).value = "squadron"  # as the Storyteller picks it in the dropdown
+    wb.save(tracker)
+    code, _out, err = run_main(monkeypatch, capsys, "build", str(tracker))
+    assert code == 0, err
+    said = {g.name: g.members[0].split(", counter")[0] for g in build_account(str(tracker)).groups}
+    assert said["Caliph's Horses"] == "a squadron of 500 men"
+    assert said["Church Knights"] == "a squadron of 500 men"
+    assert said["Human Footmen"] == "a company of 300 men"
+    assert said["Sun Knights"] == "a battalion of 500 men"
+
+
+def test_issue22_h1_a_typed_squadron_survives_resolve_out_and_reads_back_as_size_1(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    from sheetsync.rules.hexwar import load_battle as load_hex
+    from sheetsync.rules.hexwar.loader import battle_to_file
+
+    first = _hex_sized(tmp_path)
+    after = tmp_path / "after.yaml"
+    assert run_main(monkeypatch, capsys, "resolve", str(first), "--out", str(after))[0] == 0
+    written = yaml.safe_load(after.read_text(encoding="utf-8"))
+    horses = next(u for u in written["units"] if u["name"] == "Caliph's Horses")
+    assert horses["size"] == "squadron"
+    battle = load_hex(written, "after.yaml")
+    unit = battle.unit("Caliph's Horses")
+    assert (unit.size, unit.size_name) == (1.0, "squadron")
+    assert load_hex(battle_to_file(battle), "again") == battle  # the file round-trips exactly
+    plain = load_hex(yaml.safe_load(first.read_text(encoding="utf-8")) | {"units": [
+        {**u, "size": "battalion"} if u["name"] == "Caliph's Horses" else u
+        for u in yaml.safe_load(first.read_text(encoding="utf-8"))["units"]]})
+    assert plain.unit("Caliph's Horses").size_name is None  # the usual word adds nothing to the file
+    assert "size" not in next(u for u in battle_to_file(plain)["units"] if u["name"] == "Caliph's Horses")
