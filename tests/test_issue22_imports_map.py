@@ -4,6 +4,7 @@ no coteries), ``sheetsync map`` on a tracker, and the hex report's unit sizes.""
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -70,9 +71,33 @@ def _rows(path: Path, sheet: str) -> list[tuple[Any, ...]]:
     return out
 
 
+@pytest.fixture(scope="module")
+def _blank_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_template(tmp_path_factory.mktemp("blank") / "battle.xlsx")
+
+
+@pytest.fixture(scope="module")
+def _lanterns_once(tmp_path_factory: pytest.TempPathFactory, _blank_once: Path) -> Path:
+    """A blank tracker with the players' file imported (the coterie Lanterns)."""
+    from sheetsync.importers.into import import_into
+
+    path = tmp_path_factory.mktemp("lanterns") / "battle.xlsx"
+    shutil.copyfile(_blank_once, path)
+    import_into(LANTERNS, path)
+    return path
+
+
 @pytest.fixture()
-def blank(tmp_path: Path) -> Path:
-    return write_template(tmp_path / "battle.xlsx")
+def blank(tmp_path: Path, _blank_once: Path) -> Path:
+    """A blank battalion tracker of this test's own."""
+    return Path(shutil.copyfile(_blank_once, tmp_path / "battle.xlsx"))
+
+
+@pytest.fixture()
+def lanterns(tmp_path: Path, _lanterns_once: Path) -> Path:
+    """A battalion tracker holding the five Lanterns, with its .bak, of this test's own."""
+    shutil.copyfile(_lanterns_once.with_name("battle.xlsx.bak"), tmp_path / "battle.xlsx.bak")
+    return Path(shutil.copyfile(_lanterns_once, tmp_path / "battle.xlsx"))
 
 
 # -- several Grapevine files into one tracker ------------------------------------------------
@@ -118,8 +143,8 @@ def test_issue22_one_name_in_two_grapevine_files_is_refused_naming_both_lines(tm
 
 
 def test_issue22_adding_without_replace_keeps_the_trackers_characters(
-        blank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_main(monkeypatch, capsys, "import", str(LANTERNS), "--into", str(blank))[0] == 0
+        lanterns: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    blank = lanterns
     before = _rows(blank, "Characters")
     npcs = _gex(tmp_path / "npcs.gex", NIGHT_WATCH)
     code, out, err = run_main(monkeypatch, capsys, "import", str(npcs), "--into", str(blank))
@@ -136,8 +161,8 @@ def test_issue22_adding_without_replace_keeps_the_trackers_characters(
 
 
 def test_issue22_adding_refuses_a_name_clash_and_writes_nothing(
-        blank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_main(monkeypatch, capsys, "import", str(LANTERNS), "--into", str(blank))[0] == 0
+        lanterns: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    blank = lanterns
     held, bak = blank.read_bytes(), blank.with_name("battle.xlsx.bak").read_bytes()
     clash = _gex(tmp_path / "npcs.gex", [*NIGHT_WATCH[:2], {"name": "tobias", "clan": "Lasombra", "sect": "Sabbat",
                                                             "coterie": "Night Watch"}])
@@ -151,8 +176,8 @@ def test_issue22_adding_refuses_a_name_clash_and_writes_nothing(
 
 
 def test_issue22_adding_refuses_more_members_for_a_cohort_on_the_sheet(
-        blank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_main(monkeypatch, capsys, "import", str(LANTERNS), "--into", str(blank))[0] == 0
+        lanterns: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    blank = lanterns
     held = blank.read_bytes()
     more = _gex(tmp_path / "more.gex", [{**c, "coterie": "Lanterns"} for c in NIGHT_WATCH])
     code, _out, err = run_main(monkeypatch, capsys, "import", str(more), "--into", str(blank))
@@ -168,8 +193,8 @@ def test_issue22_adding_refuses_more_members_for_a_cohort_on_the_sheet(
 
 
 def test_issue22_csv_into_a_tracker_holding_characters_is_still_refused(
-        blank: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_main(monkeypatch, capsys, "import", str(LANTERNS), "--into", str(blank))[0] == 0
+        lanterns: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    blank = lanterns
     held = blank.read_bytes()
     code, _out, err = run_main(monkeypatch, capsys, "import", str(DATA / "csv" / "lanterns.csv"), "--into", str(blank))
     assert code == 1 and "already holds 5 characters" in err and "--replace" in err
@@ -481,3 +506,44 @@ def test_issue22_h1_a_typed_squadron_survives_resolve_out_and_reads_back_as_size
         for u in yaml.safe_load(first.read_text(encoding="utf-8"))["units"]]})
     assert plain.unit("Caliph's Horses").size_name is None  # the usual word adds nothing to the file
     assert "size" not in next(u for u in battle_to_file(plain)["units"] if u["name"] == "Caliph's Horses")
+
+
+def test_issue22_new_picks_cohorts_by_clan_from_a_file_with_no_coteries(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    court = _gex(tmp_path / "court.gex", _court(20))
+    out_path = tmp_path / "court.yaml"
+    code, out, err = run_main(monkeypatch, capsys, "new", str(out_path), "--from", str(court),
+                              "--cohort", "Warlocks=clan:Tremere", "--cohort", "Court=sect:Sabbat")
+    assert code == 1  # 7 Sabbat: R1, and nothing written
+    assert "cohort 'Court' has 7 characters" in " ".join(err.split()) and not out_path.exists()
+    code, out, err = run_main(monkeypatch, capsys, "new", str(out_path), "--from", str(court),
+                              "--cohort", "Warlocks=clan:Tremere")
+    assert code == 0, err
+    assert "1 cohort from court.gex: Warlocks (4)" in " ".join(out.split())
+
+
+def test_issue22_a_large_group_without_a_coterie_is_counted_not_listed_whole(tmp_path: Path) -> None:
+    npcs = _gex(tmp_path / "npcs.gex", [*NIGHT_WATCH, *_court(30)])
+    with pytest.raises(InputError) as err:
+        import_gex(npcs)
+    (problem,) = [str(p) for p in err.value.problems]
+    assert problem.startswith("npcs.gex: coterie 'No coterie' has 30 characters, and a cohort has 3 to 5 (R1): "
+                              "Npc 00 (line 15), ")
+    assert "Npc 07 (line 43) and 22 more; pick 3 to 5 with --only or --cohort" in problem
+    assert "Npc 08" not in problem
+
+
+def test_issue22_cohort_picks_a_csv_does_not_take(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _out, err = run_main(monkeypatch, capsys, "import", str(DATA / "csv" / "lanterns.csv"), "--into",
+                               str(tmp_path / "b.yaml"), "--cohort", "X=clan:Tremere")
+    assert code == 1
+    assert "--cohort: picks characters of a Grapevine file; a CSV is imported whole" in " ".join(err.split())
+
+
+def test_issue22_grapevine_and_csv_in_one_import_are_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _out, err = run_main(monkeypatch, capsys, "import", str(LANTERNS), str(DATA / "csv" / "lanterns.csv"),
+                               "--into", str(tmp_path / "b.yaml"))
+    assert code == 1
+    assert "lanterns.csv: Grapevine files and CSV files are imported apart" in " ".join(err.split())

@@ -8,10 +8,12 @@ battalion tracker (Cohort Sheet 1.1-1.7), the typed columns of a hex tracker's U
 X1-X11; one CSV per sheet, told apart by its headers), through the tracker's own layout and
 codecs, in one write (a workbook's under its step lock, the previous file kept as
 ``NAME.bak``).  Every import is checked as Build would check the sheet, and nothing is
-written when anything is wrong: a tracker that
-already holds characters (unless ``replace``), a tracker whose battle has begun, an import
-past the tracker's room (the limit named), or any bad cell (all listed, each at its place
-in the file imported).
+written when anything is wrong: a tracker that already holds characters or units (unless
+``replace``; a Grapevine import into a battalion tracker is instead added below them, a
+name already there refused at its cell), a tracker whose battle has begun, an import past
+the tracker's room (the limit named), a CSV whose headers are another system's columns
+(the system named), or any bad cell (all listed, each at its place in the file imported).
+Several Grapevine files (the players' and the Storyteller's) are read as one.
 """
 
 from __future__ import annotations
