@@ -570,29 +570,48 @@ def template(
     console.print(f"Blank tracker written to {written}. Fill in Cohorts and Characters, then: sheetsync build {written}")
 
 
+_COHORT_HELP = ("From a .gex: pick a cohort, without listing names by its coterie, sect or clan "
+                "(\"Night Watch=coterie:Night Watch\", \"Warlocks=clan:Tremere\", \"clan:Tremere\"), or by its "
+                "members (\"Hunters=Ana,Ben,Cy\"); repeat for each cohort. Only the cohorts picked are imported.")
+
+
 @app.command(short_help="A tracker (or battle file) from a battle file or Grapevine.")
 def new(
     workbook: Path,
-    from_file: Annotated[Path, typer.Option(
-        "--from", help="A battle file (YAML or JSON), or a Grapevine exchange file (.gex) of characters.")],
+    from_file: Annotated[list[Path], typer.Option(
+        "--from", help="A battle file (YAML or JSON), or Grapevine exchange files (.gex) of characters (repeat "
+                       "--from for each).")],
     force: Annotated[bool, typer.Option("--force", help="Replace an existing file (kept as NAME.bak).")] = False,
     cohort_by: Annotated[str, typer.Option(
         "--cohort-by", help="From a .gex: one cohort per coterie, sect or clan.")] = "coterie",
     only: Annotated[list[str] | None, typer.Option(
         "--only", help="From a .gex: take only this character (repeat, or separate names with commas).")] = None,
+    cohort: Annotated[list[str] | None, typer.Option(
+        "--cohort", metavar="NAME=PICK", help=_COHORT_HELP)] = None,
 ) -> None:
     """Create a tracker workbook from a battle file: characters, state, ranges and orders.
 
-    From a Grapevine .gex file, WORKBOOK may also be a battle file (.yaml or .json) to write."""
+    From Grapevine .gex files (repeat --from for the players' and the Storyteller's file),
+    WORKBOOK may also be a battle file (.yaml or .json) to write."""
     from sheetsync.app.files import BATTLE_SUFFIXES, WORKBOOK_SUFFIXES, check_suffix
+    from sheetsync.errors import InputError, Problem
 
-    if from_file.suffix.lower() in (".gex", ".gv3"):
+    grapevine = [f for f in from_file if f.suffix.lower() in (".gex", ".gv3")]
+    if grapevine:
+        if len(grapevine) != len(from_file):
+            raise InputError([Problem("--from", "takes one battle file, or Grapevine files (.gex) only: not both")])
         check_suffix(workbook, WORKBOOK_SUFFIXES + BATTLE_SUFFIXES, "the tracker or battle file to write")
-        _new_from_grapevine(workbook, from_file, force=force, cohort_by=cohort_by, only=only)
+        _new_from_grapevine(workbook, grapevine, force=force, cohort_by=cohort_by, only=only, cohorts=cohort)
         return
+    if len(from_file) > 1:
+        raise InputError([Problem("--from", "takes one battle file (repeat --from only for Grapevine .gex files)")])
+    if cohort:
+        raise InputError([Problem("--cohort", "picks cohorts of a Grapevine file; a battle file's cohorts are its "
+                                  "own")])
+    (from_file_one,) = from_file
     _workbook_only(workbook)
-    check_suffix(from_file, BATTLE_SUFFIXES, "the --from battle file")
-    system, battle = _load_any(from_file)
+    check_suffix(from_file_one, BATTLE_SUFFIXES, "the --from battle file")
+    system, battle = _load_any(from_file_one)
     _needs_tracker(system)
     if system.id != "bbn":
         from sheetsync.app.workbook_cli import system_tracker_from
@@ -602,23 +621,24 @@ def new(
         return
     from sheetsync.app.workbook_cli import new_workbook
 
-    report = new_workbook(workbook, from_file, force=force)
+    report = new_workbook(workbook, from_file_one, force=force)
     console.print(f"{workbook}: {report.message}")
 
 
-def _new_from_grapevine(out: Path, gex: Path, *, force: bool, cohort_by: str, only: list[str] | None) -> None:
-    """Characters from a Grapevine exchange file, as a battle file or a tracker."""
+def _new_from_grapevine(out: Path, gex: list[Path], *, force: bool, cohort_by: str, only: list[str] | None,
+                        cohorts: list[str] | None = None) -> None:
+    """Characters from Grapevine exchange files (read as one), as a battle file or a tracker."""
     from sheetsync.app.files import BATTLE_SUFFIXES, dump_battle_file, refuse_existing
     from sheetsync.importers.grapevine import import_gex
 
     refuse_existing(out, force)  # before any work: nothing to import into
     names = [n.strip() for item in (only or []) for n in item.split(",") if n.strip()] or None
-    result = import_gex(gex, cohort_by=cohort_by, only=names)
+    result = import_gex(gex, cohort_by=cohort_by, only=names, cohorts=cohorts)
     for line in result.notes:
         err_console.print(f"Note: {line}", highlight=False)
-    cohorts = result.battle["cohorts"]
-    summary = f"{len(cohorts)} cohort{'s' if len(cohorts) != 1 else ''} from {gex.name}: " + ", ".join(
-        f"{c['name']} ({len(c['members'])})" for c in cohorts)
+    made = result.battle["cohorts"]
+    summary = f"{len(made)} cohort{'s' if len(made) != 1 else ''} from {result.files}: " + ", ".join(
+        f"{c['name']} ({len(c['members'])})" for c in made)
     if out.suffix.lower() in BATTLE_SUFFIXES:
         dump_battle_file(result.battle, out, backup=force)
         console.print(f"{out}: {summary}. Add ranges and orders, then: sheetsync pools {out}")
@@ -626,7 +646,7 @@ def _new_from_grapevine(out: Path, gex: Path, *, force: bool, cohort_by: str, on
     from sheetsync.app.workbook_cli import tracker_from
     from sheetsync.rules.bbn import load_battle
 
-    report = tracker_from(out, load_battle(result.battle, str(gex)), force=force)
+    report = tracker_from(out, load_battle(result.battle, result.source), force=force)
     console.print(f"{out}: {summary}. {report.message}")
 
 
@@ -668,18 +688,23 @@ def import_command(
         "--cohort-by", help="From a .gex: one cohort per coterie, sect or clan.")] = "coterie",
     only: Annotated[list[str] | None, typer.Option(
         "--only", help="From a .gex: take only this character (repeat, or separate names with commas).")] = None,
+    cohort: Annotated[list[str] | None, typer.Option(
+        "--cohort", metavar="NAME=PICK", help=_COHORT_HELP)] = None,
     system_name: Annotated[str | None, typer.Option(
         "--system", help="The CSV's rule system when writing a battle file (a tracker says its own).")] = None,
     map_size: Annotated[str | None, typer.Option(
         "--map", help="A hex battle file's map, COLUMNSxROWS (e.g. 12x8).")] = None,
 ) -> None:
     """Import characters (or hex units) into an existing tracker's Characters and Cohorts
-    sheets (or Units sheet), or into a new battle file.  Nothing is written when anything
-    is wrong; every bad cell is listed at once with its place in the imported file."""
+    sheets (or Units sheet), or into a new battle file.  Several Grapevine files (the
+    players' and the Storyteller's) are read as one; into a battalion tracker that holds
+    characters, a Grapevine import is added below them (a name already there is refused;
+    --replace replaces them).  Nothing is written when anything is wrong; every bad cell is
+    listed at once with its place in the imported file."""
     from sheetsync.importers.into import import_into
 
     report = import_into(source, into, replace=replace, force=force, cohort_by=cohort_by, only=only,
-                         system=system_name, map_size=map_size)
+                         system=system_name, map_size=map_size, cohorts=cohort)
     for line in report.notes:
         err_console.print(f"Note: {line}", highlight=False, soft_wrap=True)
     from rich.table import Table
@@ -1104,33 +1129,40 @@ def schema(system_name: SystemOpt = "bbn") -> None:
     _print_json(import_module(f"sheetsync.rules.{system.id}.file_schema").battle_file_schema())
 
 
-@app.command("map", short_help="Draw a hex battle's map as a PNG.")
+@app.command("map", short_help="Draw a hex battle's map as a PNG (from a battle file or a hex tracker).")
 def map_picture(
-    file: Path,
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="A hex battle file (.yaml/.json), or a hex tracker "
+                                                              "workbook (.xlsx/.xlsm).")],
     png: Annotated[Path, typer.Option("--png", help="Where to write the picture (a .png file).")],
     hex_size: Annotated[int, typer.Option("--hex-size", min=20, max=400,
                                           help="Pixels from a hex's centre to its corners.")] = 90,
 ) -> None:
-    """Draw a hex wargame battle file's map as a PNG: the hexes with their ids, impassable
-    hexes shaded, and each unit's box with its value line and casualties (H1, H2, H9)."""
-    from sheetsync.app.files import BATTLE_SUFFIXES, check_suffix, read_data_file
+    """Draw a hex wargame battle's map as a PNG: the hexes with their ids, impassable hexes
+    shaded, and each unit's box with its value line and casualties (H1, H2, H9).  FILE is a
+    battle file, or a hex tracker workbook (the battle as its last step left it; the
+    workbook is only read)."""
+    from sheetsync.app.files import BATTLE_SUFFIXES, WORKBOOK_SUFFIXES, check_suffix, read_data_file
     from sheetsync.errors import InputError, Problem
 
-    check_suffix(file, BATTLE_SUFFIXES, "a hex battle file")
+    check_suffix(file, BATTLE_SUFFIXES + WORKBOOK_SUFFIXES, "a hex battle file or a hex tracker workbook")
     if png.suffix.lower() != ".png":
         raise InputError([Problem(str(png), "the picture is written as PNG, so its name must end in .png; "
                                             "nothing was written")])
-    data = read_data_file(file)
-    system = data.get("system", "") if isinstance(data, dict) else "hexwar"
-    if system != "hexwar":
-        kind = (f"a battle file of the {system!r} rule system" if system
-                else "a battalion battle file (it has no 'system' key: the Baltimore by Night rules)")
-        raise InputError([Problem(str(file), f"this is {kind}, and sheetsync map draws hex wargame battles only "
-                                             "(system: hexwar); nothing was written")])
-    from sheetsync.app.hexmap_png import font_note, save_map_png
-    from sheetsync.rules.hexwar import load_battle
+    from sheetsync.app.hexmap_png import battle_of_tracker, font_note, save_map_png
 
-    battle = load_battle(data, str(file))
+    if file.suffix.lower() in WORKBOOK_SUFFIXES:
+        battle = battle_of_tracker(file)
+    else:
+        data = read_data_file(file)
+        system = data.get("system", "") if isinstance(data, dict) else "hexwar"
+        if system != "hexwar":
+            kind = (f"a battle file of the {system!r} rule system" if system
+                    else "a battalion battle file (it has no 'system' key: the Baltimore by Night rules)")
+            raise InputError([Problem(str(file), f"this is {kind}, and sheetsync map draws hex wargame battles only "
+                                                 "(system: hexwar); nothing was written")])
+        from sheetsync.rules.hexwar import load_battle
+
+        battle = load_battle(data, str(file))
     note = font_note()
     if note:
         err_console.print(f"note: {note}", highlight=False, soft_wrap=True)

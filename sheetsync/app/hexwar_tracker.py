@@ -629,6 +629,12 @@ def capacity_for(battle: Battle) -> dict[str, int]:
             for key, n in want.items()}
 
 
+def _size_cell(unit: Any) -> str | None:
+    """H1: the Size cell of a unit: its word as typed when the Size list has it (squadron),
+    else the usual word for its size."""
+    return unit.size_name if unit.size_name == "squadron" else views.size_word(unit.size)
+
+
 def _load_into(lay: Any, battle: Battle, rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     """The battle's inputs (Units, map, seed, House Rules, the turn's orders as pending
     rows) and everything a build writes, as one write.  A battle that does not fit the
@@ -642,7 +648,7 @@ def _load_into(lay: Any, battle: Battle, rd: _Read) -> tuple[StepReport, list[Ra
     units = []
     for u, comp in zip(battle.units, computed, strict=True):
         units.append({"name": u.name, "side": u.side, "counter": str(u.counter), "start_hex": u.hex,
-                      "size": views.size_word(u.size), "men": u.men, **comp})
+                      "size": _size_cell(u), "men": u.men, **comp})
     moves = [{"unit": m.unit, "to": m.to, "path": m.path} for m in battle.orders.moves]
     attacks: list[dict[str, Any]] = []
     for i in range(ab.rows or 0):

@@ -16,7 +16,7 @@ from sheetsync.rules.hexwar.models import Battle
 from sheetsync.rules.hexwar.report import aftermath
 from sheetsync.rules.hexwar.turn import AttackEvent, MoveEvent, resolve_turn, undo
 
-__all__ = ["MAP_HEX_SIZE", "account", "event_line", "replay"]
+__all__ = ["MAP_HEX_SIZE", "account", "event_line", "replay", "unit_size"]
 
 MAP_HEX_SIZE = 64
 """Pixels from a hex's centre to its corners in the report's maps: readable on A4 at full width."""
@@ -48,6 +48,19 @@ def event_line(e: MoveEvent | AttackEvent) -> Line:
     else:
         text = f"{who} attacked {e.defender} and inflicted no casualties ({odds}, {rule})"
     return Line(text, rule, numbers=nums)
+
+
+def unit_size(u: Any) -> str:
+    """H1, H12: a unit's size in words, as typed (``a squadron``, ``a company``, ``2
+    battalions``), and its men as the aftermath counts them: size × the men of a battalion
+    of it (a company of a 500-man unit is 250 men)."""
+    import math
+
+    from sheetsync.rules.hexwar.views import size_word
+
+    word = u.size_name or size_word(u.size)
+    men = math.floor(u.size * u.men + 0.5)
+    return f"a {word} of {men} men" if word else f"{u.size:g} battalions of {men} men"
 
 
 def replay(battle: Battle) -> tuple[Battle, list[tuple[Battle, Any, str | None]]]:
@@ -93,8 +106,7 @@ def account(src: ReportSource) -> Account:
         first = start.unit(u.name)
         state = (f"destroyed in turn {u.destroyed_turn}" if u.destroyed and u.destroyed_turn
                  else "destroyed" if u.destroyed else f"{u.casualties}% casualties, at {u.hex}")
-        size = "a company" if u.size == 0.5 else f"size {u.size:g}" if u.size != 1 else "a battalion"
-        groups.append(Group(u.name, u.side, [f"{size} of {u.men} men, counter {u.counter}"],
+        groups.append(Group(u.name, u.side, [f"{unit_size(u)}, counter {u.counter}"],
                             f"started at {first.hex}; {state}"))
     steps: list[StepBlock] = []
     casualties: list[Line] = []

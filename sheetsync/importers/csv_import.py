@@ -34,6 +34,7 @@ __all__ = [
     "check_bbn",
     "cohort_names",
     "csv_headers",
+    "describe",
     "exalted_battle",
     "exalted_check",
     "exalted_rows",
@@ -42,6 +43,7 @@ __all__ = [
     "hex_unit_rows",
     "hex_units",
     "merged",
+    "other_system",
     "read_csv",
     "relocate",
     "template_sheet",
@@ -153,6 +155,41 @@ def _not_yet(system_id: str) -> BackendError:
                         f"(sheetsync demo --system {system_id} writes an example to copy); CSV import reads "
                         f"{', '.join(CSV_SYSTEMS)}")
 
+
+
+def _sheets_of(system_id: str) -> tuple[str | None, ...]:
+    return tuple(EXALTED_SHEETS) if system_id == "exalted" else (None,)
+
+
+def _matches(table: CsvTable, system_id: str, sheet: str | None) -> int:
+    """How many of the CSV's headers are columns of ``system_id``'s sheet (matched as
+    :func:`_match_headers` matches them)."""
+    _block, cols = _input_columns(system_id, sheet)
+    names = {normalize(c.header) for c in cols} | {normalize(c.key.split(":")[-1]) for c in cols}
+    return sum(1 for h in table.headers if h and normalize(h) in names)
+
+
+def describe(system_id: str, sheet: str | None = None) -> str:
+    """``a hexwar units CSV``, ``a bbn characters CSV``, ``an exalted units CSV``."""
+    what = sheet or ("units" if system_id == "hexwar" else "characters")
+    return f"{'an' if system_id[0] in 'aeiou' else 'a'} {system_id} {what} CSV"
+
+
+def other_system(table: CsvTable, system_id: str) -> tuple[str, str | None] | None:
+    """Issue 22: the system (and, for Exalted, the sheet) whose CSV columns the headers are,
+    when that is not ``system_id``: another system's sheet matching more of the headers
+    than any of ``system_id``'s.  ``None`` when the headers are ``system_id``'s, or no
+    other system's fit them better (then each unknown header is named as usual)."""
+    own = max(_matches(table, system_id, sheet) for sheet in _sheets_of(system_id))
+    best: tuple[int, str, str | None] | None = None
+    for other in CSV_SYSTEMS:
+        if other == system_id:
+            continue
+        for sheet in _sheets_of(other):
+            n = _matches(table, other, sheet)
+            if n > own and (best is None or n > best[0]):
+                best = (n, other, sheet)
+    return None if best is None else (best[1], best[2])
 
 
 def csv_headers(system_id: str, sheet: str | None = None) -> list[str]:

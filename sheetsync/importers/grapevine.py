@@ -16,6 +16,10 @@ beside this file, extendable per chronicle with :meth:`GrapevineMap.extend`):
   50 for a clan with Blood Magic in-clan (R8; the clans are listed in the map);
 - ``willpower`` is the willpower available; what is spent is the Tracker's to type (R9).
 
+Several files (the players' and the Storyteller's) are read as one: a character's name is
+unique across them.  Cohorts are formed by coterie, sect or clan (``cohort_by``), or picked
+one by one (``--cohort NAME=clan:Tremere``, ``--cohort NAME=Ana,Ben,Cy``) (R1).
+
 Every trait that feeds no pool is kept on the sheet, never counted, and listed by
 character in the result's notes (R12).  The file is untrusted input: a DTD or entity
 declaration is refused, and every problem names its line.  Grapevine's older binary
@@ -41,6 +45,7 @@ from sheetsync.rules.bbn.models import CharacterSheet, CohortSpec
 from sheetsync.rules.bbn.pools import compute_pools
 
 __all__ = [
+    "COHORT_HELP",
     "EXPORT_HINT",
     "GrapevineMap",
     "ImportResult",
@@ -48,6 +53,7 @@ __all__ = [
     "default_map",
     "import_gex",
     "load_map",
+    "parse_cohorts",
 ]
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -194,6 +200,8 @@ class ImportResult:
     willpower_available: dict[str, int]
     """Character → Grapevine's ``willpower``: the most they can spend (R9)."""
     source: str = ""
+    files: str = ""
+    """The files' names, as messages show them (``players.gex, npcs.gex``)."""
 
 
 class _Refused(Exception):
@@ -300,6 +308,8 @@ def _bad_number(value: str | None, what: str) -> str:
 class _Character:
     name: str
     line: int
+    where: str
+    """The file's name, for messages about characters of several files."""
     attrs: dict[str, str]
     abilities: dict[str, int] = field(default_factory=dict)
     merits: list[str] = field(default_factory=list)
@@ -323,7 +333,7 @@ def _character(vamp: ET.Element, lines: dict[ET.Element, int], gmap: GrapevineMa
     if not name:
         problems.append(Problem(f"{where}:{line}", f"a {gmap.creature} has no name (Grapevine's name=\"…\")"))
         return None
-    ch = _Character(name=name, line=line, attrs={k: v.strip() for k, v in vamp.attrib.items()})
+    ch = _Character(name=name, line=line, where=where, attrs={k: v.strip() for k, v in vamp.attrib.items()})
     for key in ("blood", "willpower"):
         if _whole(vamp.get(key), 0) is None:
             problems.append(Problem(f"{where}:{line}", f"{name}: {key} {_bad_number(vamp.get(key), 'a whole number')}"))
@@ -394,62 +404,213 @@ def _not_counted(ch: _Character, member: dict[str, Any], catalog: Catalog) -> li
     return out
 
 
-def import_gex(path: str | Path, *, cohort_by: str = "coterie", only: Sequence[str] | None = None,
+_PLURALS = {"coterie": "coteries", "sect": "sects", "clan": "clans"}
+
+_LISTED = 8
+"""A message names at most this many characters, then counts the rest."""
+
+
+def _plural(key: str) -> str:
+    return _PLURALS.get(key.casefold(), f"{key} values")
+
+
+def _who(members: Sequence[_Character], several: bool) -> str:
+    """The characters of a group, each with its line (and file when several are read), the
+    first few only: a count, not a wall of names."""
+    shown = [f"{m.name} ({m.where + ', ' if several else ''}line {m.line})" for m in members[:_LISTED]]
+    more = len(members) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+@dataclass(frozen=True)
+class _Selector:
+    """``--cohort NAME=coterie:VALUE`` (or ``sect:``/``clan:``), or ``--cohort NAME=A,B,C``."""
+
+    text: str
+    name: str
+    attribute: str | None
+    value: str
+    names: tuple[str, ...] = ()
+
+
+COHORT_HELP = ("NAME=coterie:VALUE, NAME=sect:VALUE, NAME=clan:VALUE, or NAME=Character,Character,...")
+
+
+def parse_cohorts(specs: Sequence[str], gmap: GrapevineMap | None = None) -> list[_Selector]:
+    """R1: each ``--cohort`` as a selector: a cohort named NAME holding the characters whose
+    coterie, sect or clan (the map's ``cohort_by`` attributes) is VALUE, or the characters
+    named.  ``NAME=`` may be left out of an attribute pick (the cohort is named VALUE)."""
+    gmap = gmap or default_map()
+    by_key = {normalize(c): c for c in gmap.cohort_by}
+    out: list[_Selector] = []
+    problems: list[Problem] = []
+    for spec in specs:
+        text = spec.strip()
+        name, eq, rest = text.partition("=")
+        if not eq:
+            name, rest = "", text
+        name = name.strip()
+        head, colon, value = rest.partition(":")
+        attribute = by_key.get(normalize(head)) if colon else None
+        if attribute is not None:
+            value = value.strip()
+            if not value:
+                problems.append(Problem("--cohort", f"{spec!r} names no {attribute}: write --cohort "
+                                        f"\"NAME={attribute}:VALUE\""))
+                continue
+            out.append(_Selector(spec, name or value, attribute, value))
+            continue
+        names = tuple(n.strip() for n in rest.split(",") if n.strip())
+        if not name or not names:
+            problems.append(Problem("--cohort", f"{spec!r} is not a cohort pick: write {COHORT_HELP} (e.g. --cohort "
+                                    "\"Night Watch=coterie:Night Watch\" or --cohort \"Hunters=Ana,Ben,Cy\")"))
+            continue
+        out.append(_Selector(spec, name, None, "", names))
+    seen: dict[str, str] = {}
+    for sel in out:
+        key = sel.name.casefold()
+        if key in seen:
+            problems.append(Problem("--cohort", f"{sel.text!r} names the cohort {sel.name!r} again (also "
+                                    f"{seen[key]!r}): give each cohort its own name"))
+        seen.setdefault(key, sel.text)
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+def _picked(selectors: Sequence[_Selector], characters: Sequence[_Character], gmap: GrapevineMap,
+            problems: list[Problem], files: str) -> dict[str, list[_Character]]:
+    """R1: the characters of each ``--cohort`` pick; a pick that finds no one, a name not in
+    the files, or a character picked twice is a problem."""
+    groups: dict[str, list[_Character]] = {}
+    taken: dict[str, str] = {}
+    by_name = {c.name.casefold(): c for c in characters}
+    for sel in selectors:
+        if sel.attribute is not None:
+            members = [c for c in characters
+                       if c.attrs.get(sel.attribute, "").strip().casefold() == sel.value.casefold()]
+            if not members:
+                values = sorted({c.attrs.get(sel.attribute, "").strip() for c in characters} - {""})
+                there = (f"the {_plural(sel.attribute)} in {files}: {', '.join(values[:_LISTED])}"
+                         + (f" and {len(values) - _LISTED} more" if len(values) > _LISTED else "")
+                         if values else f"no character in {files} has a {sel.attribute}")
+                problems.append(Problem("--cohort", f"{sel.text!r}: no {gmap.creature} has {sel.attribute} "
+                                        f"{sel.value!r}{did_you_mean(sel.value, values)} ({there})"))
+                continue
+        else:
+            members = []
+            for wanted in sel.names:
+                ch = by_name.get(wanted.casefold())
+                if ch is None:
+                    problems.append(Problem("--cohort", f"{sel.text!r}: {wanted!r} is not a {gmap.creature} in "
+                                            f"{files}{did_you_mean(wanted, [c.name for c in characters])}"))
+                elif ch not in members:
+                    members.append(ch)
+        for ch in members:
+            key = ch.name.casefold()
+            if key in taken:
+                problems.append(Problem("--cohort", f"{ch.name} is picked by {taken[key]!r} and by {sel.text!r}: "
+                                        "a character fights in one cohort"))
+            taken.setdefault(key, sel.text)
+        groups[sel.name] = members
+    return groups
+
+
+def _clashes(characters: Sequence[_Character], problems: list[Problem]) -> None:
+    """Two characters of one name (in one file or two) would be one row twice: refused."""
+    first: dict[str, _Character] = {}
+    for ch in characters:
+        other = first.setdefault(ch.name.casefold(), ch)
+        if other is not ch:
+            problems.append(Problem(f"{ch.where}:{ch.line}", f"{ch.name} is also at {other.where}:{other.line}: "
+                                    "two characters of one name can't both fight; rename one in Grapevine, or "
+                                    "leave one out with --only or --cohort"))
+
+
+def import_gex(path: str | Path | Sequence[str | Path], *, cohort_by: str = "coterie",
+               only: Sequence[str] | None = None, cohorts: Sequence[str] | None = None,
                mapping: GrapevineMap | None = None, catalog: Catalog | None = None) -> ImportResult:
-    """Cohort Sheet 1.1-1.7, R1-R12: the vampires of a Grapevine exchange file as a battle
-    file, one cohort per ``cohort_by`` value (the coterie by default), keeping only the
-    characters named in ``only`` when given.
+    """Cohort Sheet 1.1-1.7, R1-R12: the vampires of one Grapevine exchange file, or of
+    several read as one (the players' file and the Storyteller's, say), as a battle file:
+    one cohort per ``cohort_by`` value (the coterie by default), keeping only the characters
+    named in ``only`` when given; or, with ``cohorts`` (``--cohort`` picks, see
+    :func:`parse_cohorts`), only the cohorts picked.
 
     Raises :class:`InputError` naming the line of every problem (an unreadable file, a
-    character without a name, a val that is not a number), a name in ``only`` that is not
-    in the file, and a cohort of other than 3 to 5 members (R1).
+    character without a name, a val that is not a number, two characters of one name), a
+    name in ``only`` or ``cohorts`` that is not in the files, a cohort of other than 3 to 5
+    members (R1), and files with no ``cohort_by`` value at all (counted, with how to pick).
     """
     gmap = mapping or default_map()
     catalog = catalog or default_catalog()
-    source = str(path)
-    where = Path(path).name
+    paths = [Path(p) for p in ([path] if isinstance(path, (str, Path)) else path)]
+    if not paths:
+        raise InputError([Problem("FILE", "name the Grapevine exchange file (.gex) to import")])
+    several = len(paths) > 1
+    source = ", ".join(str(p) for p in paths)
+    files = ", ".join(p.name for p in paths)
     if normalize(cohort_by) not in {normalize(c) for c in gmap.cohort_by}:
         raise InputError([Problem("--cohort-by", f"{cohort_by!r} is not a way to form cohorts (expected one of "
                                   f"{', '.join(gmap.cohort_by)}){did_you_mean(cohort_by, gmap.cohort_by)}")])
     cohort_key = next(c for c in gmap.cohort_by if normalize(c) == normalize(cohort_by))
-    root, lines = _parse(_read(Path(path), source), where)
+    selectors = parse_cohorts(cohorts, gmap) if cohorts else []
+    if selectors and only:
+        raise InputError([Problem("--only", "and --cohort both pick characters: --cohort picks each cohort's "
+                                  "members, so leave --only out")])
     problems: list[Problem] = []
     characters: list[_Character] = []
     others: dict[str, int] = {}
-    for el in root.iter():
-        if el.tag == gmap.creature:
-            ch = _character(el, lines, gmap, where, problems)
-            if ch is not None:
-                characters.append(ch)
-        elif el is not root and el.get("name") is not None and el.find("traitlist") is not None:
-            others[el.tag] = others.get(el.tag, 0) + 1
+    for p in paths:
+        where = p.name
+        root, lines = _parse(_read(p, str(p)), where)
+        found = 0
+        for el in root.iter():
+            if el.tag == gmap.creature:
+                ch = _character(el, lines, gmap, where, problems)
+                if ch is not None:
+                    characters.append(ch)
+                    found += 1
+            elif el is not root and el.get("name") is not None and el.find("traitlist") is not None:
+                others[el.tag] = others.get(el.tag, 0) + 1
+        if not found and not problems:
+            problems.append(Problem(where, f"holds no {gmap.creature} to import"))
+    _clashes(characters, problems)
     if only:
         by_name = {c.name.casefold(): c for c in characters}
         for wanted in only:
             if wanted.strip().casefold() not in by_name:
-                problems.append(Problem("--only", f"{wanted!r} is not a {gmap.creature} in {where}"
+                problems.append(Problem("--only", f"{wanted!r} is not a {gmap.creature} in {files}"
                                         + did_you_mean(wanted, [c.name for c in characters])))
         keep = {w.strip().casefold() for w in only}
         characters = [c for c in characters if c.name.casefold() in keep]
-    if not characters and not problems:
-        problems.append(Problem(where, f"holds no {gmap.creature} to import"))
     if problems:
         raise InputError(problems, source)
 
-    groups: dict[str, list[_Character]] = {}
-    for ch in characters:
-        label = ch.attrs.get(cohort_key, "") or f"No {cohort_key}"
-        groups.setdefault(label, []).append(ch)
+    if selectors:
+        groups = _picked(selectors, characters, gmap, problems, files)
+    elif not any(ch.attrs.get(cohort_key, "") for ch in characters):
+        n = len(characters)
+        raise InputError([Problem(files, f"{'have' if several else 'has'} {n} {gmap.creature}"
+                                  f"{'s' if n != 1 else ''} and no {_plural(cohort_key)}: pick the cohorts with "
+                                  f"--cohort NAME=..., by clan or sect (--cohort \"Hunters=clan:Gangrel\") or by "
+                                  f"name (--cohort \"Hunters=Ana,Ben,Cy\"), or form them with --cohort-by "
+                                  f"{next((c for c in gmap.cohort_by if c != cohort_key), 'clan')}")], source)
+    else:
+        groups = {}
+        for ch in characters:
+            label = ch.attrs.get(cohort_key, "") or f"No {cohort_key}"
+            groups.setdefault(label, []).append(ch)
     for label, members in groups.items():
-        if not 3 <= len(members) <= 5:
-            who = ", ".join(f"{m.name} (line {m.line})" for m in members)
-            problems.append(Problem(where, f"{cohort_key} {label!r} has {len(members)} characters, and a cohort has "
-                                    f"3 to 5 (R1): {who}; pick 3 to 5 with --only, or form cohorts by another "
-                                    "attribute with --cohort-by"))
+        if members and not 3 <= len(members) <= 5:
+            what = f"cohort {label!r}" if selectors else f"{cohort_key} {label!r}"
+            problems.append(Problem(files, f"{what} has {len(members)} characters, and a cohort has 3 to 5 (R1): "
+                                    f"{_who(members, several)}; pick 3 to 5 with "
+                                    + ("--cohort NAME=Character,Character,..." if selectors else
+                                       "--only or --cohort, or form cohorts by another attribute with --cohort-by")))
     if problems:
         raise InputError(problems, source)
 
-    cohorts: list[dict[str, Any]] = []
+    out_cohorts: list[dict[str, Any]] = []
     unmapped: dict[str, tuple[Unmapped, ...]] = {}
     willpower: dict[str, int] = {}
     notes: list[str] = []
@@ -457,7 +618,7 @@ def import_gex(path: str | Path, *, cohort_by: str = "coterie", only: Sequence[s
         sides = {m.attrs.get(gmap.side_from, "") for m in members}
         side = sides.pop() if len(sides) == 1 and "" not in sides else gmap.default_side
         sheets = [_sheet(m, gmap) for m in members]
-        cohorts.append({"name": label, "side": side, "members": sheets})
+        out_cohorts.append({"name": label, "side": side, "members": sheets})
         for ch, member in zip(members, sheets, strict=True):
             listed = tuple(ch.unlisted + _not_counted(ch, member, catalog))
             unmapped[ch.name] = listed
@@ -470,10 +631,15 @@ def import_gex(path: str | Path, *, cohort_by: str = "coterie", only: Sequence[s
                 notes.append(f"{ch.name}: no blood in the file, so no temper offered (R8)")
             if "willpower" not in ch.attrs:
                 notes.append(f"{ch.name}: no willpower in the file, so none available (R9)")
+    if selectors:
+        left = len(characters) - sum(len(m) for m in groups.values())
+        if left:
+            notes.append(f"{left} other {gmap.creature}{'s' if left != 1 else ''} in {files} not picked by --cohort, "
+                         "so not imported")
     notes.append("ranged_attack is not in a Grapevine file: set it for each member with a ranged attack (R7)")
     for tag, count in others.items():
         notes.append(f"{count} {tag} character(s) skipped: only {gmap.creature} characters are imported")
-    battle: dict[str, Any] = {"cohorts": cohorts, "ranges": [], "orders": []}
+    battle: dict[str, Any] = {"cohorts": out_cohorts, "ranges": [], "orders": []}
     load_battle(battle, source)  # the file it makes must load; any problem here is a map problem
     return ImportResult(battle=battle, notes=tuple(notes), unmapped=unmapped, willpower_available=willpower,
-                        source=source)
+                        source=source, files=files)

@@ -8,10 +8,12 @@ battalion tracker (Cohort Sheet 1.1-1.7), the typed columns of a hex tracker's U
 X1-X11; one CSV per sheet, told apart by its headers), through the tracker's own layout and
 codecs, in one write (a workbook's under its step lock, the previous file kept as
 ``NAME.bak``).  Every import is checked as Build would check the sheet, and nothing is
-written when anything is wrong: a tracker that
-already holds characters (unless ``replace``), a tracker whose battle has begun, an import
-past the tracker's room (the limit named), or any bad cell (all listed, each at its place
-in the file imported).
+written when anything is wrong: a tracker that already holds characters or units (unless
+``replace``; a Grapevine import into a battalion tracker is instead added below them, a
+name already there refused at its cell), a tracker whose battle has begun, an import past
+the tracker's room (the limit named), a CSV whose headers are another system's columns
+(the system named), or any bad cell (all listed, each at its place in the file imported).
+Several Grapevine files (the players' and the Storyteller's) are read as one.
 """
 
 from __future__ import annotations
@@ -78,14 +80,15 @@ class _Target:
 
 
 def _sources(source: Path | Sequence[Path]) -> list[Path]:
-    """The files imported: one .gex, or one CSV (two for Exalted: characters and units)."""
+    """The files imported: one or more .gex (read as one), or one CSV (two for Exalted:
+    characters and units)."""
     paths = [source] if isinstance(source, Path) else list(source)
     if not paths:
         raise InputError([Problem("FILE", "name the file to import (a .gex, or a .csv)")])
     kinds = [_source(p) for p in paths]
-    if len(paths) > 1 and ".gex" in kinds:
-        raise InputError([Problem(paths[kinds.index(".gex")].name, "a Grapevine file is imported alone: one file "
-                                  "at a time")])
+    if ".gex" in kinds and ".csv" in kinds:
+        raise InputError([Problem(paths[kinds.index(".csv")].name, "Grapevine files and CSV files are imported "
+                                  "apart: import the .gex files in one command and the CSV in another")])
     return paths
 
 
@@ -99,27 +102,30 @@ def _one(paths: Sequence[Path], system_id: str) -> Path:
 
 def import_into(source: Path | Sequence[Path], into: Path, *, replace: bool = False, force: bool = False,
                 cohort_by: str = "coterie", only: Sequence[str] | None = None, system: str | None = None,
-                map_size: str | None = None) -> ImportReport:
-    """Import ``source`` (a .gex or a .csv; for Exalted, a CSV per sheet) into ``into``: an
-    existing tracker workbook, or a battle file to write (refused when it exists, unless
-    ``force``).  ``system`` picks the CSV's rule system for a battle file (a tracker says
-    its own); ``map_size`` (``COLUMNSxROWS``) is a hex battle file's map (H2)."""
+                map_size: str | None = None, cohorts: Sequence[str] | None = None) -> ImportReport:
+    """Import ``source`` (one or more .gex, read as one; a .csv; for Exalted, a CSV per
+    sheet) into ``into``: an existing tracker workbook, or a battle file to write (refused
+    when it exists, unless ``force``).  ``system`` picks the CSV's rule system for a battle
+    file (a tracker says its own); ``map_size`` (``COLUMNSxROWS``) is a hex battle file's
+    map (H2); ``cohorts`` are ``--cohort`` picks of a .gex's cohorts (R1)."""
     from sheetsync.app.files import BATTLE_SUFFIXES, WORKBOOK_SUFFIXES, check_suffix
 
     check_suffix(into, WORKBOOK_SUFFIXES + BATTLE_SUFFIXES, "the tracker or battle file to import into")
     paths = _sources(source)
     source = paths[0]
     kind = _source(source)
-    if kind == ".csv" and only:
-        raise InputError([Problem("--only", "picks characters of a Grapevine file; a CSV is imported whole "
+    if kind == ".csv" and (only or cohorts):
+        flag = "--only" if only else "--cohort"
+        raise InputError([Problem(flag, "picks characters of a Grapevine file; a CSV is imported whole "
                                   "(delete the rows you don't want)")])
     if map_size is not None and (into.suffix.lower() in WORKBOOK_SUFFIXES or _system_id(system) != "hexwar"):
         raise InputError([Problem("--map", "is the map of a hex battle file (with --system hexwar); a tracker's map "
                                   "is on its Battle sheet")])
     if into.suffix.lower() in WORKBOOK_SUFFIXES:
-        return _into_workbook(paths, kind, into, replace=replace, cohort_by=cohort_by, only=only, system=system)
+        return _into_workbook(paths, kind, into, replace=replace, cohort_by=cohort_by, only=only, system=system,
+                              cohorts=cohorts)
     return _into_battle_file(paths, kind, into, force=force, cohort_by=cohort_by, only=only, system=system,
-                             map_size=map_size)
+                             map_size=map_size, cohorts=cohorts)
 
 
 # -- a new battle file -----------------------------------------------------------------------
@@ -131,19 +137,25 @@ def _system_id(system: str | None) -> str:
 
 
 def _into_battle_file(paths: Sequence[Path], kind: str, out: Path, *, force: bool, cohort_by: str,
-                      only: Sequence[str] | None, system: str | None, map_size: str | None) -> ImportReport:
+                      only: Sequence[str] | None, system: str | None, map_size: str | None,
+                      cohorts: Sequence[str] | None = None) -> ImportReport:
     from sheetsync.app.files import dump_battle_file, refuse_existing
 
     refuse_existing(out, force)  # before any work
     system_id = _system_id(system)
-    source = paths[0] if system_id == "exalted" else _one(paths, system_id)
+    source = paths[0] if system_id == "exalted" or kind == ".gex" else _one(paths, system_id)
+    if kind == ".csv":
+        for p in paths:
+            _refuse_other_system(read_csv(p), system_id,
+                                 lambda other: f"add --system {other}" if system is None else
+                                 f"use --system {other}" + (" (or leave --system out)" if other == "bbn" else ""))
     if kind == ".gex":
         if system_id != "bbn":
             raise InputError([Problem("--system", f"a Grapevine file holds battalion characters, not {system_id} "
                                       "units: leave --system out")])
         from sheetsync.importers.grapevine import import_gex
 
-        result = import_gex(source, cohort_by=cohort_by, only=_names(only))
+        result = import_gex(paths, cohort_by=cohort_by, only=_names(only), cohorts=cohorts)
         data: dict[str, Any] = result.battle
         report = _bbn_report(out, [(c["name"], [m["name"] for m in c["members"]]) for c in data["cohorts"]])
         report.notes = list(result.notes)
@@ -240,7 +252,8 @@ def _not_counted(report: ImportReport, battle: Any) -> None:
 # -- an existing tracker ---------------------------------------------------------------------
 
 def _into_workbook(paths: Sequence[Path], kind: str, path: Path, *, replace: bool, cohort_by: str,
-                   only: Sequence[str] | None, system: str | None) -> ImportReport:
+                   only: Sequence[str] | None, system: str | None,
+                   cohorts: Sequence[str] | None = None) -> ImportReport:
     from sheetsync.app.workbook_cli import excel_backend
 
     source = paths[0]
@@ -253,7 +266,7 @@ def _into_workbook(paths: Sequence[Path], kind: str, path: Path, *, replace: boo
     if kind == ".gex":
         from sheetsync.importers.grapevine import import_gex
 
-        gex = import_gex(source, cohort_by=cohort_by, only=_names(only))
+        gex = import_gex(paths, cohort_by=cohort_by, only=_names(only), cohorts=cohorts)
     else:
         tables = [read_csv(p) for p in paths]
     backend = excel_backend(path)
@@ -289,6 +302,10 @@ def _into_tracker(backend: Any, target: _Target, *, gex: Any, tables: Sequence[C
     if gex is not None and system_id != "bbn":
         raise InputError([Problem(target.name, f"is a {tracker.system.title.lower()} tracker; a Grapevine file holds "
                                   "battalion characters (import it into a battalion tracker)")])
+    own = _title(system_id)
+    for t in tables:
+        _refuse_other_system(t, system_id, lambda other: f"{target.name} is {own} tracker, so import it "
+                             f"into {_title(other)} tracker, or into a battle file with --system {other}")
     if system_id == "exalted":
         return _into_exalted(backend, tracker, target, tables, replace=replace)
     table = None
@@ -299,6 +316,25 @@ def _into_tracker(backend: Any, target: _Target, *, gex: Any, tables: Sequence[C
     if system_id == "hexwar" and table is not None:
         return _into_hex(backend, tracker, target, table, replace=replace)
     raise _not_yet(system_id)
+
+
+def _title(system_id: str) -> str:
+    from sheetsync.core.registry import find_system
+
+    title = str(find_system(system_id).title).lower()
+    return f"{'an' if title[0] in 'aeiou' else 'a'} {title}"
+
+
+def _refuse_other_system(table: CsvTable, system_id: str, fix: Any) -> None:
+    """Issue 22: a CSV whose headers are another system's columns says which system they
+    are and how to import it (``fix(other)``), rather than calling every header unknown."""
+    from sheetsync.importers.csv_import import describe, other_system
+
+    found = other_system(table, system_id)
+    if found is not None:
+        other, sheet = found
+        raise InputError([Problem(f"{table.where}:1", f"these columns are {describe(other, sheet)}: "
+                                  f"{fix(other)}")], table.where)
 
 
 def _read_one(tables: Sequence[CsvTable], system_id: str) -> CsvTable:
@@ -333,7 +369,8 @@ def _into_bbn(backend: Any, tracker: Any, target: _Target, *, gex: Any, table: C
     _refuse_started(sh.history, target, "phase")
     chars_block, setup_block = lay.block("Characters_Table"), lay.block("Cohorts_Setup")
     held = [i for i, row in enumerate(sh.characters) if not _blank(row)]
-    if held and not replace:
+    adding = bool(held) and not replace
+    if adding and gex is None:
         first = chars_block.cell(held[0], "name")
         raise BattleStateError(f"{target.name}: the Characters sheet already holds {len(held)} character"
                                f"{'s' if len(held) != 1 else ''} (from {first}); nothing was written. Add --replace "
@@ -342,10 +379,14 @@ def _into_bbn(backend: Any, tracker: Any, target: _Target, *, gex: Any, table: C
     name_at = setup_block.index("name")
     found: dict[int, Any] = {}
     problems: list[Problem] = []
+    start = held[-1] + 1 if adding else 0  # the first Characters row written: below the characters kept
     if gex is not None:
         imported = load_battle(gex.battle, gex.source)
         count = sum(len(c.members) for c in imported.cohorts)
-        _fits(target, cap, count, len(imported.cohorts), source=Path(gex.source).name)
+        _fits(target, cap, count, len(imported.cohorts), source=gex.files or Path(gex.source).name)
+        if adding:
+            _refuse_clashes(target, chars_block, sh.characters, held, imported, gex.files)
+            _room(target, chars_block, cap["characters"], held, count, gex.files)
         updates = input_updates(lay, imported)
         grid: Grid = [list(r) for r in updates[0].values[:count]]
         new_rows: list[list[CellValue]] = [list(r) for r in updates[1].values[:len(imported.cohorts)]]
@@ -376,15 +417,26 @@ def _into_bbn(backend: Any, tracker: Any, target: _Target, *, gex: Any, table: C
         from sheetsync.app.bbn.reader import parse_battle_setup
         from sheetsync.errors import SheetFormatError
 
-        fresh = Sheets(state=sh.state, characters=grid, setup=setup, orders=sh.orders, ranges=sh.ranges,
+        kept_chars = [list(r) for r in sh.characters[:start]]  # the characters kept, each on its row
+        fresh = Sheets(state=sh.state, characters=kept_chars + grid, setup=setup, orders=sh.orders, ranges=sh.ranges,
                        house_rules=sh.house_rules, seed=sh.seed, log=sh.log, aftermath_head=sh.aftermath_head,
                        mark=sh.mark, history=sh.history)
         try:
             battle = parse_battle_setup(lay, fresh)
         except SheetFormatError as err:  # the tracker's own rows (a Cohorts row left with no members, say)
             raise InputError(err.problems, target.name) from None
-    backend.write_ranges(input_updates(lay, battle)[:2])  # Characters and Cohorts Setup only
-    report = ImportReport(target.path, "", [(c.name, [m.name for m in c.members]) for c in battle.cohorts])
+    if adding:  # the new rows only: every cell already on the sheets stays as it is
+        from sheetsync.sheets.backend import RangeUpdate
+
+        writes = [RangeUpdate(_row_at(chars_block, start), grid)]
+        if added:
+            writes.append(RangeUpdate(_row_at(setup_block, len(kept)), added))
+        backend.write_ranges(writes)
+    else:
+        backend.write_ranges(input_updates(lay, battle)[:2])  # Characters and Cohorts Setup only
+    ours = {c.name.casefold() for c in imported.cohorts} if adding else None
+    report = ImportReport(target.path, "", [(c.name, [m.name for m in c.members]) for c in battle.cohorts
+                                            if ours is None or c.name.casefold() in ours])
     if gex is not None:
         report.notes = list(gex.notes)
         report.unmapped = {k: [str(u) for u in v] for k, v in gex.unmapped.items() if v}
@@ -394,10 +446,60 @@ def _into_bbn(backend: Any, tracker: Any, target: _Target, *, gex: Any, table: C
         report.notes.append(f"{len(added)} cohort{'s' if len(added) != 1 else ''} added to the Cohorts sheet on side "
                             "'players': set each one's side there")
     n = sum(len(m) for _c, m in report.groups)
+    where = (f"added below the {len(held)} already on the Characters sheet (from {_row_at(chars_block, start)})"
+             if adding else "written to the Characters and Cohorts sheets")
     report.message = (f"{n} character{'s' if n != 1 else ''} in {len(report.groups)} cohort"
-                      f"{'s' if len(report.groups) != 1 else ''} written to the Characters and Cohorts sheets; "
-                      f"add ranges, then: {target.build}")
+                      f"{'s' if len(report.groups) != 1 else ''} {where}; add ranges, then: {target.build}")
     return report
+
+
+def _row_at(block: Any, offset: int) -> str:
+    """The first cell of ``block``'s row ``offset`` (``Characters!A8``): where rows written from there start."""
+    from sheetsync.sheets.backend import col_letter, quote_sheet
+
+    return f"{quote_sheet(block.sheet)}!{col_letter(block.first_col)}{block.first_row + offset}"
+
+
+def _refuse_clashes(target: _Target, block: Any, grid: Grid, held: Sequence[int], imported: Any, files: str) -> None:
+    """Issue 22: an import added to a tracker's characters (no ``replace``) may not bring a
+    character whose name is on the Characters sheet already, nor more members for a cohort
+    there (R1: its members are the Storyteller's to pick): each clash named at its cell."""
+    name_at, cohort_at = block.index("name"), block.index("cohort")
+    names: dict[str, str] = {}
+    cohorts: dict[str, str] = {}
+    for i in held:
+        row = grid[i]
+        for at, seen, key in ((name_at, names, "name"), (cohort_at, cohorts, "cohort")):
+            value = row[at] if at < len(row) else None
+            if isinstance(value, str) and value.strip():
+                seen.setdefault(value.strip().casefold(), block.cell(i, key))
+    problems: list[Problem] = []
+    for c in imported.cohorts:
+        if c.name.casefold() in cohorts:
+            problems.append(Problem(cohorts[c.name.casefold()], f"the cohort {c.name!r} is on the sheet already, and "
+                                    f"{files} would add {len(c.members)} more members to it; pick the import's under "
+                                    f"another name (--cohort \"NEW NAME=coterie:{c.name}\", or sect: or clan:)"))
+        for m in c.members:
+            if m.name.casefold() in names:
+                problems.append(Problem(names[m.name.casefold()], f"{m.name} is on the sheet already and in {files}: "
+                                        "one character can't fight twice"))
+    if problems:
+        n = len(held)
+        raise InputError([Problem(target.name, f"the Characters sheet already holds {n} character"
+                                  f"{'s' if n != 1 else ''} (from {block.cell(held[0], 'name')}); nothing was "
+                                  f"written: the import adds to them, and {len(problems)} of its names clash with "
+                                  "theirs. Leave those out (--only, --cohort), or add --replace to replace the "
+                                  "sheet's characters and cohorts with the import"), *problems])
+
+
+def _room(target: _Target, block: Any, most: int, held: Sequence[int], count: int, files: str) -> None:
+    """Issue 9: the rows added below the characters kept must fit the Characters sheet."""
+    start = held[-1] + 1
+    if start + count > most:
+        raise InputError([Problem(files, f"adds {count} characters below the {len(held)} on {target.name}'s "
+                                  f"Characters sheet (from {_row_at(block, start)}), and it holds at most {most}; "
+                                  "nothing was written. Import them all into a new tracker (sheetsync new OUT.xlsx "
+                                  f"--from a battle file of them), or add --replace")], files)
 
 
 def _fits(target: _Target, cap: dict[str, int], characters: int, cohorts: int, *, source: str) -> None:

@@ -51,6 +51,8 @@ UNIT_KEYS = {"name", "side", "counter", "attack", "defense", "movement", "range"
 TURN_KEYS = {"number", "initiative", "initiative_rolls", "moves", "attacks"}
 SIZES = {"battalion": 1.0, "squadron": 1.0, "fist": 1.0, "company": 0.5}
 """H1: unit sizes by name, in battalions."""
+USUAL_SIZE_WORDS = ("battalion", "company")
+"""H1: the words a size of 1 and of 0.5 is said with; another word typed is kept (``Unit.size_name``)."""
 
 
 class _Hexes:
@@ -184,6 +186,8 @@ def load_battle(data: Any, source: str = "") -> Battle:
                                         "battalions, or battalion, squadron, company) (H1)"))
                 continue
             fields["size"] = SIZES[word]
+            if word not in USUAL_SIZE_WORDS:
+                fields["size_name"] = word
         if counter is None or at is None:
             validate(Unit, {**fields, "counter": Counter(attack=1, defense=1, movement=1, range=1),
                              "hex": "0101"}, where, problems)
@@ -368,7 +372,10 @@ def battle_to_file(battle: Battle) -> dict[str, Any]:
     units = []
     for u in battle.units:
         d: dict[str, Any] = {"name": u.name, "side": u.side, "counter": str(u.counter), "hex": u.hex}
-        d.update(u.model_dump(mode="json", exclude_defaults=True, exclude={"name", "side", "counter", "hex"}))
+        d.update(u.model_dump(mode="json", exclude_defaults=True, exclude={"name", "side", "counter", "hex",
+                                                                           "size_name"}))
+        if u.size_name:  # H1: the word as typed (squadron), which reads back as the same size
+            d["size"] = u.size_name
         units.append(d)
     out["units"] = units
     turn: dict[str, Any] = {"number": battle.turn}

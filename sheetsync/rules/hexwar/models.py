@@ -87,6 +87,9 @@ class Unit(Frozen):
     hex: str
     size: float = Field(default=1.0, gt=0)
     """H1: in battalions: a battalion or squadron is 1, a company 0.5."""
+    size_name: str | None = None
+    """H1: the size's word as typed when it is not the usual word for that size
+    (``squadron``, ``fist``), so that reports say it back; it changes no rule."""
     men: int = Field(default=500, ge=1)
     """H1, H12: head count of a battalion of this unit, only for the report."""
     casualties: int = Field(default=0, ge=0)
