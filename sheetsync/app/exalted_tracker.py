@@ -27,10 +27,11 @@ Every bad cell is reported at once, by address (``Orders!G5: die 2: 11 is not a 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sheetsync.app import session as ss
+from sheetsync.app import state_journal as sj
 from sheetsync.app.step_report import StepReport
 from sheetsync.app.usecases import LayoutHooks, LayoutSteps
 from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError
@@ -83,9 +84,10 @@ _ODDS = (*views.ODDS_INPUTS, *ODDS_KEYS)
 """E1, E7, X28-X33: the odds columns: the values the steps write, then the live formulas."""
 _RESULTS = ("resolved", "outcome", "result")
 HEROIC = "Heroic mortal"
-_TOUCH = ("Ticks!A1:A1", "Log!A1:A1", "Aftermath!A1:A1")
+_TOUCH = ("Ticks!A1:A1", "Aftermath!A1:A1")
 """One cell of each sheet a step writes but need not read (Google Sheets brings the sheet
-ids the write needs with the read)."""
+ids the write needs with the read).  The Log's Step column is read whole: the State's
+journal is checked against it (issue 26)."""
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -99,6 +101,8 @@ class _Read:
     orders: Grid
     house: Grid
     session: ss.Session
+    log: Grid = field(default_factory=list)
+    """The Log's Step column: the State's journal is checked against it (issue 26)."""
 
     def cell(self, name: str) -> CellValue:
         """A named cell of the Battle sheet, from the read of :data:`BATTLE_RANGE`."""
@@ -111,7 +115,7 @@ def _plan(lay: Any) -> list[str]:
     b = lay.blocks
     return [MARK_RANGE, BATTLE_RANGE, b["Characters_Table"].range(), b["Units_Table"].range(),
             b["Orders_Table"].range(), b["HouseRules_Table"].range(), *ss.read_ranges(b["State_Blob"].range()),
-            *_TOUCH]
+            _TOUCH[0], sj.step_column(b["Log_Table"]), _TOUCH[1]]
 
 
 def _parse(lay: Any, grids: Sequence[Grid]) -> _Read:
@@ -120,7 +124,8 @@ def _parse(lay: Any, grids: Sequence[Grid]) -> _Read:
     if value not in (None, "") and str(value).split("@")[0] != "exalted":
         raise SheetFormatError([Problem("State!B1", f"says {value!r}: this is not an Exalted tracker")])
     session = ss.parse(grids[6], grids[7], blob_range=lay.block("State_Blob").range(), mark=MARK)
-    return _Read(lay, grids[1], grids[2], grids[3], grids[4], grids[5], session)
+    log = grids[9] if len(grids) > 9 else []
+    return _Read(lay, grids[1], grids[2], grids[3], grids[4], grids[5], session, log)
 
 
 def _raise(problems: Sequence[Problem]) -> None:
@@ -534,6 +539,7 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
             events_by_order.setdefault(e["order"], []).append(e)
     updates: list[RangeUpdate] = []
     taken: list[int] = []
+    stamps: list[list[Any]] = []
     later: list[tuple[int, dict[str, Any]]] = []
     for i, (off, order) in enumerate(orders.pending):
         if order["tick"] > tick:
@@ -545,9 +551,11 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
         text = " | ".join(t for _, t in outcomes if t) or None
         updates.append(table.block_update(ob, [{"resolved": tick, "outcome": outcome, "result": text}], off,
                                           keys=list(_RESULTS)))
+        stamps.append([off, outcome, text])
     done = _commit(rd, "resolve", tick, result.battle, offsets)
     updates += [table.block_update(lay.block("Units_Table"), [row], off, keys=list(row)) for off, row in born]
-    record = {"turn": tick, "rows": taken,
+    # issue 26: "stamps" are the rows' results, so a lost Undo's can be put back
+    record = {"turn": tick, "rows": taken, "stamps": stamps,
               "record": result.battle.history[-1].model_dump(mode="json", exclude_defaults=True)}
     name = f"{ACTION_NAMES['resolve']} {tick}"
     updates += [*_view_updates(lay, result.battle, offsets, later, last_action=name), done.update,
@@ -605,6 +613,76 @@ def _undo(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
                 _log(lay, [{"tick": tick, "kind": "undo", "details": name, "step": done.token}])]
     msg = f"{name}: the units stand as before long tick {tick}, and its orders are pending again"
     return _report("undo", tick, msg, updates), updates
+
+
+def _name(action: str, tick: int) -> str:
+    label = ACTION_NAMES.get(action, action)
+    return f"{label} {tick}" if action in ("resolve", "undo") else label
+
+
+def _journal(rd: _Read) -> tuple[list[RangeUpdate], str]:
+    """Issue 26, item 2: the State's journal checked against the Log before every step
+    (:func:`sheetsync.app.state_journal.session_guard`), as the battalion tracker does."""
+    if rd.session.battle is None:
+        return [], ""
+    tick = rd.session.battle.get("tick") if isinstance(rd.session.battle.get("tick"), int) else rd.session.turn
+    return sj.session_guard(rd.session, rd.lay, rd.log, name=_name, where=f"long tick {tick}",
+                            repair=lambda lost, msg: _repair(rd, _stored(rd), lost, msg))
+
+
+def _repair(rd: _Read, stored: Battle, lost: Sequence[sj.Lost], msg: str) -> list[RangeUpdate]:
+    """What steps lost to a simultaneous one left behind, put right from the State that
+    stands (issue 26, item 2): the Orders rows a lost Next Tick stamped (its undo record,
+    which the State does not accept, lists them) are pending again; the rows of a long
+    tick a lost Undo Tick made pending are stamped again from their record, whose
+    ``undone`` mark is cleared; the Units, Sides, Ticks and Battle status are the State's,
+    and a lost End Battle's Aftermath is cleared.  The blob records the report, so the
+    next step goes ahead."""
+    lay = rd.lay
+    ob = lay.block("Orders_Table")
+    offsets = _offsets(rd, stored)
+    stamped = _orders(rd, [], {}).stamped
+    session = rd.session
+    updates: list[RangeUpdate] = []
+    reopened: set[int] = set()
+    restamped: dict[int, int] = {}
+    for x in lost:
+        if x.action == "resolve":
+            for rec in (r for r in session.records if r.token == x.token and isinstance(r.data, dict)):
+                rows = [r for r in rec.data.get("rows", []) if isinstance(r, int) and stamped.get(r) == x.phase]
+                reopened.update(rows)
+        if x.action != "undo":
+            continue
+        of_tick = [r for r in session.records if session.accepted(r) and isinstance(r.data, dict)
+                   and r.data.get("turn") == x.phase]
+        marked = [r for r in of_tick if r.undone]
+        if not marked or any(not r.undone for r in of_tick):
+            continue
+        rec = max(marked, key=lambda r: (r.rev, r.row))
+        updates += [RangeUpdate(f"State!F{r.row}", [[None]]) for r in session.same_step(rec)]
+        for entry in rec.data.get("stamps") or []:
+            if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], int):
+                off, outcome, text = entry
+                restamped[off] = x.phase
+                updates.append(table.block_update(ob, [{"resolved": x.phase, "outcome": outcome, "result": text}],
+                                                  off, keys=list(_RESULTS)))
+    updates += [table.block_update(ob, [{}], off, keys=list(_RESULTS)) for off in sorted(reopened)]
+    ended = bool(session.extra.get("ended"))
+    now = _unstamped(rd, reopened)
+    col = ob.index("resolved")
+    for off, tick in restamped.items():  # the odds are written for the rows pending after the repair
+        if off < len(now.orders) and col < len(now.orders[off]):
+            now.orders[off][col] = tick
+    pending = _orders(now, [], {}).pending
+    done = ss.commit(session, mark=MARK, action="repair", turn=stored.tick, battle=_file(stored),
+                     extra=dict(session.extra), blob_range=lay.block("State_Blob").range(),
+                     reported=[x.key for x in lost])
+    updates += [*_view_updates(lay, stored, offsets, pending, ended=ended, last_action=msg[:45000]), done.update,
+                _log(lay, [{"tick": stored.tick, "kind": "repair", "outcome": "refused", "details": msg,
+                            "step": done.token}])]
+    if any(x.action == "end" for x in lost) and not ended:
+        updates.append(table.block_fill(lay.block("Aftermath_Table"), []))
+    return updates
 
 
 def _unstamped(rd: _Read, offsets: set[int]) -> _Read:
@@ -796,7 +874,7 @@ class ExaltedSteps(LayoutSteps):
     envelope (:mod:`sheetsync.app.usecases`)."""
 
     title = "Exalted mass combat"
-    hooks = LayoutHooks(layout, _plan, _parse, _STEPS, _check, _export, _load_into)
+    hooks = LayoutHooks(layout, _plan, _parse, _STEPS, _check, _export, _load_into, _journal)
 
 
 run, load_into = ExaltedSteps.run, ExaltedSteps.load_into

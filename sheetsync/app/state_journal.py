@@ -67,7 +67,7 @@ from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate, quote_sheet
 
 __all__ = ["HISTORY_BLOCK", "JOURNAL", "KNOWN_STATES", "SHARED_KEYS", "Lost", "Record", "StateWrite", "Stored",
            "apply_patch", "collision_message", "find_lost", "forget_states", "full_history", "health_table_update", "lost_steps", "mark_rows",
-           "parse_state", "repair_updates", "reverse_diff", "stamps_of", "state_update", "step_column", "step_token",
+           "parse_state", "repair_updates", "reverse_diff", "session_guard", "stamps_of", "state_update", "step_column", "step_token",
            "undo_snapshot"]
 
 HISTORY_BLOCK = "State_History"
@@ -729,11 +729,12 @@ class Lost:
 
 def _split(value: CellValue) -> tuple[str, str, int] | None:
     """A Step cell ``rev:id:action:phase:n`` as (token, ``rev:id``, rev), or ``None`` for a
-    blank, marked or foreign cell."""
+    blank, marked or foreign cell.  The hex wargame's and Exalted's Log rows carry the
+    token without the row's number ``n`` (``rev:id:action:turn``, issue 26)."""
     if not isinstance(value, str) or value.endswith((" lost", " duplicate")):
         return None
     parts = value.split(":")
-    if len(parts) != 5 or not parts[0].isdigit():
+    if len(parts) not in (4, 5) or not parts[0].isdigit():
         return None
     return ":".join(parts[:4]), f"{int(parts[0])}:{parts[1]}", int(parts[0])
 
@@ -783,7 +784,7 @@ def find_lost(journal: Sequence[Sequence[Any]], reported: Sequence[str], log_che
         if rev < oldest or key in done:
             continue
         if key in accepted:
-            if value in seen:
+            if value in seen and value != token:  # a row's own number tells a row written twice
                 twice.append(i)
             seen.add(str(value))
             continue
@@ -812,6 +813,35 @@ def step_column(log: Any) -> str:
     """The Log's Step column to its end, as a step reads it to check the journal
     (``Log!J2:J``)."""
     return f"{log.cell(0, 'step')}:{log.letter('step')}".replace(f"{log.sheet}!", f"{quote_sheet(log.sheet)}!", 1)
+
+
+def session_guard(session: Any, lay: Any, steps: Grid, *, name: Callable[[str, int], str], where: str,
+                  repair: Callable[[Sequence[Lost], str], list[RangeUpdate]]) -> tuple[list[RangeUpdate], str]:
+    """Issue 26, item 2: the battalion tracker's lost-step check for a tracker whose State
+    is a :class:`sheetsync.app.session.Session` (the hex wargame's, Exalted's), from the
+    step's one read: ``steps`` is the Log's Step column (:func:`step_column`).
+
+    A step lost to another run at the same moment is reported once: this step is refused
+    with :class:`~sheetsync.core.system.StepRefused`, naming the step that stands and the
+    one to run again, and its one write is ``repair(lost, message)`` (the system puts its
+    rows right from the State that stands, and records the report in the blob) with the
+    lost steps' Log rows marked ``lost``.  Otherwise returns the Log rows one step wrote
+    twice (the same step run twice at once, applied once), marked ``duplicate``, for this
+    step's write, and a note saying so."""
+    from sheetsync.core.system import StepRefused
+
+    journal = [(e[0], e[1]) for e in session.steps if isinstance(e, list) and len(e) >= 2 and _whole(e[0])]
+    lost, twice = find_lost(journal, session.reported, session.log_checked, steps)
+    session.log_read = len(steps)
+    marks = mark_rows(lay, steps, twice, "duplicate")
+    note = ""
+    if twice:
+        note = f" (note: {name(session.action, session.turn)} was run twice at the same moment and applied once)"
+    if not lost:
+        return marks, note
+    msg = collision_message(lost, lambda _x: name(session.action, session.turn), name, where)
+    raise StepRefused(msg, [*repair(lost, msg), *marks, *mark_rows(lay, steps, [i for x in lost for i in x.rows],
+                                                                     "lost")])
 
 
 def mark_rows(lay: Layout, steps: Grid, rows: Sequence[int], mark: str) -> list[RangeUpdate]:
