@@ -40,7 +40,7 @@ from sheetsync.rules.exalted.battle import resolve, undo
 from sheetsync.rules.exalted.formulas import ODDS_KEYS
 from sheetsync.rules.exalted.loader import battle_to_file, load_battle
 from sheetsync.rules.exalted.models import HouseRules
-from sheetsync.rules.exalted.sheet import HOUSE_RULE_NOTES, house_rule_rows, layout
+from sheetsync.rules.exalted.sheet import HOUSE_RULE_NOTES, MAX_CAPACITY, house_rule_rows, layout
 from sheetsync.rules.exalted.state import Battle, UndoRecord
 from sheetsync.sheets import table
 from sheetsync.sheets.backend import (
@@ -103,19 +103,28 @@ class _Read:
     session: ss.Session
     log: Grid = field(default_factory=list)
     """The Log's Step column: the State's journal is checked against it (issue 26)."""
+    below: dict[str, Grid] = field(default_factory=dict)
+    """By block name, the rows read below each block a Tracker types into (:data:`TYPED`):
+    a value there is refused (issue 26, item 3)."""
 
     def cell(self, name: str) -> CellValue:
         """A named cell of the Battle sheet, from the read of :data:`BATTLE_RANGE`."""
         return table.in_column(self.lay.cells[name], self.battle, BATTLE_RANGE)
 
 
+TYPED = {"Characters_Table": "characters", "Units_Table": "units", "Orders_Table": "orders",
+         "HouseRules_Table": "house rules"}
+"""The blocks a Tracker types into, in the read's order, and what a row of each is: each
+is read to the end of its sheet, so a row typed below it is refused, not dropped (issue
+26, item 3)."""
+
+
 def _plan(lay: Any) -> list[str]:
     from sheetsync.app.steps import MARK_RANGE
 
     b = lay.blocks
-    return [MARK_RANGE, BATTLE_RANGE, b["Characters_Table"].range(), b["Units_Table"].range(),
-            b["Orders_Table"].range(), b["HouseRules_Table"].range(), *ss.read_ranges(b["State_Blob"].range()),
-            _TOUCH[0], sj.step_column(b["Log_Table"]), _TOUCH[1]]
+    return [MARK_RANGE, BATTLE_RANGE, *(table.read_past(b[name]) for name in TYPED),
+            *ss.read_ranges(b["State_Blob"].range()), _TOUCH[0], sj.step_column(b["Log_Table"]), _TOUCH[1]]
 
 
 def _parse(lay: Any, grids: Sequence[Grid]) -> _Read:
@@ -125,7 +134,28 @@ def _parse(lay: Any, grids: Sequence[Grid]) -> _Read:
         raise SheetFormatError([Problem("State!B1", f"says {value!r}: this is not an Exalted tracker")])
     session = ss.parse(grids[6], grids[7], blob_range=lay.block("State_Blob").range(), mark=MARK)
     log = grids[9] if len(grids) > 9 else []
-    return _Read(lay, grids[1], grids[2], grids[3], grids[4], grids[5], session, log)
+    below: dict[str, Grid] = {}
+    chars, units, orders, house = (_own(lay, name, grid, below) for name, grid in zip(TYPED, grids[2:6], strict=True))
+    return _Read(lay, grids[1], chars, units, orders, house, session, log, below)
+
+
+def _own(lay: Any, name: str, grid: Grid, below: dict[str, Grid]) -> Grid:
+    """Block ``name``'s own rows of its read past its end; the rows below go to ``below``."""
+    own, below[name] = table.split_below(lay.block(name), grid)
+    return own
+
+
+def _below(rd: _Read, names: Sequence[str]) -> list[Problem]:
+    """Issue 26, item 3: a value typed below one of the blocks ``names`` is refused, naming
+    the block's last row and how to get a longer one (as the battalion tracker does)."""
+    problems: list[Problem] = []
+    for name in names:
+        block, what, below = rd.lay.block(name), TYPED[name], rd.below.get(name, [])
+        if name == "HouseRules_Table":
+            problems += table.below_block(block, below, what, todo=table.HOUSE_RULES_TODO)
+        else:
+            problems += table.below_block(block, below, what, most=MAX_CAPACITY[what])
+    return problems
 
 
 def _raise(problems: Sequence[Problem]) -> None:
@@ -471,7 +501,7 @@ def _build(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     if rd.session.battle is not None and (rd.session.history() or rd.session.battle.get("started")):
         raise BattleStateError("a long tick of this battle is resolved already: Undo Tick back to the start, or "
                                "make a new tracker")
-    problems: list[Problem] = []
+    problems = _below(rd, list(TYPED))
     where: dict[str, str] = {"seed": "Battle!B6"}
     data: dict[str, Any] = {"system": "exalted"}
     seed = _seed(rd, problems)
@@ -511,6 +541,11 @@ class _Result:
         return out
 
 
+_STEP_READS = ("Units_Table", "Orders_Table", "HouseRules_Table")
+"""The typed blocks a Next Tick reads (the Characters only Build Units reads: the units'
+standing is the State's), whose rows below are refused then (issue 26, item 3)."""
+
+
 def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     """E4-E6, X17-X39: the stored battle and the pending orders of the next long tick."""
     stored = _stored(rd)
@@ -518,8 +553,11 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
         raise BattleStateError("the battle has ended (End Battle wrote the Aftermath): Undo Tick reopens it")
     lay = rd.lay
     offsets = _offsets(rd, stored)
-    _check_units(rd, stored, offsets)
-    problems: list[Problem] = []
+    problems = _below(rd, _STEP_READS)  # issue 26, item 3: listed with the Units rows' own problems
+    try:
+        _check_units(rd, stored, offsets)
+    except InputError as err:
+        _raise([*err.problems, *problems])
     where: dict[str, str] = {"orders": f"Orders!A{lay.block('Orders_Table').first_row}"}
     orders = _orders(rd, problems, where)
     data = dict(rd.session.battle or {})
@@ -725,7 +763,7 @@ def _check(rd: _Read) -> Any:
     from sheetsync.app.usecases import CheckReport, Refusal
 
     stored = _stored(rd)
-    problems: list[Problem] = []
+    problems = _below(rd, _STEP_READS)  # issue 26, item 3: what a resolve would refuse
     where: dict[str, str] = {"orders": f"Orders!A{rd.lay.block('Orders_Table').first_row}"}
     orders = _orders(rd, problems, where)
     data = dict(rd.session.battle or {})

@@ -35,7 +35,7 @@ from sheetsync.rules.hexwar.formulas import house_rule_rows
 from sheetsync.rules.hexwar.loader import battle_to_file, load_battle
 from sheetsync.rules.hexwar.models import Battle, TurnOrders, UndoRecord
 from sheetsync.rules.hexwar.report import aftermath
-from sheetsync.rules.hexwar.sheet import layout
+from sheetsync.rules.hexwar.sheet import MAX_CAPACITY, layout
 from sheetsync.rules.hexwar.turn import AttackEvent, TurnResult, resolve_turn, undo
 from sheetsync.sheets import table
 from sheetsync.sheets.backend import (
@@ -78,19 +78,28 @@ class _Read:
     session: ss.Session
     log: Grid = field(default_factory=list)
     """The Log's Step column: the State's journal is checked against it (issue 26)."""
+    below: dict[str, Grid] = field(default_factory=dict)
+    """By block name, the rows read below each block a Tracker types into (:data:`TYPED`):
+    a value there is refused (issue 26, item 3)."""
 
     def cell(self, name: str) -> CellValue:
         """A named cell of the Battle sheet, from the read of :data:`BATTLE_RANGE`."""
         return table.in_column(self.lay.cells[name], self.battle, BATTLE_RANGE)
 
 
+TYPED = {"Units_Table": "units", "Moves_Table": "moves", "Attacks_Table": "attacks",
+         "HouseRules_Table": "house rules"}
+"""The blocks a Tracker types into, in the read's order, and what a row of each is: each
+is read to the end of its sheet, so a row typed below it is refused, not dropped (issue
+26, item 3)."""
+
+
 def _plan(lay: Any) -> list[str]:
     from sheetsync.app.steps import MARK_RANGE
 
     b = lay.blocks
-    return [MARK_RANGE, BATTLE_RANGE, b["Units_Table"].range(), b["Moves_Table"].range(),
-            b["Attacks_Table"].range(), b["HouseRules_Table"].range(), *ss.read_ranges(b["State_Blob"].range()),
-            _TOUCH[0], sj.step_column(b["Log_Table"]), _TOUCH[1]]
+    return [MARK_RANGE, BATTLE_RANGE, *(table.read_past(b[name]) for name in TYPED),
+            *ss.read_ranges(b["State_Blob"].range()), _TOUCH[0], sj.step_column(b["Log_Table"]), _TOUCH[1]]
 
 
 _TOUCH = ("Map!A1:A1", "Report!A1:A1")
@@ -108,7 +117,28 @@ def _parse(lay: Any, grids: Sequence[Grid]) -> _Read:
         raise SheetFormatError([Problem("State!B1", f"says {value!r}: this is not a hex wargame tracker")])
     session = ss.parse(grids[6], grids[7], blob_range=lay.block("State_Blob").range(), mark=MARK)
     log = grids[9] if len(grids) > 9 else []
-    return _Read(lay, mark, grids[1], grids[2], grids[3], grids[4], grids[5], session, log)
+    below: dict[str, Grid] = {}
+    units, moves, attacks, house = (_own(lay, name, grid, below) for name, grid in zip(TYPED, grids[2:6], strict=True))
+    return _Read(lay, mark, grids[1], units, moves, attacks, house, session, log, below)
+
+
+def _own(lay: Any, name: str, grid: Grid, below: dict[str, Grid]) -> Grid:
+    """Block ``name``'s own rows of its read past its end; the rows below go to ``below``."""
+    own, below[name] = table.split_below(lay.block(name), grid)
+    return own
+
+
+def _below(rd: _Read, names: Sequence[str]) -> list[Problem]:
+    """Issue 26, item 3: a value typed below one of the blocks ``names`` is refused, naming
+    the block's last row and how to get a longer one (as the battalion tracker does)."""
+    problems: list[Problem] = []
+    for name in names:
+        block, what, below = rd.lay.block(name), TYPED[name], rd.below.get(name, [])
+        if name == "HouseRules_Table":
+            problems += table.below_block(block, below, what, todo=table.HOUSE_RULES_TODO)
+        else:
+            problems += table.below_block(block, below, what, most=MAX_CAPACITY[what])
+    return problems
 
 
 def _raise(problems: Sequence[Problem]) -> None:
@@ -385,7 +415,7 @@ def _build(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
                                                                          .get("number", 1)) > 1):
         raise BattleStateError("a turn of this battle is resolved already: Undo Turn back to turn 1, or start a "
                                "new tracker")
-    problems: list[Problem] = []
+    problems = _below(rd, list(TYPED))
     where: dict[str, str] = {}
     data: dict[str, Any] = {"system": "hexwar", **_battle_cells(rd, problems, where)}
     rules = _house_rules(rd, problems, where)
@@ -446,8 +476,11 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     if rd.session.extra.get("ended"):
         raise BattleStateError("the battle has ended (End Battle wrote the report): Undo Turn reopens it")
     offsets = _offsets(rd, stored)
-    _check_units(rd, stored, offsets)
-    problems: list[Problem] = []
+    problems = _below(rd, list(TYPED))  # issue 26, item 3: listed with the Units rows' own problems
+    try:
+        _check_units(rd, stored, offsets)
+    except InputError as err:
+        _raise([*err.problems, *problems])
     where: dict[str, str] = {"units": f"Units!A{rd.lay.block('Units_Table').first_row}"}
     pending = _pending(rd, problems, where)
     if not pending.moves and not pending.attacks and not problems:
@@ -773,7 +806,7 @@ def _check(rd: _Read) -> Any:
 
     lay = rd.lay
     stored = _stored(rd)
-    problems: list[Problem] = []
+    problems = _below(rd, list(TYPED))  # issue 26, item 3: what a resolve would refuse
     where: dict[str, str] = {"units": f"Units!A{lay.block('Units_Table').first_row}"}
     pending = _pending(rd, problems, where)
     data = dict(rd.session.battle or {})

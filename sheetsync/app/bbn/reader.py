@@ -265,9 +265,8 @@ class _Reader:
         _same_capacity(self.lay, sh)
         name, key, what = _OVERFLOW[attr]
         block = self.lay.block(name)
-        more = (f", or put the battle in a battle file: `sheetsync new OUT --from battle.yaml` makes a tracker sized "
-                f"to it (up to {MAX_CAPACITY[key]} {what})") if key in ("cohorts", "characters") else ""
-        self.problems.extend(table.below_block(block, sh.overflow.get(attr, []), what, more=more))
+        most = MAX_CAPACITY[key] if key in ("cohorts", "characters") else None
+        self.problems.extend(table.below_block(block, sh.overflow.get(attr, []), what, most=most))
 
 
 def _characters(r: _Reader, sh: Sheets) -> dict[str, list[tuple[int, dict[str, Any]]]]:
