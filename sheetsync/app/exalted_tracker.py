@@ -27,10 +27,11 @@ Every bad cell is reported at once, by address (``Orders!G5: die 2: 11 is not a 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sheetsync.app import session as ss
+from sheetsync.app import state_journal as sj
 from sheetsync.app.step_report import StepReport
 from sheetsync.app.usecases import LayoutHooks, LayoutSteps
 from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError
@@ -39,7 +40,7 @@ from sheetsync.rules.exalted.battle import resolve, undo
 from sheetsync.rules.exalted.formulas import ODDS_KEYS
 from sheetsync.rules.exalted.loader import battle_to_file, load_battle
 from sheetsync.rules.exalted.models import HouseRules
-from sheetsync.rules.exalted.sheet import HOUSE_RULE_NOTES, house_rule_rows, layout
+from sheetsync.rules.exalted.sheet import HOUSE_RULE_NOTES, MAX_CAPACITY, house_rule_rows, layout
 from sheetsync.rules.exalted.state import Battle, UndoRecord
 from sheetsync.sheets import table
 from sheetsync.sheets.backend import (
@@ -83,9 +84,10 @@ _ODDS = (*views.ODDS_INPUTS, *ODDS_KEYS)
 """E1, E7, X28-X33: the odds columns: the values the steps write, then the live formulas."""
 _RESULTS = ("resolved", "outcome", "result")
 HEROIC = "Heroic mortal"
-_TOUCH = ("Ticks!A1:A1", "Log!A1:A1", "Aftermath!A1:A1")
+_TOUCH = ("Ticks!A1:A1", "Aftermath!A1:A1")
 """One cell of each sheet a step writes but need not read (Google Sheets brings the sheet
-ids the write needs with the read)."""
+ids the write needs with the read).  The Log's Step column is read whole: the State's
+journal is checked against it (issue 26)."""
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -99,19 +101,30 @@ class _Read:
     orders: Grid
     house: Grid
     session: ss.Session
+    log: Grid = field(default_factory=list)
+    """The Log's Step column: the State's journal is checked against it (issue 26)."""
+    below: dict[str, Grid] = field(default_factory=dict)
+    """By block name, the rows read below each block a Tracker types into (:data:`TYPED`):
+    a value there is refused (issue 26, item 3)."""
 
     def cell(self, name: str) -> CellValue:
         """A named cell of the Battle sheet, from the read of :data:`BATTLE_RANGE`."""
         return table.in_column(self.lay.cells[name], self.battle, BATTLE_RANGE)
 
 
+TYPED = {"Characters_Table": "characters", "Units_Table": "units", "Orders_Table": "orders",
+         "HouseRules_Table": "house rules"}
+"""The blocks a Tracker types into, in the read's order, and what a row of each is: each
+is read to the end of its sheet, so a row typed below it is refused, not dropped (issue
+26, item 3)."""
+
+
 def _plan(lay: Any) -> list[str]:
     from sheetsync.app.steps import MARK_RANGE
 
     b = lay.blocks
-    return [MARK_RANGE, BATTLE_RANGE, b["Characters_Table"].range(), b["Units_Table"].range(),
-            b["Orders_Table"].range(), b["HouseRules_Table"].range(), *ss.read_ranges(b["State_Blob"].range()),
-            *_TOUCH]
+    return [MARK_RANGE, BATTLE_RANGE, *(table.read_past(b[name]) for name in TYPED),
+            *ss.read_ranges(b["State_Blob"].range()), _TOUCH[0], sj.step_column(b["Log_Table"]), _TOUCH[1]]
 
 
 def _parse(lay: Any, grids: Sequence[Grid]) -> _Read:
@@ -120,7 +133,29 @@ def _parse(lay: Any, grids: Sequence[Grid]) -> _Read:
     if value not in (None, "") and str(value).split("@")[0] != "exalted":
         raise SheetFormatError([Problem("State!B1", f"says {value!r}: this is not an Exalted tracker")])
     session = ss.parse(grids[6], grids[7], blob_range=lay.block("State_Blob").range(), mark=MARK)
-    return _Read(lay, grids[1], grids[2], grids[3], grids[4], grids[5], session)
+    log = grids[9] if len(grids) > 9 else []
+    below: dict[str, Grid] = {}
+    chars, units, orders, house = (_own(lay, name, grid, below) for name, grid in zip(TYPED, grids[2:6], strict=True))
+    return _Read(lay, grids[1], chars, units, orders, house, session, log, below)
+
+
+def _own(lay: Any, name: str, grid: Grid, below: dict[str, Grid]) -> Grid:
+    """Block ``name``'s own rows of its read past its end; the rows below go to ``below``."""
+    own, below[name] = table.split_below(lay.block(name), grid)
+    return own
+
+
+def _below(rd: _Read, names: Sequence[str]) -> list[Problem]:
+    """Issue 26, item 3: a value typed below one of the blocks ``names`` is refused, naming
+    the block's last row and how to get a longer one (as the battalion tracker does)."""
+    problems: list[Problem] = []
+    for name in names:
+        block, what, below = rd.lay.block(name), TYPED[name], rd.below.get(name, [])
+        if name == "HouseRules_Table":
+            problems += table.below_block(block, below, what, todo=table.HOUSE_RULES_TODO)
+        else:
+            problems += table.below_block(block, below, what, most=MAX_CAPACITY[what])
+    return problems
 
 
 def _raise(problems: Sequence[Problem]) -> None:
@@ -466,7 +501,7 @@ def _build(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     if rd.session.battle is not None and (rd.session.history() or rd.session.battle.get("started")):
         raise BattleStateError("a long tick of this battle is resolved already: Undo Tick back to the start, or "
                                "make a new tracker")
-    problems: list[Problem] = []
+    problems = _below(rd, list(TYPED))
     where: dict[str, str] = {"seed": "Battle!B6"}
     data: dict[str, Any] = {"system": "exalted"}
     seed = _seed(rd, problems)
@@ -506,6 +541,11 @@ class _Result:
         return out
 
 
+_STEP_READS = ("Units_Table", "Orders_Table", "HouseRules_Table")
+"""The typed blocks a Next Tick reads (the Characters only Build Units reads: the units'
+standing is the State's), whose rows below are refused then (issue 26, item 3)."""
+
+
 def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     """E4-E6, X17-X39: the stored battle and the pending orders of the next long tick."""
     stored = _stored(rd)
@@ -513,8 +553,11 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
         raise BattleStateError("the battle has ended (End Battle wrote the Aftermath): Undo Tick reopens it")
     lay = rd.lay
     offsets = _offsets(rd, stored)
-    _check_units(rd, stored, offsets)
-    problems: list[Problem] = []
+    problems = _below(rd, _STEP_READS)  # issue 26, item 3: listed with the Units rows' own problems
+    try:
+        _check_units(rd, stored, offsets)
+    except InputError as err:
+        _raise([*err.problems, *problems])
     where: dict[str, str] = {"orders": f"Orders!A{lay.block('Orders_Table').first_row}"}
     orders = _orders(rd, problems, where)
     data = dict(rd.session.battle or {})
@@ -534,6 +577,7 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
             events_by_order.setdefault(e["order"], []).append(e)
     updates: list[RangeUpdate] = []
     taken: list[int] = []
+    stamps: list[list[Any]] = []
     later: list[tuple[int, dict[str, Any]]] = []
     for i, (off, order) in enumerate(orders.pending):
         if order["tick"] > tick:
@@ -545,9 +589,11 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
         text = " | ".join(t for _, t in outcomes if t) or None
         updates.append(table.block_update(ob, [{"resolved": tick, "outcome": outcome, "result": text}], off,
                                           keys=list(_RESULTS)))
+        stamps.append([off, outcome, text])
     done = _commit(rd, "resolve", tick, result.battle, offsets)
     updates += [table.block_update(lay.block("Units_Table"), [row], off, keys=list(row)) for off, row in born]
-    record = {"turn": tick, "rows": taken,
+    # issue 26: "stamps" are the rows' results, so a lost Undo's can be put back
+    record = {"turn": tick, "rows": taken, "stamps": stamps,
               "record": result.battle.history[-1].model_dump(mode="json", exclude_defaults=True)}
     name = f"{ACTION_NAMES['resolve']} {tick}"
     updates += [*_view_updates(lay, result.battle, offsets, later, last_action=name), done.update,
@@ -607,6 +653,76 @@ def _undo(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     return _report("undo", tick, msg, updates), updates
 
 
+def _name(action: str, tick: int) -> str:
+    label = ACTION_NAMES.get(action, action)
+    return f"{label} {tick}" if action in ("resolve", "undo") else label
+
+
+def _journal(rd: _Read) -> tuple[list[RangeUpdate], str]:
+    """Issue 26, item 2: the State's journal checked against the Log before every step
+    (:func:`sheetsync.app.state_journal.session_guard`), as the battalion tracker does."""
+    if rd.session.battle is None:
+        return [], ""
+    tick = rd.session.battle.get("tick") if isinstance(rd.session.battle.get("tick"), int) else rd.session.turn
+    return sj.session_guard(rd.session, rd.lay, rd.log, name=_name, where=f"long tick {tick}",
+                            repair=lambda lost, msg: _repair(rd, _stored(rd), lost, msg))
+
+
+def _repair(rd: _Read, stored: Battle, lost: Sequence[sj.Lost], msg: str) -> list[RangeUpdate]:
+    """What steps lost to a simultaneous one left behind, put right from the State that
+    stands (issue 26, item 2): the Orders rows a lost Next Tick stamped (its undo record,
+    which the State does not accept, lists them) are pending again; the rows of a long
+    tick a lost Undo Tick made pending are stamped again from their record, whose
+    ``undone`` mark is cleared; the Units, Sides, Ticks and Battle status are the State's,
+    and a lost End Battle's Aftermath is cleared.  The blob records the report, so the
+    next step goes ahead."""
+    lay = rd.lay
+    ob = lay.block("Orders_Table")
+    offsets = _offsets(rd, stored)
+    stamped = _orders(rd, [], {}).stamped
+    session = rd.session
+    updates: list[RangeUpdate] = []
+    reopened: set[int] = set()
+    restamped: dict[int, int] = {}
+    for x in lost:
+        if x.action == "resolve":
+            for rec in (r for r in session.records if r.token == x.token and isinstance(r.data, dict)):
+                rows = [r for r in rec.data.get("rows", []) if isinstance(r, int) and stamped.get(r) == x.phase]
+                reopened.update(rows)
+        if x.action != "undo":
+            continue
+        of_tick = [r for r in session.records if session.accepted(r) and isinstance(r.data, dict)
+                   and r.data.get("turn") == x.phase]
+        marked = [r for r in of_tick if r.undone]
+        if not marked or any(not r.undone for r in of_tick):
+            continue
+        rec = max(marked, key=lambda r: (r.rev, r.row))
+        updates += [RangeUpdate(f"State!F{r.row}", [[None]]) for r in session.same_step(rec)]
+        for entry in rec.data.get("stamps") or []:
+            if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], int):
+                off, outcome, text = entry
+                restamped[off] = x.phase
+                updates.append(table.block_update(ob, [{"resolved": x.phase, "outcome": outcome, "result": text}],
+                                                  off, keys=list(_RESULTS)))
+    updates += [table.block_update(ob, [{}], off, keys=list(_RESULTS)) for off in sorted(reopened)]
+    ended = bool(session.extra.get("ended"))
+    now = _unstamped(rd, reopened)
+    col = ob.index("resolved")
+    for off, tick in restamped.items():  # the odds are written for the rows pending after the repair
+        if off < len(now.orders) and col < len(now.orders[off]):
+            now.orders[off][col] = tick
+    pending = _orders(now, [], {}).pending
+    done = ss.commit(session, mark=MARK, action="repair", turn=stored.tick, battle=_file(stored),
+                     extra=dict(session.extra), blob_range=lay.block("State_Blob").range(),
+                     reported=[x.key for x in lost])
+    updates += [*_view_updates(lay, stored, offsets, pending, ended=ended, last_action=msg[:45000]), done.update,
+                _log(lay, [{"tick": stored.tick, "kind": "repair", "outcome": "refused", "details": msg,
+                            "step": done.token}])]
+    if any(x.action == "end" for x in lost) and not ended:
+        updates.append(table.block_fill(lay.block("Aftermath_Table"), []))
+    return updates
+
+
 def _unstamped(rd: _Read, offsets: set[int]) -> _Read:
     """The read with the Resolved cells of ``offsets`` blank (the rows an undo reopens)."""
     block = rd.lay.block("Orders_Table")
@@ -647,7 +763,7 @@ def _check(rd: _Read) -> Any:
     from sheetsync.app.usecases import CheckReport, Refusal
 
     stored = _stored(rd)
-    problems: list[Problem] = []
+    problems = _below(rd, _STEP_READS)  # issue 26, item 3: what a resolve would refuse
     where: dict[str, str] = {"orders": f"Orders!A{rd.lay.block('Orders_Table').first_row}"}
     orders = _orders(rd, problems, where)
     data = dict(rd.session.battle or {})
@@ -798,7 +914,7 @@ class ExaltedSteps(LayoutSteps):
     envelope (:mod:`sheetsync.app.usecases`)."""
 
     title = "Exalted mass combat"
-    hooks = LayoutHooks(layout, _plan, _parse, _STEPS, _check, _export, _load_into)
+    hooks = LayoutHooks(layout, _plan, _parse, _STEPS, _check, _export, _load_into, _journal)
 
 
 run, load_into = ExaltedSteps.run, ExaltedSteps.load_into

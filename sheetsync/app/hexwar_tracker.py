@@ -21,10 +21,11 @@ counter ...``), and nothing is written when anything is wrong.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sheetsync.app import session as ss
+from sheetsync.app import state_journal as sj
 from sheetsync.app.step_report import StepReport
 from sheetsync.app.usecases import LayoutHooks, LayoutSteps
 from sheetsync.core.layout import Column
@@ -34,7 +35,7 @@ from sheetsync.rules.hexwar.formulas import house_rule_rows
 from sheetsync.rules.hexwar.loader import battle_to_file, load_battle
 from sheetsync.rules.hexwar.models import Battle, TurnOrders, UndoRecord
 from sheetsync.rules.hexwar.report import aftermath
-from sheetsync.rules.hexwar.sheet import layout
+from sheetsync.rules.hexwar.sheet import MAX_CAPACITY, layout
 from sheetsync.rules.hexwar.turn import AttackEvent, TurnResult, resolve_turn, undo
 from sheetsync.sheets import table
 from sheetsync.sheets.backend import (
@@ -75,24 +76,36 @@ class _Read:
     attacks: Grid
     house: Grid
     session: ss.Session
+    log: Grid = field(default_factory=list)
+    """The Log's Step column: the State's journal is checked against it (issue 26)."""
+    below: dict[str, Grid] = field(default_factory=dict)
+    """By block name, the rows read below each block a Tracker types into (:data:`TYPED`):
+    a value there is refused (issue 26, item 3)."""
 
     def cell(self, name: str) -> CellValue:
         """A named cell of the Battle sheet, from the read of :data:`BATTLE_RANGE`."""
         return table.in_column(self.lay.cells[name], self.battle, BATTLE_RANGE)
 
 
+TYPED = {"Units_Table": "units", "Moves_Table": "moves", "Attacks_Table": "attacks",
+         "HouseRules_Table": "house rules"}
+"""The blocks a Tracker types into, in the read's order, and what a row of each is: each
+is read to the end of its sheet, so a row typed below it is refused, not dropped (issue
+26, item 3)."""
+
+
 def _plan(lay: Any) -> list[str]:
     from sheetsync.app.steps import MARK_RANGE
 
     b = lay.blocks
-    return [MARK_RANGE, BATTLE_RANGE, b["Units_Table"].range(), b["Moves_Table"].range(),
-            b["Attacks_Table"].range(), b["HouseRules_Table"].range(), *ss.read_ranges(b["State_Blob"].range()),
-            *_TOUCH]
+    return [MARK_RANGE, BATTLE_RANGE, *(table.read_past(b[name]) for name in TYPED),
+            *ss.read_ranges(b["State_Blob"].range()), _TOUCH[0], sj.step_column(b["Log_Table"]), _TOUCH[1]]
 
 
-_TOUCH = ("Map!A1:A1", "Log!A1:A1", "Report!A1:A1")
+_TOUCH = ("Map!A1:A1", "Report!A1:A1")
 """One cell of each sheet a step writes but need not read: every sheet written is in the
-step's read (Google Sheets brings the sheet ids the write needs with it)."""
+step's read (Google Sheets brings the sheet ids the write needs with it).  The Log's Step
+column is read whole: the State's journal is checked against it (issue 26)."""
 
 
 def _parse(lay: Any, grids: Sequence[Grid]) -> _Read:
@@ -103,7 +116,29 @@ def _parse(lay: Any, grids: Sequence[Grid]) -> _Read:
     if value not in (None, "") and str(value).split("@")[0] != "hexwar":
         raise SheetFormatError([Problem("State!B1", f"says {value!r}: this is not a hex wargame tracker")])
     session = ss.parse(grids[6], grids[7], blob_range=lay.block("State_Blob").range(), mark=MARK)
-    return _Read(lay, mark, grids[1], grids[2], grids[3], grids[4], grids[5], session)
+    log = grids[9] if len(grids) > 9 else []
+    below: dict[str, Grid] = {}
+    units, moves, attacks, house = (_own(lay, name, grid, below) for name, grid in zip(TYPED, grids[2:6], strict=True))
+    return _Read(lay, mark, grids[1], units, moves, attacks, house, session, log, below)
+
+
+def _own(lay: Any, name: str, grid: Grid, below: dict[str, Grid]) -> Grid:
+    """Block ``name``'s own rows of its read past its end; the rows below go to ``below``."""
+    own, below[name] = table.split_below(lay.block(name), grid)
+    return own
+
+
+def _below(rd: _Read, names: Sequence[str]) -> list[Problem]:
+    """Issue 26, item 3: a value typed below one of the blocks ``names`` is refused, naming
+    the block's last row and how to get a longer one (as the battalion tracker does)."""
+    problems: list[Problem] = []
+    for name in names:
+        block, what, below = rd.lay.block(name), TYPED[name], rd.below.get(name, [])
+        if name == "HouseRules_Table":
+            problems += table.below_block(block, below, what, todo=table.HOUSE_RULES_TODO)
+        else:
+            problems += table.below_block(block, below, what, most=MAX_CAPACITY[what])
+    return problems
 
 
 def _raise(problems: Sequence[Problem]) -> None:
@@ -380,7 +415,7 @@ def _build(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
                                                                          .get("number", 1)) > 1):
         raise BattleStateError("a turn of this battle is resolved already: Undo Turn back to turn 1, or start a "
                                "new tracker")
-    problems: list[Problem] = []
+    problems = _below(rd, list(TYPED))
     where: dict[str, str] = {}
     data: dict[str, Any] = {"system": "hexwar", **_battle_cells(rd, problems, where)}
     rules = _house_rules(rd, problems, where)
@@ -441,8 +476,11 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     if rd.session.extra.get("ended"):
         raise BattleStateError("the battle has ended (End Battle wrote the report): Undo Turn reopens it")
     offsets = _offsets(rd, stored)
-    _check_units(rd, stored, offsets)
-    problems: list[Problem] = []
+    problems = _below(rd, list(TYPED))  # issue 26, item 3: listed with the Units rows' own problems
+    try:
+        _check_units(rd, stored, offsets)
+    except InputError as err:
+        _raise([*err.problems, *problems])
     where: dict[str, str] = {"units": f"Units!A{rd.lay.block('Units_Table').first_row}"}
     pending = _pending(rd, problems, where)
     if not pending.moves and not pending.attacks and not problems:
@@ -458,10 +496,12 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     done = _commit(rd, "resolve", battle.turn, result.battle, offsets)
     mb, ab = lay.block("Moves_Table"), lay.block("Attacks_Table")
     updates: list[RangeUpdate] = []
+    stamps: dict[str, list[list[Any]]] = {"moves": [], "attacks": []}
     for order, res in views.move_results(result).items():
         off = pending.moves[order][0]
         updates.append(table.block_update(mb, [{"turn": battle.turn}], off, keys=["turn"]))
         updates.append(table.block_update(mb, [{k: res[k] for k in _MOVE_RESULTS}], off, keys=_MOVE_RESULTS))
+        stamps["moves"].append([off, {k: res[k] for k in _MOVE_RESULTS}])
     for order, res in views.attack_results(result).items():
         off = pending.attacks[order][0]
         row = {k: res[k] for k in _ATTACK_SPAN}
@@ -469,8 +509,10 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
             row["roll"] = pending.raw_attacks[off].get("roll")
         updates.append(table.block_update(ab, [{"turn": battle.turn}], off, keys=["turn"]))
         updates.append(table.block_update(ab, [row], off, keys=_ATTACK_SPAN))
+        stamps["attacks"].append([off, row])
     name = f"{ACTION_NAMES['resolve']} {battle.turn}"
-    record = result.battle.history[-1].model_dump(mode="json", exclude_defaults=True)
+    # issue 26: the record keeps the rows the turn stamped, so a lost Undo's can be put back
+    record = {**result.battle.history[-1].model_dump(mode="json", exclude_defaults=True), _STAMPS: stamps}
     updates += [*_view_updates(lay, result.battle, offsets, last_action=name), done.update,
                 ss.record_update(done, record), _log(lay, views.log_rows(result, done.token))]
     events = result.events
@@ -529,7 +571,7 @@ def _undo(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     if record_row.problem:
         raise SheetFormatError([Problem(record_row.where, f"{record_row.problem}: restore the previous copy")])
     try:
-        record = UndoRecord.model_validate(record_row.data)
+        record = UndoRecord.model_validate(_undo_data(record_row.data))
     except ValueError:
         raise SheetFormatError([Problem(record_row.where, "this undo record is not sheetsync's: restore the "
                                                           "previous copy")]) from None
@@ -539,17 +581,7 @@ def _undo(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     before = undo(stored.model_copy(update={"history": (record,)}))
     problems: list[Problem] = []
     pending = _pending(rd, problems, {})  # the stamped rows (a bad pending cell is not undo's business)
-    mb, ab = lay.block("Moves_Table"), lay.block("Attacks_Table")
-    updates: list[RangeUpdate] = []
-    for off in pending.stamped_moves.get(record.turn, []):
-        updates.append(table.block_update(mb, [{"turn": None}], off, keys=["turn"]))
-        updates.append(table.block_update(mb, [{}], off, keys=_MOVE_RESULTS))
-    for off, raw in pending.stamped_attacks.get(record.turn, []):
-        row: dict[str, Any] = {k: f for k, f in _formulas(lay, ab, off).items() if k in _ATTACK_SPAN}
-        source = raw.get("roll_source")
-        row["roll"] = None if isinstance(source, str) and source.strip() == "Rolled" else raw.get("roll")
-        updates.append(table.block_update(ab, [{"turn": None}], off, keys=["turn"]))
-        updates.append(table.block_update(ab, [row], off, keys=_ATTACK_SPAN))
+    updates = _unstamp(lay, pending, [record.turn])
     if not pending.stamped_moves.get(record.turn) and not pending.stamped_attacks.get(record.turn):
         updates += _orders_again(rd, record)
     done = _commit(rd, "undo", record.turn, before, offsets)
@@ -559,6 +591,90 @@ def _undo(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
                 _log(lay, [{"turn": record.turn, "kind": "undo", "details": name, "step": done.token}])]
     msg = f"{name}: the units stand as before turn {record.turn}, and its orders are pending again"
     return _report("undo", record.turn, msg, updates), updates
+
+
+def _unstamp(lay: Any, pending: _Pending, turns: Sequence[int]) -> list[RangeUpdate]:
+    """The Moves and Attacks rows stamped with ``turns`` pending again: Turn and results
+    blank, the live odds back, a die sheetsync rolled cleared (a typed one kept, H8)."""
+    mb, ab = lay.block("Moves_Table"), lay.block("Attacks_Table")
+    updates: list[RangeUpdate] = []
+    for turn in turns:
+        for off in pending.stamped_moves.get(turn, []):
+            updates.append(table.block_update(mb, [{"turn": None}], off, keys=["turn"]))
+            updates.append(table.block_update(mb, [{}], off, keys=_MOVE_RESULTS))
+        for off, raw in pending.stamped_attacks.get(turn, []):
+            row: dict[str, Any] = {k: f for k, f in _formulas(lay, ab, off).items() if k in _ATTACK_SPAN}
+            source = raw.get("roll_source")
+            row["roll"] = None if isinstance(source, str) and source.strip() == "Rolled" else raw.get("roll")
+            updates.append(table.block_update(ab, [{"turn": None}], off, keys=["turn"]))
+            updates.append(table.block_update(ab, [row], off, keys=_ATTACK_SPAN))
+    return updates
+
+
+_STAMPS = "stamps"
+"""The key of an undo record row that holds the rows its turn stamped (issue 26)."""
+
+
+def _undo_data(data: Any) -> Any:
+    """An undo record row's data as the engine's :class:`UndoRecord` (without the stamps)."""
+    return {k: v for k, v in data.items() if k != _STAMPS} if isinstance(data, dict) else data
+
+
+def _name(action: str, turn: int) -> str:
+    label = ACTION_NAMES.get(action, action)
+    return f"{label} {turn}" if action in ("resolve", "undo") else label
+
+
+def _journal(rd: _Read) -> tuple[list[RangeUpdate], str]:
+    """Issue 26, item 2: the State's journal checked against the Log before every step
+    (:func:`sheetsync.app.state_journal.session_guard`), as the battalion tracker does."""
+    if rd.session.battle is None:
+        return [], ""
+    turn = rd.session.battle.get("turn")
+    number = turn.get("number", 1) if isinstance(turn, dict) else 1
+    return sj.session_guard(rd.session, rd.lay, rd.log, name=_name, where=f"turn {number}",
+                            repair=lambda lost, msg: _repair(rd, _stored(rd), lost, msg))
+
+
+def _repair(rd: _Read, stored: Battle, lost: Sequence[sj.Lost], msg: str) -> list[RangeUpdate]:
+    """What steps lost to a simultaneous one left behind, put right from the State that
+    stands (issue 26, item 2): rows stamped with a turn the State has not resolved are
+    pending again (a lost Resolve Turn); the rows of a turn a lost Undo Turn made pending
+    are stamped again from their undo record, whose ``undone`` mark is cleared; the Units,
+    Map and Battle status are the State's, and a lost End Battle's report is cleared.  The
+    blob records the report, so the next step goes ahead."""
+    lay = rd.lay
+    offsets = _offsets(rd, stored)
+    pending = _pending(rd, [], {})
+    turns = sorted(t for t in {*pending.stamped_moves, *pending.stamped_attacks} if t >= stored.turn)
+    updates = _unstamp(lay, pending, turns)
+    mb, ab = lay.block("Moves_Table"), lay.block("Attacks_Table")
+    for x in lost:
+        if x.action != "undo" or x.phase >= stored.turn:
+            continue
+        marked = [r for r in rd.session.records if r.undone and rd.session.accepted(r)
+                  and isinstance(r.data, dict) and r.data.get("turn") == x.phase]
+        standing = [r for r in rd.session.records if not r.undone and rd.session.accepted(r)
+                    and isinstance(r.data, dict) and r.data.get("turn") == x.phase]
+        if standing or not marked:
+            continue
+        rec = max(marked, key=lambda r: (r.rev, r.row))
+        updates += [RangeUpdate(f"State!F{r.row}", [[None]]) for r in rd.session.same_step(rec)]
+        stamps = rec.data.get(_STAMPS) or {}
+        for block, key in ((mb, "moves"), (ab, "attacks")):
+            for off, cells in stamps.get(key, []):
+                updates.append(table.block_update(block, [{"turn": x.phase}], off, keys=["turn"]))
+                updates.append(table.block_update(block, [cells], off, keys=list(cells)))
+    ended = bool(rd.session.extra.get("ended"))
+    done = ss.commit(rd.session, mark=MARK, action="repair", turn=stored.turn, battle=_file(stored),
+                     extra=dict(rd.session.extra), blob_range=lay.block("State_Blob").range(),
+                     reported=[x.key for x in lost])
+    updates += [*_view_updates(lay, stored, offsets, ended=ended, last_action=msg[:45000]), done.update,
+                _log(lay, [{"turn": stored.turn, "kind": "repair", "outcome": "refused", "details": msg,
+                            "step": done.token}])]
+    if any(x.action == "end" for x in lost) and not ended:
+        updates.append(table.block_fill(lay.block("Report_Table"), []))
+    return updates
 
 
 def _free(block: Any, grid: Grid, count: int) -> list[int]:
@@ -700,7 +816,7 @@ def _check(rd: _Read) -> Any:
 
     lay = rd.lay
     stored = _stored(rd)
-    problems: list[Problem] = []
+    problems = _below(rd, list(TYPED))  # issue 26, item 3: what a resolve would refuse
     where: dict[str, str] = {"units": f"Units!A{lay.block('Units_Table').first_row}"}
     pending = _pending(rd, problems, where)
     data = dict(rd.session.battle or {})
@@ -725,7 +841,7 @@ def _export(rd: _Read) -> dict[str, Any]:
     history = []
     for r in rd.session.history():
         if r.data is not None and not r.problem:
-            history.append(UndoRecord.model_validate(r.data))
+            history.append(UndoRecord.model_validate(_undo_data(r.data)))
     data = battle_to_file(battle.model_copy(update={"history": tuple(history)}))
     return {"system": "hexwar", "battle": data, "turn": battle.turn, "ended": bool(rd.session.extra.get("ended"))}
 
@@ -737,7 +853,7 @@ class HexSteps(LayoutSteps):
     (:mod:`sheetsync.app.usecases`)."""
 
     title = "the hex wargame"
-    hooks = LayoutHooks(layout, _plan, _parse, _STEPS, _check, _export, _load_into)
+    hooks = LayoutHooks(layout, _plan, _parse, _STEPS, _check, _export, _load_into, _journal)
 
 
 run, load_into = HexSteps.run, HexSteps.load_into

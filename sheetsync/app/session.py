@@ -41,6 +41,9 @@ CHUNK = 30_000
 JOURNAL = 20
 """How many accepted steps the blob remembers."""
 
+REPORTED = 40
+"""How many reported lost steps the blob remembers."""
+
 BLOB_RANGE = "State!A2:A401"
 """The blob's default block (the layout's ``State_Blob``: a header in A1, 400 pieces)."""
 
@@ -96,6 +99,12 @@ class Session:
     extra: dict[str, Any] = field(default_factory=dict)
     """The system's own keys of the blob (``ended``, the units' rows ...)."""
     records: list[Record] = field(default_factory=list)
+    reported: list[str] = field(default_factory=list)
+    """Issue 26: ``rev:id`` of the lost steps already reported (each is reported once)."""
+    log_checked: int = 0
+    """Issue 26: the Log rows the step that wrote the blob had checked for lost steps."""
+    log_read: int | None = None
+    """The Log rows this step checked (set by the lost-step check); its blob records it."""
 
     def journal(self) -> dict[int, str]:
         """The journal as ``{rev: step id}``."""
@@ -169,7 +178,11 @@ def parse(blob: Grid, records: Grid, *, blob_range: str = BLOB_RANGE, mark: str 
                           action=str(data.get("action", "")),
                           turn=data["turn"] if isinstance(data.get("turn"), int) else 0, steps=list(data.get("steps", [])),
                           extra={k: v for k, v in data.items() if k not in ("mark", "battle", "rev", "step",
-                                                                            "steps", "action", "turn")})
+                                                                            "steps", "action", "turn", "reported",
+                                                                            "log_checked")})
+        reported, checked = data.get("reported", []), data.get("log_checked", 0)
+        session.reported = [str(r) for r in reported] if isinstance(reported, list) else []
+        session.log_checked = checked if isinstance(checked, int) and not isinstance(checked, bool) and checked >= 0 else 0
     first = parse_range(RECORDS_RANGE).row1
     for i, row in enumerate(records):
         cells = [*row, None, None, None, None][:4]
@@ -207,9 +220,14 @@ class Commit:
 
 
 def commit(prior: Session, *, mark: str, action: str, turn: int, battle: Mapping[str, Any] | None,
-           extra: Mapping[str, Any] | None = None, blob_range: str = BLOB_RANGE) -> Commit:
+           extra: Mapping[str, Any] | None = None, blob_range: str = BLOB_RANGE,
+           reported: Sequence[str] = ()) -> Commit:
     """The blob after a step: rev one more, the step's id (a digest of what it writes, so
-    two steps writing the very same thing are one step), the journal with this step."""
+    two steps writing the very same thing are one step), the journal with this step.
+
+    Issue 26: the blob also keeps the lost steps reported (``reported`` adds to the
+    prior's) and how many Log rows this step checked for lost steps
+    (:func:`sheetsync.app.state_journal.find_lost`)."""
     rng = parse_range(blob_range)
     if rng.row2 is None:
         raise ValueError(f"the State blob range {blob_range!r} must have an end")
@@ -218,8 +236,14 @@ def commit(prior: Session, *, mark: str, action: str, turn: int, battle: Mapping
                             **dict(extra if extra is not None else prior.extra)}
     step = _digest({"rev": rev, "action": action, "turn": turn, **body})
     steps = [*prior.steps, [rev, step]][-JOURNAL:]
-    text = json.dumps({**body, "rev": rev, "step": step, "action": action, "turn": turn, "steps": steps}, separators=(",", ":"),
-                      ensure_ascii=False)
+    tail: dict[str, Any] = {"rev": rev, "step": step, "action": action, "turn": turn, "steps": steps}
+    said = [*prior.reported, *reported][-REPORTED:]
+    if said:
+        tail["reported"] = said
+    checked = prior.log_checked if prior.log_read is None else prior.log_read
+    if checked:
+        tail["log_checked"] = checked
+    text = json.dumps({**body, **tail}, separators=(",", ":"), ensure_ascii=False)
     pieces = [text[i:i + CHUNK] for i in range(0, len(text), CHUNK)]
     size = rng.row2 - rng.row1 + 1
     if len(pieces) > size:

@@ -116,6 +116,10 @@ class LayoutHooks:
     check: Callable[[Any], Any]
     export: Callable[[Any], dict[str, Any]]
     load: Callable[[Any, Any, Any], tuple[StepReport, list[RangeUpdate]]]
+    journal: Callable[[Any], tuple[list[RangeUpdate], str]] | None = None
+    """Issue 26, item 2: before every step, the State's lost-step check of the parsed read
+    (:func:`sheetsync.app.state_journal.session_guard`): it refuses a step that finds one
+    lost, or gives the Log rows to mark and a note for the step's write and message."""
 
 
 class LayoutSteps:
@@ -142,7 +146,15 @@ class LayoutSteps:
 
     def step(self, action: str, grids: Sequence[Any]) -> tuple[StepReport, list[RangeUpdate]]:
         self._known(action)
-        return self.hooks.steps[action](self.hooks.parse(self.lay, grids))
+        parsed = self.hooks.parse(self.lay, grids)
+        marks, note = self.hooks.journal(parsed) if self.hooks.journal is not None else ([], "")
+        report, updates = self.hooks.steps[action](parsed)
+        if marks or note:
+            updates = [*updates, *marks]
+            report.message += note
+            if hasattr(report, "updates"):
+                report.updates = updates
+        return report, updates
 
     def check(self, grids: Sequence[Any]) -> Any:
         return self.hooks.check(self.hooks.parse(self.lay, grids))

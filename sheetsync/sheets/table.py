@@ -22,8 +22,9 @@ from sheetsync.core.layout import Block, Cell, CodecError, Column, col_letter, q
 from sheetsync.errors import Problem
 from sheetsync.sheets.backend import CellValue, Formula, Grid, RangeUpdate, parse_range
 
-__all__ = ["Row", "append_update", "blank_rows", "block_fill", "block_update", "cell_update", "decode", "is_blank",
-           "in_column", "locate", "overflow", "read_block", "read_cell", "relocate"]
+__all__ = ["HOUSE_RULES_TODO", "Row", "append_update", "blank_rows", "block_fill", "block_update", "cell_update", "decode", "is_blank",
+           "below_block", "in_column", "locate", "overflow", "read_block", "read_cell", "read_past", "relocate",
+           "split_below"]
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,53 @@ def overflow(block: Block, grid: Grid) -> list[int]:
     if block.rows is None:
         return []
     return [i for i, cells in enumerate(grid) if i >= block.rows and not all(is_blank(v) for v in cells)]
+
+
+HOUSE_RULES_TODO = "Each house rule has its own row above: type its value in that row's Value column"
+"""What to do with a row typed below a House Rules block, whose rows are fixed, one a rule
+(for :func:`below_block`)."""
+
+
+def read_past(block: Block, last_row: int | None = None) -> str:
+    """``block``'s range read past its last row, so a value typed below it is seen and
+    refused (:func:`below_block`) rather than silently dropped (issue 8, item 6; issue 26,
+    item 3): to the end of its sheet (``Units!A3:W``), or to row ``last_row`` when
+    something else of the tracker lies further down the sheet.  An open-ended block's
+    range is its own."""
+    if block.rows is None:
+        return block.range()
+    if last_row is not None:
+        return block.range(rows=last_row - block.first_row + 1)
+    return block.range().rsplit(":", 1)[0] + ":" + col_letter(block.last_col)
+
+
+def split_below(block: Block, grid: Grid) -> tuple[Grid, Grid]:
+    """The read of :func:`read_past` as the block's own rows and the rows below them."""
+    if block.rows is None:
+        return grid, []
+    return grid[:block.rows], grid[block.rows:]
+
+
+def below_block(block: Block, below: Grid, what: str, *, todo: str = "Move this row into an empty row above",
+                most: int | None = None) -> list[Problem]:
+    """Issue 8, item 6 and issue 26, item 3: a value below a block a Tracker types into is
+    refused, with the block's limit and its last row named, and what to do: ``todo``, and
+    when a tracker made from a battle file is sized to the battle (up to ``most`` rows of
+    this block), how to get one.  ``below`` is what was read under the block's last row
+    (:func:`split_below`); each row holding a value is one problem, at its first filled
+    cell, so every row to move is listed at once."""
+    rows = block.rows or 0
+    more = "" if most is None else (", or put the battle in a battle file: `sheetsync new OUT --from battle.yaml` "
+                                    f"makes a tracker sized to it (up to {most} {what})")
+    out: list[Problem] = []
+    for k, cells in enumerate(below):
+        j = next((j for j, v in enumerate(cells) if not is_blank(v)), None)
+        if j is None:
+            continue
+        where = f"{block.sheet}!{col_letter(block.first_col + j)}{block.first_row + rows + k}"
+        out.append(Problem(where, f"this tracker holds at most {rows} {what} (rows {block.first_row}-"
+                                  f"{block.last_row}); nothing below them is read. {todo}{more}"))
+    return out
 
 
 def read_cell(cell: Cell, value: CellValue, problems: list[Problem]) -> Any:

@@ -30,7 +30,7 @@ from sheetsync.recent import keep
 from sheetsync.rules.bbn import Battle, HouseRules, load_battle
 from sheetsync.rules.bbn.loader import load_turn
 from sheetsync.sheets import table
-from sheetsync.sheets.backend import CellValue, Formula, Grid, col_letter, quote_sheet
+from sheetsync.sheets.backend import CellValue, Formula, Grid, quote_sheet
 
 __all__ = ["Sheets", "check_fits", "missing_ranges", "parse_battle_setup", "parse_turn", "read_plan"]
 
@@ -51,9 +51,8 @@ def _beyond(block: Block, lay: Layout) -> str:
     and refused rather than dropped.  Blocks with nothing under them are read to the end of
     their sheet; the Cohorts setup only to the blank row above the Pools block."""
     if block.name == "Cohorts_Setup":
-        below = lay.block("Cohorts_Pools").header_row - 2
-        return block.range(rows=below - block.first_row + 1)
-    return block.range().rsplit(":", 1)[0] + ":" + col_letter(block.last_col)
+        return table.read_past(block, lay.block("Cohorts_Pools").header_row - 2)
+    return table.read_past(block)
 
 
 NOT_READ: dict[str, frozenset[str]] = {"resolve": frozenset({"characters"}), "undo": frozenset({"characters"})}
@@ -261,23 +260,13 @@ class _Reader:
         """Issue 8, item 6: a value below an input block is refused, with the limit named (a
         row there would otherwise be silently ignored).  Issue 9: the block is as long as the
         tracker's capacity; a tracker made from a battle file is sized to it, hence the hint
-        for the Cohorts and Characters sheets."""
+        for the Cohorts and Characters sheets.  The message is every system's
+        (:func:`sheetsync.sheets.table.below_block`, issue 26, item 3)."""
         _same_capacity(self.lay, sh)
         name, key, what = _OVERFLOW[attr]
         block = self.lay.block(name)
-        rows = block.rows or 0
-        for k, row in enumerate(sh.overflow.get(attr, [])):
-            for j, v in enumerate(row):
-                if v not in (None, ""):
-                    addr = f"{block.sheet}!{col_letter(block.first_col + j)}{block.first_row + rows + k}"
-                    more = ""
-                    if key in ("cohorts", "characters"):
-                        more = (f", or put the battle in a battle file: `sheetsync new OUT --from battle.yaml` makes a "
-                                f"tracker sized to it (up to {MAX_CAPACITY[key]} {what})")
-                    self.problems.append(Problem(addr, f"this tracker holds at most {rows} {what} (rows "
-                                                 f"{block.first_row}-{block.last_row}); nothing below them is read. "
-                                                 f"Move this row into an empty row above{more}"))
-                    return
+        most = MAX_CAPACITY[key] if key in ("cohorts", "characters") else None
+        self.problems.extend(table.below_block(block, sh.overflow.get(attr, []), what, most=most))
 
 
 def _characters(r: _Reader, sh: Sheets) -> dict[str, list[tuple[int, dict[str, Any]]]]:

@@ -100,12 +100,12 @@ def journal(lay: Layout, sh: Sheets) -> Journal:
         return Journal(stored, marks, note)
     battle = stored.battle
     by_rev = {int(e[0]): e for e in stored.journal}
-    parts = []
-    for x in lost:
+
+    def stands(x: sj.Lost) -> str:
         entry = by_rev.get(x.rev, stored.journal[-1])
-        stands, gone = _name(str(entry[2]), int(entry[3])), _name(x.action, x.phase)
-        parts.append(f"{gone} and {stands} ran at the same moment; {stands} stands, {gone} was lost: run it again")
-    msg = "; ".join(parts) + f". The tracker is at phase {battle.phase}; nothing else was changed by this click."
+        return _name(str(entry[2]), int(entry[3]))
+
+    msg = sj.collision_message(lost, stands, _name, f"phase {battle.phase}")
     write = sj.state_update(lay, battle, stored.last, prior=stored, action="repair", phase=battle.phase - 1,
                             reported=[x.key for x in lost])
     updates = [
