@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sheetsync.app import session as ss
-from sheetsync.app import state_journal as sj
 from sheetsync.app.step_report import StepReport
 from sheetsync.app.usecases import LayoutHooks, LayoutSteps
 from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError
@@ -42,6 +41,7 @@ from sheetsync.rules.exalted.loader import battle_to_file, load_battle
 from sheetsync.rules.exalted.models import HouseRules
 from sheetsync.rules.exalted.sheet import HOUSE_RULE_NOTES, MAX_CAPACITY, house_rule_rows, layout
 from sheetsync.rules.exalted.state import Battle, UndoRecord
+from sheetsync.sheets import lost_steps as sj
 from sheetsync.sheets import table
 from sheetsync.sheets.backend import (
     CellValue,
@@ -660,7 +660,7 @@ def _name(action: str, tick: int) -> str:
 
 def _journal(rd: _Read) -> tuple[list[RangeUpdate], str]:
     """Issue 26, item 2: the State's journal checked against the Log before every step
-    (:func:`sheetsync.app.state_journal.session_guard`), as the battalion tracker does."""
+    (:func:`sheetsync.sheets.lost_steps.session_guard`), as the battalion tracker does."""
     if rd.session.battle is None:
         return [], ""
     tick = rd.session.battle.get("tick") if isinstance(rd.session.battle.get("tick"), int) else rd.session.turn

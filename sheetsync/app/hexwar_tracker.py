@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sheetsync.app import session as ss
-from sheetsync.app import state_journal as sj
 from sheetsync.app.step_report import StepReport
 from sheetsync.app.usecases import LayoutHooks, LayoutSteps
 from sheetsync.core.layout import Column
@@ -37,6 +36,7 @@ from sheetsync.rules.hexwar.models import Battle, TurnOrders, UndoRecord
 from sheetsync.rules.hexwar.report import aftermath
 from sheetsync.rules.hexwar.sheet import MAX_CAPACITY, layout
 from sheetsync.rules.hexwar.turn import AttackEvent, TurnResult, resolve_turn, undo
+from sheetsync.sheets import lost_steps as sj
 from sheetsync.sheets import table
 from sheetsync.sheets.backend import (
     CellValue,
@@ -627,7 +627,7 @@ def _name(action: str, turn: int) -> str:
 
 def _journal(rd: _Read) -> tuple[list[RangeUpdate], str]:
     """Issue 26, item 2: the State's journal checked against the Log before every step
-    (:func:`sheetsync.app.state_journal.session_guard`), as the battalion tracker does."""
+    (:func:`sheetsync.sheets.lost_steps.session_guard`), as the battalion tracker does."""
     if rd.session.battle is None:
         return [], ""
     turn = rd.session.battle.get("turn")

@@ -51,7 +51,7 @@ import json
 import re
 import threading
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +64,15 @@ from sheetsync.rules.bbn import Battle
 from sheetsync.rules.bbn.battle import orders_behind, state_dump
 from sheetsync.rules.bbn.models import Order
 from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate, quote_sheet
+from sheetsync.sheets.lost_steps import (
+    Lost,
+    collision_message,
+    find_lost,
+    mark_rows,
+    session_guard,
+    step_column,
+)
+from sheetsync.sheets.lost_steps import whole as _whole
 
 __all__ = ["HISTORY_BLOCK", "JOURNAL", "KNOWN_STATES", "SHARED_KEYS", "Lost", "Record", "StateWrite", "Stored",
            "apply_patch", "collision_message", "find_lost", "forget_states", "full_history", "health_table_update", "lost_steps", "mark_rows",
@@ -231,10 +240,6 @@ def _last(last: Any) -> str:
         if not isinstance(value, list) or not all(isinstance(e, dict) for e in value):
             return f"the last resolve's {key.replace('_', ' ')} are not a list of records"
     return ""
-
-
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**12
 
 
 KNOWN_STATES = 4
@@ -714,31 +719,6 @@ def _mark_records(lay: Layout, rec: Record, mark: str | None) -> list[RangeUpdat
             for i, now in zip(rec.rows, rec.marks, strict=True) if now != mark]
 
 
-@dataclass(frozen=True)
-class Lost:
-    """A step whose State write was overwritten: its Log rows (offsets) and what it was."""
-
-    token: str
-    key: str
-    """``rev:id``, as the State's list of reported steps holds it."""
-    rev: int
-    action: str
-    phase: int
-    rows: tuple[int, ...]
-
-
-def _split(value: CellValue) -> tuple[str, str, int] | None:
-    """A Step cell ``rev:id:action:phase:n`` as (token, ``rev:id``, rev), or ``None`` for a
-    blank, marked or foreign cell.  The hex wargame's and Exalted's Log rows carry the
-    token without the row's number ``n`` (``rev:id:action:turn``, issue 26)."""
-    if not isinstance(value, str) or value.endswith((" lost", " duplicate")):
-        return None
-    parts = value.split(":")
-    if len(parts) not in (4, 5) or not parts[0].isdigit():
-        return None
-    return ":".join(parts[:4]), f"{int(parts[0])}:{parts[1]}", int(parts[0])
-
-
 def lost_steps(stored: Stored, steps: Grid) -> tuple[list[Lost], list[int]]:
     """Steps the Log shows and the State's journal does not: each a step overwritten by one
     run at the same moment.  Rows of steps older than the journal, rows already marked,
@@ -754,105 +734,6 @@ def lost_steps(stored: Stored, steps: Grid) -> tuple[list[Lost], list[int]]:
     same step at the same moment: it was applied once, and its rows appear twice)."""
     stored.log_read = len(steps)
     return find_lost([(e[0], e[1]) for e in stored.journal], stored.reported, stored.log_checked, steps)
-
-
-def find_lost(journal: Sequence[Sequence[Any]], reported: Sequence[str], log_checked: int,
-              steps: Grid) -> tuple[list[Lost], list[int]]:
-    """The one lost-step check of every rule system (issue 26, item 2): ``journal`` is the
-    State's accepted steps as ``(rev, id)`` pairs (the battalion blob's entries carry the
-    action and phase too; the Session's of the other systems do not), ``reported`` the
-    ``rev:id`` of lost steps already reported, ``log_checked`` the Log rows the step that
-    stands had checked, ``steps`` the Log's Step column.  Returns the lost steps (a Log
-    row whose step the journal does not hold) and the Log rows one accepted step wrote
-    twice.  See :func:`lost_steps`."""
-    if not journal:
-        return [], []
-    accepted = {f"{int(rev)}:{sid}" for rev, sid in journal}
-    oldest = min(int(rev) for rev, _sid in journal)
-    done = set(reported)
-    found: dict[str, list[int]] = {}
-    seen: set[str] = set()
-    twice: list[int] = []
-    start = log_checked if log_checked <= len(steps) else 0
-    for i in range(start, len(steps)):
-        row = steps[i]
-        value = row[0] if row else None
-        split = _split(value)
-        if split is None:
-            continue
-        token, key, rev = split
-        if rev < oldest or key in done:
-            continue
-        if key in accepted:
-            if value in seen and value != token:  # a row's own number tells a row written twice
-                twice.append(i)
-            seen.add(str(value))
-            continue
-        found.setdefault(token, []).append(i)
-    out = []
-    for token, rows in found.items():
-        rev_text, sid, action, phase = token.split(":")
-        out.append(Lost(token, f"{int(rev_text)}:{sid}", int(rev_text), action,
-                        int(phase) if phase.lstrip("-").isdigit() else 0, tuple(rows)))
-    return sorted(out, key=lambda x: x.rev), twice
-
-
-def collision_message(lost: Sequence[Lost], stands: Callable[[Lost], str], name: Callable[[str, int], str],
-                      where: str) -> str:
-    """The refusal that reports lost steps, in every system's words: for each, which step
-    stands (``stands``) and which was lost (``name`` of its action and turn or phase), and
-    where the tracker is now (``where``: "phase 3", "turn 2" ...)."""
-    parts = []
-    for x in lost:
-        gone, now = name(x.action, x.phase), stands(x)
-        parts.append(f"{gone} and {now} ran at the same moment; {now} stands, {gone} was lost: run it again")
-    return "; ".join(parts) + f". The tracker is at {where}; nothing else was changed by this click."
-
-
-def step_column(log: Any) -> str:
-    """The Log's Step column to its end, as a step reads it to check the journal
-    (``Log!J2:J``)."""
-    return f"{log.cell(0, 'step')}:{log.letter('step')}".replace(f"{log.sheet}!", f"{quote_sheet(log.sheet)}!", 1)
-
-
-def session_guard(session: Any, lay: Any, steps: Grid, *, name: Callable[[str, int], str], where: str,
-                  repair: Callable[[Sequence[Lost], str], list[RangeUpdate]]) -> tuple[list[RangeUpdate], str]:
-    """Issue 26, item 2: the battalion tracker's lost-step check for a tracker whose State
-    is a :class:`sheetsync.app.session.Session` (the hex wargame's, Exalted's), from the
-    step's one read: ``steps`` is the Log's Step column (:func:`step_column`).
-
-    A step lost to another run at the same moment is reported once: this step is refused
-    with :class:`~sheetsync.core.system.StepRefused`, naming the step that stands and the
-    one to run again, and its one write is ``repair(lost, message)`` (the system puts its
-    rows right from the State that stands, and records the report in the blob) with the
-    lost steps' Log rows marked ``lost``.  Otherwise returns the Log rows one step wrote
-    twice (the same step run twice at once, applied once), marked ``duplicate``, for this
-    step's write, and a note saying so."""
-    from sheetsync.core.system import StepRefused
-
-    journal = [(e[0], e[1]) for e in session.steps if isinstance(e, list) and len(e) >= 2 and _whole(e[0])]
-    lost, twice = find_lost(journal, session.reported, session.log_checked, steps)
-    session.log_read = len(steps)
-    marks = mark_rows(lay, steps, twice, "duplicate")
-    note = ""
-    if twice:
-        note = f" (note: {name(session.action, session.turn)} was run twice at the same moment and applied once)"
-    if not lost:
-        return marks, note
-    msg = collision_message(lost, lambda _x: name(session.action, session.turn), name, where)
-    raise StepRefused(msg, [*repair(lost, msg), *marks, *mark_rows(lay, steps, [i for x in lost for i in x.rows],
-                                                                     "lost")])
-
-
-def mark_rows(lay: Layout, steps: Grid, rows: Sequence[int], mark: str) -> list[RangeUpdate]:
-    """Mark Log rows in the Step column (`` lost``, `` duplicate``): they no longer stand."""
-    log = lay.block("Log_Table")
-    out = []
-    for i in rows:
-        value = steps[i][0] if i < len(steps) and steps[i] else ""
-        out.append(RangeUpdate(f"{quote_sheet(log.sheet)}!{log.letter('step')}{log.first_row + i}",
-                               [[f"{value} {mark}"]]))
-    return out
 
 
 def _stamp_cells(row: Sequence[CellValue], block: Any) -> list[CellValue]:

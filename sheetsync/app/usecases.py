@@ -118,7 +118,7 @@ class LayoutHooks:
     load: Callable[[Any, Any, Any], tuple[StepReport, list[RangeUpdate]]]
     journal: Callable[[Any], tuple[list[RangeUpdate], str]] | None = None
     """Issue 26, item 2: before every step, the State's lost-step check of the parsed read
-    (:func:`sheetsync.app.state_journal.session_guard`): it refuses a step that finds one
+    (:func:`sheetsync.sheets.lost_steps.session_guard`): it refuses a step that finds one
     lost, or gives the Log rows to mark and a note for the step's write and message."""
 
 
