@@ -44,6 +44,8 @@ from sheetsync.errors import InputError
 from sheetsync.rules.exalted.loader import load_battle
 from sheetsync.rules.exalted.sheet import house_rule_rows
 from sheetsync.rules.exalted.traits import CHARACTER_RANGES, UNIT_RANGES
+from sheetsync.rules.hexwar import example_battle_data
+from sheetsync.rules.hexwar import load_battle as load_hex_battle
 from sheetsync.sheets.backend import RangeUpdate
 from sheetsync.sheets.draw import draw_workbook
 
@@ -151,6 +153,31 @@ def test_issue26_the_bounds_hold_the_rules_own_top_values() -> None:
     data["units"][0].update(might=5, might_bonus=3, drill=5, avg_dexterity=10)
     assert load_battle(data).characters[0].dexterity == 10
     assert CHARACTER_RANGES["dexterity"].high == 10 and UNIT_RANGES["drill"].high == 5
+
+
+# -- the hex wargame ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("counter", "words"), [
+    ("999999999++ - 4 - 3 - 1", "has attack 999999999: out of range 0–99"),
+    ("4 - 4 - 1 - 2(" + "9" * 5000 + ")", "has reduced attack a 5000-digit number: out of range 0–99"),
+    ("4 - 100 - 1 - 1", "has defense 100: out of range 0–99"),
+], ids=["attack", "reduced", "defense"])
+def test_issue26_h1_a_counter_value_past_two_digits_is_refused(counter: str, words: str) -> None:
+    """H1, H10: a counter's value is reduced one step at a time; an attack of 999999999 took
+    minutes.  The text's counters are single digits; two are allowed."""
+    data = yaml.safe_load(example_battle_data())
+    data["units"][1]["counter"] = counter
+    message, cpu = refusal(lambda: load_hex_battle(data))
+    assert "units[1].counter: " in message and words in message
+    assert "9" * 50 not in message
+    assert cpu < CPU_BUDGET
+
+
+def test_issue26_h1_a_two_digit_counter_still_reads() -> None:
+    data = yaml.safe_load(example_battle_data())
+    data["units"][1]["counter"] = "99++ - 99 - 9 - 1"
+    assert load_hex_battle(data).units[1].counter.attack == 99
 
 
 # -- the tracker --------------------------------------------------------------------------------
