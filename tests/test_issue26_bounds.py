@@ -36,11 +36,13 @@ from test_exalted_tracker import (
 )
 from test_server import KEY, serving
 
+from sheetsync.app.files import example_path
 from sheetsync.app.server import create_app
 from sheetsync.app.usecases import run_steps
 from sheetsync.backends.excel import ExcelBackend
 from sheetsync.backends.xlwings_remote import payload_from_openpyxl
 from sheetsync.errors import InputError
+from sheetsync.rules.bbn.loader import load_battle as load_bbn_battle
 from sheetsync.rules.exalted.loader import load_battle
 from sheetsync.rules.exalted.sheet import house_rule_rows
 from sheetsync.rules.exalted.traits import CHARACTER_RANGES, UNIT_RANGES
@@ -178,6 +180,23 @@ def test_issue26_h1_a_two_digit_counter_still_reads() -> None:
     data = yaml.safe_load(example_battle_data())
     data["units"][1]["counter"] = "99++ - 99 - 9 - 1"
     assert load_hex_battle(data).units[1].counter.attack == 99
+
+
+# -- the battalion rules ------------------------------------------------------------------------
+
+
+def test_issue26_r15_an_ability_past_10_in_a_bbn_battle_file_is_refused() -> None:
+    """R15 with ``damage_basis = "attack_power"``: damage is the attack pool, and each 10 of
+    it below zero a casualty step, so a Brawl of 10^12 ran for minutes.  The tracker's
+    columns hold 0 to 10 dots, and so does the battle file now."""
+    data = yaml.safe_load(example_path().read_text(encoding="utf-8"))
+    data.setdefault("house_rules", {})["damage_basis"] = "attack_power"
+    data["cohorts"][0]["members"][0]["abilities"]["Brawl"] = 10**12
+    data["cohorts"][0]["pools"] = {"melee": 10**6}
+    message, cpu = refusal(lambda: load_bbn_battle(data))
+    assert "cohorts[0].members[0].abilities.Brawl: 1000000000000 is more than 10" in message
+    assert "cohorts[0].pools.melee: 1000000 is more than 999" in message
+    assert cpu < CPU_BUDGET
 
 
 # -- the tracker --------------------------------------------------------------------------------
