@@ -228,6 +228,31 @@ def test_issue26_run_within_never_stops_what_runs_after_the_step() -> None:
         assert total == sum(range(20000))
 
 
+def test_issue26_run_within_stops_steps_on_several_threads_each_at_its_budget() -> None:
+    stop = threading.Event()
+    outcome: dict[int, str] = {}
+
+    def spin() -> None:
+        deadline = time.monotonic() + DEADLINE
+        while not stop.is_set() and time.monotonic() < deadline:
+            pass
+
+    def endless(i: int) -> None:
+        try:
+            run_within(0.1 * (i + 1), spin)
+            outcome[i] = "ended"
+        except StepOverBudget:
+            outcome[i] = "stopped"
+
+    threads = [threading.Thread(target=endless, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(DEADLINE)
+    stop.set()
+    assert outcome == {0: "stopped", 1: "stopped", 2: "stopped"}
+
+
 def test_issue26_run_within_returns_a_quick_steps_value() -> None:
     assert run_within(5.0, lambda: 42) == 42
     with pytest.raises(ZeroDivisionError):
