@@ -26,6 +26,14 @@ exception that is not a :class:`SheetSyncError`, answers with the alert
 ``sheetsync failed: see the server log`` and its traceback is logged: the endpoint never
 answers 500 and never shows a traceback.
 
+A step has a time budget (issue 26): ``create_app(step_budget=...)``, else
+``SHEETSYNC_STEP_BUDGET`` (seconds), else :data:`DEFAULT_STEP_BUDGET`.  A step still running
+when its budget is spent is stopped (:func:`run_within`) and answers one alert saying so, with
+nothing written, and its tracker's lock is released.  Steps queue per tracker (the book's
+name in the payload): a double click on one tracker waits for the first click's answer, and
+a step on another tracker never waits for it.  ``/health`` lists a step that runs past its
+budget (one the stop could not reach, such as one inside a long call into C).
+
 Security: every request needs the API key from ``SHEETSYNC_API_KEY`` in its
 ``Authorization`` header (compared in constant time); bodies over ``max_bytes`` get 413,
 malformed ones 422, a client whose xlwings version differs from the server's gets 400 with
@@ -37,15 +45,19 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import ctypes
+import functools
 import gc
 import hmac
+import itertools
 import json
 import logging
 import os
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -56,8 +68,9 @@ from sheetsync.app.json_bytes import dumps
 from sheetsync.core.system import ACTIONS
 from sheetsync.errors import SheetSyncError
 
-__all__ = ["DEFAULT_MAX_BYTES", "ENGINES", "FAILED", "alert_answer", "create_app", "require_remote_engine",
-           "user_message"]
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_STEP_BUDGET", "ENGINES", "FAILED", "STEP_BUDGET_ENV", "STUCK_GRACE",
+           "StepOverBudget", "TrackerLocks", "alert_answer", "create_app", "over_budget_message",
+           "require_remote_engine", "run_within", "step_budget_from_env", "user_message"]
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 REQUIRED_KEYS = ("client", "version", "book", "sheets")
@@ -66,6 +79,16 @@ ENGINES = ("payload", "xlwings")
 ``xw.Book(json=...)``; both answer the same actions."""
 TIMINGS_KEPT = 10_000
 """How many (action, seconds) pairs ``app.state.timings`` keeps (the most recent)."""
+
+DEFAULT_STEP_BUDGET = 10.0
+"""Issue 26: the seconds a step may run on the server before it is stopped (a Resolve of a
+large tracker takes well under one)."""
+STEP_BUDGET_ENV = "SHEETSYNC_STEP_BUDGET"
+"""The environment variable that sets the step budget, in seconds, when ``create_app`` is
+not given one."""
+STUCK_GRACE = 1.0
+"""Issue 26: seconds past its budget after which a step still running is reported stuck by
+``/health`` (a step is stopped at its budget; one still running this much later could not be)."""
 
 FAILED = "sheetsync failed: see the server log"
 """The alert for a bug: the detail is logged, never shown in the sheet."""
@@ -197,6 +220,153 @@ def _step(action: str, payload: dict[str, Any], engine: str = "payload") -> JSON
         close_book(book)
 
 
+class StepOverBudget(BaseException):  # noqa: N818 (a signal, like KeyboardInterrupt, not an error)
+    """Issue 26: raised inside a step's thread when its time budget is spent.  A
+    :class:`BaseException`, so no ``except Exception`` in a step can swallow it."""
+
+
+def _raise_in(thread_id: int, exc: type[BaseException] | None) -> None:
+    """Have ``exc`` raised in thread ``thread_id`` at its next Python instruction, or clear
+    a pending one (``None``)."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id),
+                                               ctypes.py_object(exc) if exc is not None else None)
+
+
+_T = TypeVar("_T")
+
+
+class _Watchdog:
+    """Issue 26: one thread that raises :class:`StepOverBudget` in each step's thread whose
+    budget is spent (one thread for every step: starting a timer thread per step cost 0.14 ms
+    a click).  Arming, disarming and firing hold one lock, so a step disarmed is never fired
+    at, and a step knows whether it was."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._due: dict[int, tuple[float, int, list[bool]]] = {}  # key -> (deadline, thread id, [fired])
+        self._keys = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def arm(self, budget: float, thread_id: int, fired: list[bool]) -> int:
+        """Watch the step of thread ``thread_id`` for ``budget`` seconds; ``fired[0]``
+        becomes true when it is fired at."""
+        with self._cond:
+            key = next(self._keys)
+            self._due[key] = (time.monotonic() + budget, thread_id, fired)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._watch, name="sheetsync step watchdog", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+            return key
+
+    def disarm(self, key: int, fired: list[bool]) -> bool:
+        """Forget step ``key``; whether it was fired at."""
+        with self._cond:
+            self._due.pop(key, None)
+            return fired[0]
+
+    def _watch(self) -> None:
+        with self._cond:
+            while True:
+                now = time.monotonic()
+                for key, (deadline, thread_id, fired) in list(self._due.items()):
+                    if deadline <= now:
+                        del self._due[key]
+                        fired[0] = True
+                        _raise_in(thread_id, StepOverBudget)
+                nearest = min((deadline for deadline, _, _ in self._due.values()), default=None)
+                self._cond.wait(None if nearest is None else nearest - now)
+
+
+_WATCHDOG = _Watchdog()
+
+
+def run_within(budget: float, fn: Callable[[], _T]) -> _T:
+    """Issue 26: ``fn()`` on this thread, stopped by :class:`StepOverBudget` if it still runs
+    after ``budget`` seconds.
+
+    A watchdog raises the exception in this thread (``PyThreadState_SetAsyncExc``); Python
+    delivers it at the thread's next bytecode, so a pure-Python step stops at once, and one
+    inside a single long call into C stops when that call returns.  The watchdog and the end
+    of ``fn`` agree under one lock: once ``fn`` has returned, no exception is raised, and one
+    raised too late to land inside ``fn`` is cleared, so the thread (a worker of a pool) goes
+    on to its next task untouched.  ``StepOverBudget`` propagates to the caller, through
+    every ``with`` and ``finally`` of the step (locks are released, books closed)."""
+    thread_id = threading.get_ident()
+    fired = [False]
+    key = _WATCHDOG.arm(budget, thread_id, fired)
+    try:
+        return fn()
+    finally:
+        if _WATCHDOG.disarm(key, fired):
+            _raise_in(thread_id, None)  # not yet delivered: it must not hit what runs next
+
+
+def over_budget_message(action: str, budget: float) -> str:
+    """Issue 26: the alert of a step stopped at its budget."""
+    return (f"{action} was stopped: it ran longer than this server's {budget:g} s budget for a step, and "
+            "nothing was written. Check the numbers typed in the tracker (a very large one can make a step "
+            "run that long), then try again; the server's log has the details.")
+
+
+def step_budget_from_env() -> float:
+    """The step budget set by :data:`STEP_BUDGET_ENV`, or :data:`DEFAULT_STEP_BUDGET`."""
+    from sheetsync.errors import BackendError
+
+    text = os.environ.get(STEP_BUDGET_ENV, "").strip()
+    if not text:
+        return DEFAULT_STEP_BUDGET
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise BackendError(f"{STEP_BUDGET_ENV}={text!r}: a step's budget is a number of seconds above 0 and "
+                           "at most 3600")
+    return value
+
+
+class TrackerLocks:
+    """Issue 26: one lock per tracker, made when a step needs it and dropped when no step
+    holds or awaits it (the server keeps nothing of trackers it no longer serves)."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[str, tuple[threading.Lock, list[int]]] = {}
+
+    def __len__(self) -> int:
+        with self._guard:
+            return len(self._locks)
+
+    @contextlib.contextmanager
+    def held(self, key: str) -> Iterator[None]:
+        with self._guard:
+            lock, users = self._locks.setdefault(key, (threading.Lock(), [0]))
+            users[0] += 1
+        try:
+            with lock:
+                yield
+        finally:
+            with self._guard:
+                users[0] -= 1
+                if users[0] == 0:
+                    del self._locks[key]
+
+
+@dataclass(frozen=True)
+class _Running:
+    action: str
+    tracker: str
+    started: float
+
+
+def _tracker_of(payload: dict[str, Any]) -> str:
+    """The tracker a payload is from: its workbook's name (Google Sheets sends the
+    spreadsheet's title, Excel the file's name).  Two trackers of one name share a queue,
+    which costs a wait, never a race."""
+    return str(payload["book"]["name"])
+
+
 _PAUSE_LOCK = threading.Lock()
 _pauses = 0
 _resume = False
@@ -273,13 +443,22 @@ def create_app(
     max_bytes: int = DEFAULT_MAX_BYTES,
     timer: Callable[[], float] = time.perf_counter,
     engine: str = "payload",
+    step_budget: float | None = None,
 ) -> FastAPI:
     """The endpoint.  ``api_key`` defaults to ``SHEETSYNC_API_KEY``; without one the app
     refuses to be built (an open endpoint would let anyone resolve your battle).  ``engine``
     is one of :data:`ENGINES`.  ``app.state.timings`` keeps the last :data:`TIMINGS_KEPT`
-    (action, seconds) pairs of the server's own time per step."""
+    (action, seconds) pairs of the server's own time per step.
+
+    ``step_budget`` (seconds; default ``SHEETSYNC_STEP_BUDGET``, else
+    :data:`DEFAULT_STEP_BUDGET`) is how long a step may run before it is stopped and
+    refused (issue 26).  ``app.state.running`` holds the steps running now, and
+    ``app.state.tracker_locks`` the per-tracker queues."""
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
+    budget = step_budget if step_budget is not None else step_budget_from_env()
+    if not budget > 0:
+        raise ValueError(f"a step's budget is a number of seconds above 0, not {budget!r}")
     key = api_key if api_key is not None else os.environ.get("SHEETSYNC_API_KEY", "")
     if not key:
         from sheetsync.errors import BackendError
@@ -288,8 +467,13 @@ def create_app(
     # No schema and no docs pages: they would describe the endpoint to anyone, key or not.
     app = FastAPI(title="sheetsync", version="1", openapi_url=None, docs_url=None, redoc_url=None,
                   lifespan=_lifespan)
-    lock = threading.Lock()  # one step at a time: a double click queues, it doesn't race
+    locks = TrackerLocks()  # one step at a time per tracker: a double click queues, it doesn't race
+    app.state.tracker_locks = locks
+    app.state.step_budget = budget
     app.state.timings = collections.deque(maxlen=TIMINGS_KEPT)
+    running: dict[int, _Running] = {}
+    app.state.running = running
+    tickets = itertools.count()
 
     def authorized(request: Request) -> bool:
         given = request.headers.get("authorization", "")
@@ -321,9 +505,18 @@ def create_app(
             if isinstance(payload, JSONResponse):
                 return payload
             start = timer()
-            with lock:
+            tracker = _tracker_of(payload)
+            with locks.held(tracker):
                 cpu = time.thread_time()
-                answer = _step(action, payload, engine)
+                ticket = next(tickets)
+                running[ticket] = _Running(action, tracker, time.monotonic())
+                try:
+                    answer = run_within(budget, functools.partial(_step, action, payload, engine))
+                except StepOverBudget:
+                    log.warning("%s on %r was stopped after its %g s budget", action, tracker, budget)
+                    answer = JSONResponse(alert_answer(over_budget_message(action, budget)))
+                finally:
+                    running.pop(ticket, None)
                 cpu = time.thread_time() - cpu
             took = timer() - start
             del payload
@@ -355,7 +548,19 @@ def create_app(
         app.post(f"/api/{action}", summary=f"{action} (xlwings remote payload in, actions out)")(route(action))
 
     @app.get("/health")
-    async def health() -> dict[str, str]:
-        return {"status": "ok"}
+    async def health() -> JSONResponse:
+        """``{"status": "ok"}`` with 200 while every step runs within its budget.  A step
+        still running :data:`STUCK_GRACE` seconds past its budget (the stop could not reach
+        it: a long call into C) makes it ``{"status": "stuck", "stuck": [{"action", "tracker",
+        "seconds"}, ...]}`` with **503**: the server still answers other trackers, but a
+        supervisor polling ``/health`` (systemd, a load balancer) learns from the status
+        code alone that it needs a restart, and a person reading it sees which step and for
+        how long."""
+        now = time.monotonic()
+        stuck = [{"action": r.action, "tracker": r.tracker, "seconds": round(now - r.started, 1)}
+                 for r in list(running.values()) if now - r.started > budget + STUCK_GRACE]
+        if stuck:
+            return JSONResponse({"status": "stuck", "stuck": stuck}, status_code=503)
+        return JSONResponse({"status": "ok"})
 
     return app

@@ -176,13 +176,18 @@ class PathEntry(Frozen):
     offensive: bool | None = None
 
 
+Dots = Annotated[int, Field(ge=0, le=10)]
+"""Issue 26: an Ability or Discipline's dots, 0 to 10 as on the tracker (a pool built from
+them is damage with ``damage_basis = "attack_power"``, and each 10 of it a casualty step)."""
+
+
 class CharacterSheet(Frozen):
     """One member's character sheet, as far as the cohort sheet needs it."""
 
     name: str = Field(min_length=1)
-    abilities: dict[str, int] = Field(default_factory=dict)
+    abilities: dict[str, Dots] = Field(default_factory=dict)
     merits: tuple[str, ...] = ()
-    disciplines: dict[str, int] = Field(default_factory=dict)
+    disciplines: dict[str, Dots] = Field(default_factory=dict)
     combination_disciplines: tuple[Combination, ...] = ()
     blood_magic_paths: dict[str, PathEntry] = Field(default_factory=dict)
     blood_magic_in_clan: bool = False
@@ -203,7 +208,9 @@ class CohortSpec(Frozen):
     tracker: str | None = None
     reporter: str | None = None
     members: tuple[CharacterSheet, ...]
-    pools: dict[PoolName, int] | None = None
+    pools: dict[PoolName, Annotated[int, Field(ge=0, le=999)]] | None = None
+    """R1: hand-set pools, 0 to 999 as on the tracker (issue 26: a pool is damage with
+    ``damage_basis = "attack_power"``, and each 10 of it a casualty step)."""
     aegis: dict[str, Annotated[int, Field(ge=0, le=3)]] = Field(default_factory=dict)
     """R27: Aegis each member burns in the aftermath (0 to 3)."""
     lasting_rolls: dict[str, Annotated[int, Field(ge=1, le=10)]] = Field(default_factory=dict)

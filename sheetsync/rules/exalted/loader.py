@@ -40,6 +40,12 @@ commander's).  Options with several parts put ``;`` between them (``battle.py`` 
 A unit split off during the battle is written with ``split_from``, and a duel that stops
 the long ticks as ``duel:`` (X23, X27).  ``started``, ``tick``, ``state`` and ``history`` are written by :func:`battle_to_file`
 for the next long tick and for undo.
+
+Every typed number is checked against its range first (issue 26, the :class:`Bound` tables
+of :mod:`~sheetsync.rules.exalted.traits`): ``characters[0].dexterity: Dexterity 1000 is
+out of range 1–10 (...)``.  A number out of range stands in as the nearest in range, so the
+rest of the battle is still checked, and nothing derived from a battle with a bad number is
+ever computed at that size.
 """
 
 from __future__ import annotations
@@ -56,7 +62,21 @@ from sheetsync.rules.exalted.models import Character, HouseRules, UnitSpec
 from sheetsync.rules.exalted.morale import Weather
 from sheetsync.rules.exalted.options import move_option, parse_attack_option
 from sheetsync.rules.exalted.state import Battle, BattleUnit, Duel, Order, UndoRecord, UnitState
-from sheetsync.rules.exalted.traits import derive_traits
+from sheetsync.rules.exalted.traits import (
+    ABILITY_RANGE,
+    CHARACTER_RANGES,
+    HEADCOUNT_RANGE,
+    HEALTH_LEVELS_RANGE,
+    MEMBER_RANGES,
+    ORDER_RANGES,
+    RULE_RANGES,
+    UNIT_RANGES,
+    WEAPON_RANGES,
+    WOUND_RANGE,
+    Bound,
+    derive_traits,
+    headcount,
+)
 from sheetsync.rules.loading import validate
 
 __all__ = ["battle_to_file", "initial_state", "load_battle"]
@@ -80,6 +100,69 @@ def _list(data: dict[str, Any], key: str, problems: list[Problem], *, required: 
         problems.append(Problem(key, f"{value!r} is not a list"))
         return []
     return value
+
+
+def _bounded(data: dict[str, Any], ranges: dict[str, Bound], where: str, problems: list[Problem]) -> dict[str, Any]:
+    """Issue 26: ``data`` with each number of ``ranges`` checked; one out of range is a
+    problem at its path, and stands in as the nearest value in range."""
+    out = dict(data)
+    for key, bound in ranges.items():
+        value = out.get(key)
+        problem = bound.problem(value)
+        if problem is not None and isinstance(value, (int, float)):
+            problems.append(Problem(f"{where}.{key}", problem))
+            out[key] = bound.clamp(value)
+    return out
+
+
+def _bounded_character(c: dict[str, Any], where: str, problems: list[Problem]) -> dict[str, Any]:
+    """Issue 26: a character's traits, Abilities, weapons and health track in range."""
+    c = _bounded(c, CHARACTER_RANGES, where, problems)
+    abilities = c.get("abilities")
+    if isinstance(abilities, dict):
+        c["abilities"] = dict(abilities)
+        for name, dots in abilities.items():
+            problem = ABILITY_RANGE.problem(dots, str(name))
+            if problem is not None:
+                problems.append(Problem(f"{where}.abilities.{name}", problem))
+                c["abilities"][name] = ABILITY_RANGE.clamp(dots)
+    for weapon in ("close_weapon", "ranged_weapon"):
+        if isinstance(c.get(weapon), dict):
+            c[weapon] = _bounded(c[weapon], WEAPON_RANGES, f"{where}.{weapon}", problems)
+    track = c.get("health_track")
+    if isinstance(track, (list, tuple)):
+        problem = HEALTH_LEVELS_RANGE.problem(len(track) + 1)
+        if problem is not None:
+            problems.append(Problem(f"{where}.health_track", problem))
+            track = track[:HEALTH_LEVELS_RANGE.high - 1]
+        c["health_track"] = list(track)
+        for j, penalty in enumerate(track):
+            problem = WOUND_RANGE.problem(penalty)
+            if problem is not None:
+                problems.append(Problem(f"{where}.health_track[{j}]", problem))
+                c["health_track"][j] = WOUND_RANGE.clamp(penalty)
+    return c
+
+
+def _bounded_unit(raw: dict[str, Any], where: str, problems: list[Problem]) -> dict[str, Any]:
+    """Issue 26: a unit's typed numbers and its member groups' in range."""
+    raw = _bounded(raw, UNIT_RANGES, where, problems)
+    members = raw.get("members")
+    if isinstance(members, list):
+        raw["members"] = [_bounded(g, MEMBER_RANGES, f"{where}.members[{j}]", problems) if isinstance(g, dict) else g
+                          for j, g in enumerate(members)]
+    return raw
+
+
+def _bounded_rules(data: Any, problems: list[Problem]) -> Any:
+    """Issue 26: the house rules' numbers in range (``speed.X`` and ``dv.X`` each)."""
+    if not isinstance(data, dict):
+        return data
+    out = _bounded(data, {"inactive_dv": RULE_RANGES["inactive_dv"]}, "house_rules", problems)
+    for key in ("speed", "dv"):
+        if isinstance(out.get(key), dict):
+            out[key] = _bounded(out[key], dict.fromkeys(out[key], RULE_RANGES[key]), f"house_rules.{key}", problems)
+    return out
 
 
 def _dice_format(value: Any, where: str, problems: list[Problem]) -> None:
@@ -116,7 +199,7 @@ def _characters(raw: list[Any], problems: list[Problem]) -> tuple[list[Character
         if not isinstance(c, dict):
             problems.append(Problem(where, f"{c!r} is not a mapping"))
             continue
-        c = dict(c)
+        c = _bounded_character(c, where, problems)
         role = c.pop("role", None)
         if role is not None and role not in ROLES:
             problems.append(Problem(f"{where}.role", f"{role!r} is not a role{did_you_mean(role, ROLES)}; the roles "
@@ -152,6 +235,7 @@ def _unit(raw: Any, i: int, chars: dict[str, Character], rules: HouseRules, prob
     if not isinstance(raw, dict):
         problems.append(Problem(where, f"{raw!r} is not a mapping"))
         return None
+    raw = _bounded_unit(raw, where, problems)
     spec_data = {k: v for k, v in raw.items() if k not in UNIT_EXTRA_KEYS}
     before = len(problems)
     commander = None
@@ -191,6 +275,10 @@ def _unit(raw: Any, i: int, chars: dict[str, Character], rules: HouseRules, prob
     _dice_format(raw.get("join_war"), f"{where}.join_war", problems)
     unit = None
     if spec is not None:
+        problem = HEADCOUNT_RANGE.problem(headcount(spec, rules).value)
+        if problem is not None:  # X2: checked before any trait is derived from it
+            problems.append(Problem(f"{where}.members", problem))
+            return None
         n_special = len(roles["heroes"]) + len(roles["sorcerers"]) + len(roles["relays"])
         t = derive_traits(spec, rules)
         if n_special > 2 * t.magnitude.value:
@@ -230,6 +318,9 @@ def _orders(raw: list[Any], units: list[str], problems: list[Problem]) -> list[O
             problems.append(Problem(where, f"{o!r} is not a mapping"))
             continue
         before = len(problems)
+        tick = o.get("tick")
+        if not (isinstance(tick, (int, float)) and tick < 0):  # below 0: the Order model's own refusal
+            o = _bounded(o, ORDER_RANGES, where, problems)
         for key in DICE_KEYS:
             _dice_format(o.get(key), f"{where}.{key}", problems)
         _option_syntax(o, f"{where}.option", problems)
@@ -258,7 +349,8 @@ def load_battle(data: Any, source: str = "") -> Battle:
     for key in data:
         if key not in TOP_KEYS:
             problems.append(Problem(str(key), f"is not a key of an Exalted battle file{did_you_mean(key, TOP_KEYS)}"))
-    rules = validate(HouseRules, data.get("house_rules") or {}, "house_rules", problems) or HouseRules()
+    rules = validate(HouseRules, _bounded_rules(data.get("house_rules") or {}, problems), "house_rules",
+                     problems) or HouseRules()
     seed = data.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
         problems.append(Problem("seed", f"{seed!r} is not a whole number or text"))

@@ -12,12 +12,21 @@ Readings where the rulings leave room:
 - A headcount of 0 or 1 is Magnitude 0.
 - Hardness ``"minimum"`` takes the smallest member Hardness, never more than ⌊avg⌋.
 - A solo unit (X1) has no unit ratings, Armor or Might: its commander fights alone.
+
+Every number a Tracker types has a range (:class:`Bound`, issue 26): the dots of Exalted 2e
+(Attributes, Essence and Willpower 1 to 10, Abilities 0 to 10, Valor 1 to 5), the tables of
+the mass rules (Drill 0 to 5 X3, Might 0 to 5 and its bonus 0 to 3 X5) and, where the rules
+name no top, a bound far past any battle's need (soak and damage 30, 100,000 members a
+row, Magnitude 16).  A pool, a distribution or a damage roll then never grows past a few
+dozen dice, however a cell is mistyped.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from sheetsync.rules.exalted.models import (
     DamageType,
@@ -28,7 +37,16 @@ from sheetsync.rules.exalted.models import (
 )
 
 __all__ = [
+    "CHARACTER_RANGES",
+    "HEADCOUNT_RANGE",
+    "HEALTH_LEVELS_RANGE",
+    "MEMBER_RANGES",
     "MOUNT_VALOR",
+    "ORDER_RANGES",
+    "RULE_RANGES",
+    "UNIT_RANGES",
+    "WEAPON_RANGES",
+    "Bound",
     "Entry",
     "Trait",
     "UnitTraits",
@@ -60,6 +78,114 @@ DEFAULT_RULES = HouseRules.model_construct()  # == HouseRules(), no validator bu
 
 _ROW_TOPS: tuple[int, ...] = (1, 10, 75, 150, 300, 650, 1250, 2500, 5000, 10000)
 """X2: the largest headcount of Magnitude rows 0 to 9."""
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """Issue 26: the range a typed number must be in, its name in a message, and why."""
+
+    label: str
+    low: int
+    high: int
+    rule: str
+
+    def problem(self, value: Any, label: str | None = None) -> str | None:
+        """What is wrong with ``value`` (``None`` when it is in range, or not a number at
+        all: whether it is one is the model's to say)."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        if isinstance(value, float) and not math.isfinite(value) or not self.low <= value <= self.high:
+            return f"{label or self.label} {shown(value)} is out of range {self.low}–{self.high} ({self.rule})"
+        return None
+
+    def clamp(self, value: int | float) -> int | float:
+        """The nearest value in range, standing in for one refused so that the rest of its
+        unit is still checked (the battle is refused anyway)."""
+        if isinstance(value, float) and math.isnan(value):
+            return self.low
+        return type(value)(min(max(value, self.low), self.high))
+
+
+def shown(value: int | float) -> str:
+    """A number as a message shows it: a huge one short (``1e+308``, ``a 401-digit
+    number``), never its hundreds of digits."""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:g}"
+    if abs(value) < 10**15:
+        return str(value)
+    try:
+        return f"{float(value):g}"
+    except OverflowError:
+        return f"a {len(str(abs(value)))}-digit number"
+
+
+_ATTRIBUTE = "an Attribute, 1 to 10 dots in Exalted 2e; E8, X28"
+_ABILITY = "an Ability, 0 to 10 dots in Exalted 2e; X28"
+_SOAK = "E9: no armour soaks more"
+
+CHARACTER_RANGES: dict[str, Bound] = {
+    "dexterity": Bound("Dexterity", 1, 10, _ATTRIBUTE),
+    "strength": Bound("Strength", 1, 10, _ATTRIBUTE),
+    "stamina": Bound("Stamina", 1, 10, _ATTRIBUTE),
+    "charisma": Bound("Charisma", 1, 10, _ATTRIBUTE),
+    "wits": Bound("Wits", 1, 10, _ATTRIBUTE),
+    "essence": Bound("Essence", 1, 10, "1 to 10 in Exalted 2e; E9"),
+    "valor": Bound("Valor", 1, 5, "a Virtue, 1 to 5 dots in Exalted 2e; X10"),
+    "willpower": Bound("Willpower", 1, 10, "1 to 10 in Exalted 2e; X40"),
+    "shield_dv": Bound("Shield DV", 0, 10, "X9"),
+    "armor_soak": Bound("Armour soak", 0, 30, _SOAK),
+    "hardness": Bound("Hardness", 0, 30, _SOAK),
+}
+"""Issue 26: a character's typed traits (the Characters sheet, ``characters:``)."""
+ABILITY_RANGE = Bound("Ability", 0, 10, _ABILITY)
+"""Issue 26: each of a character's Abilities (labelled with its own name)."""
+WOUND_RANGE = Bound("wound penalty", -4, 0, "E10")
+HEALTH_LEVELS_RANGE = Bound("health levels", 1, 40, "E10: 7, and 3 a purchase of Ox-Body, 10 at most")
+"""Issue 26: a track's levels, Incapacitated included."""
+WEAPON_RANGES: dict[str, Bound] = {
+    "accuracy": Bound("Accuracy", -10, 10, "E7"),
+    "damage": Bound("damage", 0, 30, "E7"),
+    "defense": Bound("Defense", -10, 10, "E8"),
+    "speed": Bound("Speed", 0, 10, "E11"),
+}
+UNIT_RANGES: dict[str, Bound] = {
+    "drill": Bound("Drill", 0, 5, "X3"),
+    "might": Bound("Might", 0, 5, "X5: the table tops at 5"),
+    "might_bonus": Bound("Might bonus", 0, 3, "X5: the equipment table tops at +3"),
+    "avg_dexterity": Bound("avg Dexterity", 0, 10, _ATTRIBUTE),
+    "avg_strength": Bound("avg Strength", 0, 10, _ATTRIBUTE),
+    "avg_stamina": Bound("avg Stamina", 0, 10, _ATTRIBUTE),
+    "avg_valor": Bound("avg Valor", 0, 5, "a Virtue, at most 5; X10"),
+    "close_ability": Bound("close Ability", 0, 10, _ABILITY),
+    "ranged_ability": Bound("ranged Ability", 0, 10, _ABILITY),
+    "close_accuracy": Bound("close Accuracy", -10, 10, "E7, X6"),
+    "ranged_accuracy": Bound("ranged Accuracy", -10, 10, "E7, X6"),
+    "close_damage": Bound("close damage", 0, 30, "E7, X7"),
+    "ranged_damage": Bound("ranged damage", 0, 30, "E7, X7"),
+    "avg_lethal_soak": Bound("avg lethal soak", 0, 35, "X8: natural 5 and armour 30 at most"),
+    "avg_mobility": Bound("avg mobility", 0, 10, "X8"),
+    "avg_fatigue": Bound("avg fatigue", 0, 10, "X4"),
+    "hardness_avg": Bound("avg Hardness", 0, 30, "X8"),
+    "hardness_min": Bound("least Hardness", 0, 30, "X8"),
+    "steed_valor": Bound("steed Valor", 0, 5, "X10"),
+    "ammunition": Bound("Ammunition", 0, 999, "X31: 3 a volley"),
+}
+"""Issue 26: a unit's typed numbers (the Units sheet, ``units:``); its cover, a percentage,
+is bounded 0 to 100 by the model (X16)."""
+MEMBER_RANGES: dict[str, Bound] = {
+    "count": Bound("count", 0, 100000, "X2: a Units row holds at most 100,000 of a kind"),
+    "health_levels": HEALTH_LEVELS_RANGE,
+    "weight": Bound("weight", 0, 14, "X2: ⌈40 health levels / 3⌉ at most"),
+}
+HEADCOUNT_RANGE = Bound("headcount", 1, 1280000, "X2: the top of Magnitude 16")
+"""Issue 26: a unit's whole headcount (Magnitude sets the least damage dice, X33)."""
+ORDER_RANGES: dict[str, Bound] = {"tick": Bound("long tick", 0, 1000, "E5")}
+RULE_RANGES: dict[str, Bound] = {
+    "inactive_dv": Bound("inactive DV", 0, 10, "E11"),
+    "speed": Bound("Speed", 0, 10, "E11"),
+    "dv": Bound("DV penalty", 0, 10, "E11"),
+}
+"""Issue 26: the house rules' numbers (``speed`` and ``dv`` are per action)."""
 
 
 @dataclass(frozen=True, slots=True)

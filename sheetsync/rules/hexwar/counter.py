@@ -71,6 +71,21 @@ class Counter(BaseModel):
         return f"{self.attack}{self.charge.value} - {self.defense} - {self.movement} - {self.range}{special}"
 
 
+COUNTER_TOP = 99
+"""Issue 26, H1: the largest value a counter holds (the text's counters are single digits)."""
+
+
+def _too_big(name: str, digits: str | None) -> str | None:
+    """Issue 26, H1: ``name`` and its value when ``digits`` is over :data:`COUNTER_TOP`."""
+    if digits is None or not digits.isdigit() or len(digits) <= 15 and int(digits) <= COUNTER_TOP:
+        return None
+    return f"{name} {digits if len(digits) <= 15 else f'a {len(digits)}-digit number'}"
+
+
+def _short(text: str) -> str:
+    return repr(text) if len(text) <= 40 else repr(text[:37] + "...")
+
+
 def parse_counter(text: object) -> Counter:
     """H1: read a counter as written in 3.0 and 7.0.  Raises :class:`ValueError` whose
     message says what a counter looks like."""
@@ -78,6 +93,11 @@ def parse_counter(text: object) -> Counter:
     if m is None:
         raise ValueError(f"{text!r} is not a counter (expected {COUNTER_HELP}) (H1)")
     attack, charge, defense, movement, rng, special = m.groups()
+    big = [out for name, v in (("attack", attack), ("defense", defense), ("movement", movement), ("range", rng),
+                               ("reduced attack", special)) if (out := _too_big(name, v)) is not None]
+    if big:  # issue 26: a typo such as 999999999 would reduce its value one step at a time (H10)
+        raise ValueError(f"{_short(str(text))} has {', '.join(big)}: out of range 0–{COUNTER_TOP}, a counter's values "
+                         "have one or two digits (H1)")
     if special is None:
         kind, reduced = RangeKind.PLAIN, None
     elif special.isdigit():
