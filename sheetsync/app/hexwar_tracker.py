@@ -338,10 +338,10 @@ def _commit(rd: _Read, action: str, turn: int, battle: Battle | None, offsets: S
 
 
 def _offsets(rd: _Read, battle: Battle) -> list[int]:
-    stored = rd.session.extra.get("rows")
-    if isinstance(stored, list) and len(stored) == len(battle.units) and all(isinstance(o, int) for o in stored):
-        return list(stored)
-    return list(range(len(battle.units)))
+    """Each unit's Units row as the State remembers it (a hand-edited one refused, issue 26)."""
+    block = rd.lay.block("Units_Table")
+    return ss.stored_rows(rd.session, len(battle.units), block.rows or 1_048_576,
+                          blob_range=rd.lay.block("State_Blob").range())
 
 
 def _check_units(rd: _Read, battle: Battle, offsets: Sequence[int]) -> None:
