@@ -258,19 +258,18 @@ class ExcelBackend:
             if self.path.is_dir():
                 raise BackendError(f"{self.path} is a folder, not a workbook")
             check_workbook_parts(self.path)
+            failure = ""
             try:
                 with warnings.catch_warnings():
                     # a workbook saved by LibreOffice or Excel carries extensions openpyxl
                     # does not read; they are not sheetsync's cells, so say nothing
                     warnings.filterwarnings("ignore", message=".*extension is not supported", category=UserWarning)
-                    # from the bytes, not the path: openpyxl leaves the file open when it
-                    # gives up on a damaged one (issue 26)
-                    self._wb = openpyxl.load_workbook(io.BytesIO(self.path.read_bytes()),
-                                                      keep_vba=self.path.suffix.lower() == ".xlsm")
-            except (OSError, ValueError, KeyError) as exc:
-                raise BackendError(f"{self.path} can't be opened as a workbook: {exc}") from None
-            except Exception as exc:  # zipfile.BadZipFile and friends
-                raise BackendError(f"{self.path} can't be opened as a workbook: {exc}") from None
+                    self._wb = openpyxl.load_workbook(self.path, keep_vba=self.path.suffix.lower() == ".xlsm")
+            except Exception as exc:  # OSError, ValueError, zipfile.BadZipFile and friends
+                failure = str(exc) or type(exc).__name__
+            if failure:
+                _close_abandoned_files()
+                raise BackendError(f"{self.path} can't be opened as a workbook: {failure}")
         return self._wb
 
     def _sheet(self, name: str) -> Any:
@@ -425,6 +424,17 @@ def _last_value_row(ws: Any) -> int:
     else:
         return 0
     return max((r for (r, _c), cell in cells.items() if cell.value not in (None, "")), default=0)
+
+
+def _close_abandoned_files() -> None:
+    """Issue 26: openpyxl leaves the workbook's file open when it gives up on a damaged
+    one; once its exception is gone, collect the file now (quietly: the refusal says what
+    went wrong) rather than leave a ``ResourceWarning`` to a later, unrelated moment."""
+    import gc
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()
 
 
 def _refuse_merged(wb: Any, updates: Sequence[RangeUpdate]) -> None:
