@@ -284,3 +284,19 @@ def test_issue26_state_row_index_2_63_is_refused(tmp_path: Path, system_id: str,
 
     exc = refusal(tmp_path, edited(system_id, hand_edited), "resolve")
     assert str(exc).startswith("State!A2: ") and "rows" in str(exc), str(exc)
+
+
+# -- found by the fuzzer ---------------------------------------------------------------------
+
+
+def test_issue26_fuzz_state_battle_trait_past_any_bound_is_refused(tmp_path: Path) -> None:
+    """A unit's average Dexterity in the State's battle made 5,000 digits of text: the
+    loader read it as a float, infinite, and the trait arithmetic failed (ValueError from
+    Fraction('inf'))."""
+    def hand_edited(pkg: Any) -> None:
+        blob = blob_of(pkg)
+        blob["battle"]["units"][0]["avg_dexterity"] = "9" * 5000
+        put_blob(pkg, json.dumps(blob, separators=(",", ":")))
+
+    exc = refusal(tmp_path, edited("exalted", hand_edited), "export")
+    assert str(exc).startswith("State!A2: "), str(exc)

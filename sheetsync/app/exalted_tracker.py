@@ -295,6 +295,12 @@ def _stored(rd: _Read) -> Battle:
         raise SheetFormatError([Problem(rd.lay.block("State_Blob").cell(0, "json"),
                                         f"the stored battle can't be read ({err.problems[0]}): restore the "
                                         "previous copy, or make a new tracker")]) from None
+    except (ValueError, TypeError, ArithmeticError, RecursionError):
+        # issue 26: a hand-edited State whose values the loader does not bound (a trait of
+        # 30 digits overflows a float) is as damaged as one it refuses
+        raise SheetFormatError([Problem(rd.lay.block("State_Blob").cell(0, "json"),
+                                        "the stored battle holds a value sheetsync never writes (it was edited): "
+                                        "restore the previous copy, or make a new tracker")]) from None
 
 
 def _history(rd: _Read) -> tuple[UndoRecord, ...]:
