@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES_PER_SYSTEM = 12
+CASES_PER_SYSTEM = 18
 
 
 def _fuzz_module() -> Any:
