@@ -401,6 +401,9 @@ def run_case(system_id: str, case: int, seed: int = 26, workdir: Path | None = N
     finally:
         if own:
             shutil.rmtree(folder, ignore_errors=True)
+        else:
+            for name in (f"case{case}.xlsx", f"case{case}.xlsx.bak"):
+                (folder / name).unlink(missing_ok=True)
 
 
 def main(argv: list[str] | None = None) -> int:
