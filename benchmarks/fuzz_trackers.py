@@ -17,11 +17,13 @@ damage.  ``tests/test_fuzz_trackers.py`` runs a small sample of them on every CI
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import random
 import re
 import shutil
+import signal
 import struct
 import sys
 import tempfile
@@ -29,7 +31,7 @@ import time
 import traceback
 import zipfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -360,9 +362,34 @@ class Outcome:
     detail: str = ""
 
 
-def run_case(system_id: str, case: int, seed: int = 26, workdir: Path | None = None) -> Outcome:
+class Hang(Exception):
+    """A command still running after the case's time limit."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`Hang` in the command after ``seconds`` (main thread, POSIX only)."""
+    if not seconds or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def hang(signum: int, frame: Any) -> None:
+        raise Hang(f"still running after {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, hang)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def run_case(system_id: str, case: int, seed: int = 26, workdir: Path | None = None,
+             timeout: float | None = None) -> Outcome:
     """Case ``case`` of ``system_id``: its damage, then its command (cases take the commands
-    in turn, so any run of len(COMMANDS) cases runs every one)."""
+    in turn, so any run of len(COMMANDS) cases runs every one).  A command still running
+    after ``timeout`` seconds is a crash (a hang)."""
     from typer.testing import CliRunner
 
     from sheetsync.app.cli import app
@@ -379,7 +406,8 @@ def run_case(system_id: str, case: int, seed: int = 26, workdir: Path | None = N
         book.write_bytes(data)
         bak = book.with_name(book.name + ".bak")
         bak.write_bytes(b"the previous copy")
-        out = CliRunner().invoke(app, [command[0], str(book), *command[1:]])
+        with _time_limit(timeout):
+            out = CliRunner().invoke(app, [command[0], str(book), *command[1:]])
         exc = out.exception
         unchanged = book.read_bytes() == data and bak.read_bytes() == b"the previous copy"
         if exc is None or isinstance(exc, SystemExit):
@@ -395,6 +423,8 @@ def run_case(system_id: str, case: int, seed: int = 26, workdir: Path | None = N
                 return Outcome(system_id, case, damage, command[0], "crash",
                                f"refused ({exc}), but the file or its .bak changed")
             return Outcome(system_id, case, damage, command[0], "refused", f"{type(exc).__name__}: {exc}"[:300])
+        if isinstance(exc, Hang):
+            return Outcome(system_id, case, damage, command[0], "crash", f"Hang: {exc}")
         tb = traceback.extract_tb(exc.__traceback__)
         at = f"{Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else "?"
         return Outcome(system_id, case, damage, command[0], "crash", f"{type(exc).__name__} at {at}: {str(exc)[:200]}")
@@ -413,6 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=26)
     parser.add_argument("--start", type=int, default=0, help="first case number")
     parser.add_argument("--show", action="store_true", help="print every crash as it happens")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds a command may run (a hang is a crash)")
     args = parser.parse_args(argv)
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     crashes: dict[str, list[Outcome]] = {s: [] for s in systems}
@@ -421,7 +452,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for system_id in systems:
             for case in range(args.start, args.start + args.cases):
-                outcome = run_case(system_id, case, args.seed, Path(tmp))
+                outcome = run_case(system_id, case, args.seed, Path(tmp), args.timeout)
                 kinds[system_id][outcome.kind] += 1
                 if outcome.kind == "crash":
                     crashes[system_id].append(outcome)
