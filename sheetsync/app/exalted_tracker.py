@@ -330,6 +330,12 @@ def _stored(rd: _Read) -> Battle:
         raise SheetFormatError([Problem(rd.lay.block("State_Blob").cell(0, "json"),
                                         f"the stored battle can't be read ({err.problems[0]}): restore the "
                                         "previous copy, or make a new tracker")]) from None
+    except (ValueError, TypeError, ArithmeticError, RecursionError):
+        # issue 26: a hand-edited State whose values the loader does not bound (a trait of
+        # 30 digits overflows a float) is as damaged as one it refuses
+        raise SheetFormatError([Problem(rd.lay.block("State_Blob").cell(0, "json"),
+                                        "the stored battle holds a value sheetsync never writes (it was edited): "
+                                        "restore the previous copy, or make a new tracker")]) from None
 
 
 def _history(rd: _Read) -> tuple[UndoRecord, ...]:
@@ -426,10 +432,10 @@ def _commit(rd: _Read, action: str, tick: int, battle: Battle, offsets: Sequence
 
 
 def _offsets(rd: _Read, battle: Battle) -> list[int]:
-    stored = rd.session.extra.get("rows")
-    if isinstance(stored, list) and len(stored) == len(battle.units) and all(isinstance(o, int) for o in stored):
-        return list(stored)
-    return list(range(len(battle.units)))
+    """Each unit's Units row as the State remembers it (a hand-edited one refused, issue 26)."""
+    block = rd.lay.block("Units_Table")
+    return ss.stored_rows(rd.session, len(battle.units), block.rows or 1_048_576,
+                          blob_range=rd.lay.block("State_Blob").range())
 
 
 def _room(rd: _Read, battle: Battle) -> int:

@@ -32,7 +32,7 @@ from typing import Any
 from sheetsync.errors import BattleStateError, Problem, SheetFormatError
 from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate, parse_range
 
-__all__ = ["BLOB_RANGE", "CHUNK", "JOURNAL", "RECORDS_RANGE", "Commit", "Record", "Session", "clear_records", "commit", "parse",
+__all__ = ["BLOB_RANGE", "CHUNK", "JOURNAL", "RECORDS_RANGE", "Commit", "Record", "Session", "clear_records", "commit", "parse", "stored_rows",
            "read_ranges", "record_update", "step_token", "undone_update"]
 
 CHUNK = 30_000
@@ -149,6 +149,36 @@ def _blob_where(blob_range: str) -> str:
     return rng.cell(0, 0)
 
 
+MAX_DEPTH = 64
+"""How deeply the State's JSON may nest; sheetsync's own is a handful of levels deep
+(issue 26: a hand-edited State 30,000 levels deep broke the parser's recursion)."""
+
+
+def _depth_within(data: Any, limit: int) -> bool:
+    """Whether ``data`` (parsed JSON) nests no deeper than ``limit``, walked without recursion."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return False
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values() if isinstance(v, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node if isinstance(v, (dict, list)))
+    return True
+
+
+def _loads(text: str) -> Any:
+    """The JSON in ``text``, or ``None`` when it is not JSON or nests deeper than
+    :data:`MAX_DEPTH` (issue 26: JSON nested past Python's recursion limit raises
+    ``RecursionError``, not a ``ValueError``)."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return data if _depth_within(data, MAX_DEPTH) else None
+
+
 def parse(blob: Grid, records: Grid, *, blob_range: str = BLOB_RANGE, mark: str = "") -> Session:
     """The State from the grids of :func:`read_ranges`.  A blob that is not sheetsync's
     JSON, or that carries another system's mark, raises :class:`SheetFormatError` naming
@@ -160,10 +190,7 @@ def parse(blob: Grid, records: Grid, *, blob_range: str = BLOB_RANGE, mark: str 
         if not all(isinstance(p, str) for p in pieces):
             raise SheetFormatError([Problem(where, "the State sheet holds something that is not sheetsync's "
                                                    "battle state: restore it, or make a new tracker")])
-        try:
-            data = json.loads("".join(str(p) for p in pieces))
-        except ValueError:
-            data = None
+        data = _loads("".join(str(p) for p in pieces))
         if not isinstance(data, dict) or not isinstance(data.get("rev"), int) or not isinstance(
                 data.get("steps", []), list):
             raise SheetFormatError([Problem(where, "the battle state on the State sheet can't be read (it was "
@@ -191,10 +218,8 @@ def parse(blob: Grid, records: Grid, *, blob_range: str = BLOB_RANGE, mark: str 
             continue
         number = rev if isinstance(rev, int) and not isinstance(rev, bool) else (
             int(rev) if isinstance(rev, float) and rev.is_integer() else -1)
-        data, problem = None, ""
-        try:
-            data = json.loads(str(text))
-        except ValueError:
+        data, problem = _loads(str(text)), ""
+        if data is None:
             problem = "this undo record can't be read (it was edited)"
         if not isinstance(data, dict) and not problem:
             problem = "this undo record is not sheetsync's"
@@ -202,6 +227,27 @@ def parse(blob: Grid, records: Grid, *, blob_range: str = BLOB_RANGE, mark: str 
                                       undone=isinstance(undone, str) and undone.strip().casefold() == UNDONE,
                                       problem=problem))
     return session
+
+
+def stored_rows(session: Session, count: int, room: int, *, blob_range: str = BLOB_RANGE) -> list[int]:
+    """The table row (offset) of each of ``count`` units the blob's ``rows`` remembers, or
+    one after another from the first when it remembers none.  Issue 26: offsets that
+    can't be rows of a table of ``room`` rows (a hand-edited ``2**63``, a negative one, two
+    alike) are refused, naming the blob's first cell, before any view is laid out by them."""
+    stored = session.extra.get("rows")
+    if not (isinstance(stored, list) and len(stored) == count
+            and all(isinstance(o, int) and not isinstance(o, bool) for o in stored)):
+        return list(range(count))
+    if any(not 0 <= o < room for o in stored) or len(set(stored)) != len(stored):
+        raise SheetFormatError([Problem(_blob_where(blob_range), f"the battle state's table rows {_short(stored)} "
+                                        f"are not {count} different rows of the {room} there are (it was edited): "
+                                        "restore the previous copy, or make a new tracker")])
+    return list(stored)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:50] + "...]"
 
 
 def _digest(payload: Mapping[str, Any]) -> str:

@@ -40,7 +40,7 @@ def _capacity(value: object) -> dict[str, int]:
         return {}
     try:
         data = json.loads(str(value))
-    except ValueError:
+    except (ValueError, RecursionError):  # issue 26: nested past the recursion limit
         data = None
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
                                              and 0 < v <= 100_000 for k, v in data.items()):

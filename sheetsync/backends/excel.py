@@ -27,6 +27,8 @@ import contextlib
 import io
 import posixpath
 import warnings
+import zipfile
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -59,7 +61,6 @@ def check_workbook_parts(path: Path, data: bytes | None = None) -> None:
     file that is no zip at all is left to the loader's own error.  ``data``: the file's
     bytes, when they are read already (issue 12)."""
     import xml.etree.ElementTree as ET
-    import zipfile
 
     try:
         zf = zipfile.ZipFile(path if data is None else io.BytesIO(data))
@@ -75,7 +76,9 @@ def check_workbook_parts(path: Path, data: bytes | None = None) -> None:
         def parse_whole(member: str) -> Any:
             try:
                 return ET.fromstring(zf.read(member))
-            except (ET.ParseError, zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+            except _UNZIP_ERRORS as exc:
+                raise damaged("the list of sheets", member, _unzip_why(exc)) from None
+            except (ET.ParseError, OSError, EOFError, ValueError) as exc:
                 raise damaged("the list of sheets", member, exc) from None
 
         if "xl/workbook.xml" not in names:
@@ -106,6 +109,15 @@ def check_workbook_parts(path: Path, data: bytes | None = None) -> None:
                 raise damaged(what, member, why)
 
 
+_UNZIP_ERRORS: tuple[type[Exception], ...] = (zlib.error, zipfile.BadZipFile, EOFError)
+"""What reading a zip member whose compressed bytes are damaged raises (issue 26: one
+flipped bit gives ``zlib.error``; a damaged member that still inflates fails its CRC)."""
+
+
+def _unzip_why(exc: Exception) -> str:
+    return f"the compressed data is damaged ({exc})"
+
+
 def _parse_part(zf: Any, member: str, worksheet: bool) -> str:
     """Parse one part in a stream; the reason it is damaged, or ``""``.  A worksheet must
     also be one: a ``worksheet`` root in the spreadsheet namespace holding ``sheetData``
@@ -115,7 +127,6 @@ def _parse_part(zf: Any, member: str, worksheet: bool) -> str:
     Python (the root, and its children up to ``sheetData``); expat checks the rest, every
     cell of a long Log or Orders sheet, on its own, so the check does not cost a Python
     call a cell."""
-    import zipfile
     from xml.parsers import expat
 
     parser = expat.ParserCreate(namespace_separator=" ")
@@ -145,8 +156,14 @@ def _parse_part(zf: Any, member: str, worksheet: bool) -> str:
         parser.StartElementHandler = start
         parser.EndElementHandler = end
     try:
-        parser.Parse(zf.read(member), True)  # whole: one call into expat (issue 12)
-    except (expat.ExpatError, zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        data = zf.read(member)
+    except _UNZIP_ERRORS as exc:  # issue 26
+        return _unzip_why(exc)
+    except (OSError, ValueError) as exc:
+        return str(exc)
+    try:
+        parser.Parse(data, True)  # whole: one call into expat (issue 12)
+    except (expat.ExpatError, OSError, ValueError) as exc:
         return str(exc)
     if worksheet:
         if seen.get("root") != _MAIN_URI + " worksheet":
@@ -244,16 +261,18 @@ class ExcelBackend:
 
             refuse_special_file(self.path)  # a FIFO would hang the read (issue 26)
             check_workbook_parts(self.path)
+            failure = ""
             try:
                 with warnings.catch_warnings():
                     # a workbook saved by LibreOffice or Excel carries extensions openpyxl
                     # does not read; they are not sheetsync's cells, so say nothing
                     warnings.filterwarnings("ignore", message=".*extension is not supported", category=UserWarning)
                     self._wb = openpyxl.load_workbook(self.path, keep_vba=self.path.suffix.lower() == ".xlsm")
-            except (OSError, ValueError, KeyError) as exc:
-                raise BackendError(f"{self.path} can't be opened as a workbook: {exc}") from None
-            except Exception as exc:  # zipfile.BadZipFile and friends
-                raise BackendError(f"{self.path} can't be opened as a workbook: {exc}") from None
+            except Exception as exc:  # OSError, ValueError, zipfile.BadZipFile and friends
+                failure = str(exc) or type(exc).__name__
+            if failure:
+                _close_abandoned_files()
+                raise BackendError(f"{self.path} can't be opened as a workbook: {failure}")
         return self._wb
 
     def _sheet(self, name: str) -> Any:
@@ -330,6 +349,7 @@ class ExcelBackend:
             wb = self.workbook
             for u in updates:  # check every sheet first: all or nothing
                 self._sheet(parse_range(u.range).sheet)
+            _refuse_merged(wb, updates)
             for u in updates:
                 rng = parse_range(u.range)
                 ws = wb[rng.sheet]
@@ -407,6 +427,52 @@ def _last_value_row(ws: Any) -> int:
     else:
         return 0
     return max((r for (r, _c), cell in cells.items() if cell.value not in (None, "")), default=0)
+
+
+def _close_abandoned_files() -> None:
+    """Issue 26: openpyxl leaves the workbook's file open when it gives up on a damaged
+    one; once its exception is gone, collect the file now (quietly: the refusal says what
+    went wrong) rather than leave a ``ResourceWarning`` to a later, unrelated moment."""
+    import gc
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()
+
+
+def _refuse_merged(wb: Any, updates: Sequence[RangeUpdate]) -> None:
+    """Issue 26: a cell inside a merged range (but its first) can't be written (openpyxl's
+    ``MergedCell`` is read-only), so a step whose writes reach one is refused before any
+    cell is written, naming every such cell and its range."""
+    from openpyxl.utils import get_column_letter
+
+    from sheetsync.errors import Problem, SheetFormatError
+
+    problems: list[Problem] = []
+    for u in updates:
+        rng = parse_range(u.range)
+        ws = wb[rng.sheet]
+        ranges = list(ws.merged_cells.ranges)
+        if not ranges or not u.values:
+            continue
+        row1 = max(rng.row1, _last_value_row(ws) + 1) if u.append else rng.row1
+        row2 = row1 + len(u.values) - 1
+        col2 = rng.col1 + max(len(r) for r in u.values) - 1
+        for m in sorted(ranges, key=lambda m: (m.min_row, m.min_col)):
+            top, bottom = max(row1, m.min_row), min(row2, m.max_row)
+            left, right = max(rng.col1, m.min_col), min(col2, m.max_col)
+            if top > bottom or left > right:
+                continue
+            cells = [(r, c) for r in range(top, bottom + 1)
+                     for c in range(left, min(right, rng.col1 + len(u.values[r - row1]) - 1) + 1)
+                     if (r, c) != (m.min_row, m.min_col)]
+            if cells:
+                r, c = cells[0]
+                problems.append(Problem(f"{rng.sheet}!{get_column_letter(c)}{r}",
+                                        f"is inside the merged cells {m.coord}, where sheetsync writes; "
+                                        "unmerge them and run the step again. Nothing was written"))
+    if problems:
+        raise SheetFormatError(problems)
 
 
 def _write_cell(cell: Any, value: CellValue) -> None:

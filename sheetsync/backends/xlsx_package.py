@@ -945,7 +945,7 @@ def refresh_health_chart(pkg: XlsxPackage) -> dict[str, bytes]:
 
     try:
         cap = json.loads(capacity) if isinstance(capacity, str) and capacity.strip() else None
-    except ValueError:
+    except (ValueError, RecursionError):
         cap = None
     lay = layout(capacity=cap if isinstance(cap, dict) else None)
     if len(lay.charts) != 1:

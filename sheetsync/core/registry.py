@@ -121,7 +121,9 @@ def parse_mark(value: object) -> Mark:
     if isinstance(value, str):
         name, sep, version = value.strip().partition("@")
         key = _canonical(name)
-        if key is not None and (not sep or version.isdigit()):
+        # issue 26: ASCII digits only, and few of them ("bbn@²" is a digit to str.isdigit
+        # but no int; 4,301 digits are past what int() converts)
+        if key is not None and (not sep or (version.isascii() and version.isdigit() and len(version) <= 9)):
             return Mark(key, int(version) if sep else 0)
     raise SheetFormatError([Problem(where, f"holds {value!r}, not a rule system mark such as 'bbn@1' "
                                            f"(systems: {', '.join(SYSTEMS)}); it is written by sheetsync: "

@@ -85,6 +85,17 @@ def decode(col: Column, value: CellValue, where: str, problems: list[Problem]) -
         else:
             problems.append(Problem(where, _message(col, err)))
         return getattr(err, "partial", None)
+    except (ValueError, OverflowError, TypeError, RecursionError):
+        # issue 26: a codec's own conversion failing on an absurd cell (4,301 digits past
+        # what int() converts, ``1e309`` or NaN made an int) is that cell's problem too
+        problems.append(Problem(where, f"{col.header}: {_short(value)} can't be read here; type {_want(col)}"))
+        return None
+
+
+def _short(value: CellValue) -> str:
+    """A cell's value for a message, long text cut to its first characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:30]}... ({len(str(value))} characters)"
 
 
 def read_block(block: Block, grid: Grid, problems: list[Problem], *, keys: Sequence[str] | None = None,

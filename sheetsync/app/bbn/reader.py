@@ -154,7 +154,7 @@ def _recorded_capacity(mark: Grid) -> dict[str, int]:
         return tracker_capacity()
     try:
         data = json.loads(str(value))
-    except ValueError:
+    except (ValueError, RecursionError):  # issue 26: nested past the recursion limit
         data = None
     if not isinstance(data, dict):
         raise SheetFormatError([Problem("State!B2", f"holds {_short(value)}, not the tracker's capacity (written by "

@@ -112,7 +112,7 @@ def workbook_layout(wb: Workbook) -> Layout:
     value = wb["State"]["B2"].value if "State" in wb.sheetnames else None
     try:
         capacity = json.loads(value) if isinstance(value, str) and value.strip() else None
-    except ValueError:
+    except (ValueError, RecursionError):
         capacity = None  # a damaged capacity is refused by the step that reads it
     return layout(capacity=capacity if isinstance(capacity, dict) else None)
 

@@ -12,6 +12,7 @@ The capacity used is recorded beside the tracker's mark, so every step reads the
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -64,6 +65,18 @@ LISTS: dict[str, list[str]] = {
 }
 
 
+def _whole(value: Any) -> Any:
+    """H2: a number a spreadsheet made of a hex id, as the int it stands for; a number that
+    is no whole one of a few digits (``1e309`` is infinite, NaN is none; issue 26) is
+    refused here, before ``int()`` overflows on it."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise CodecError(f"{value!r} is not a hex id (four digits CCRR, such as 0405)")
+        if value.is_integer() and abs(value) < 10**15:
+            return int(value)
+    return value
+
+
 class HexId:
     """H2: a hex id ``CCRR`` (``0405``; a number 405 typed by a spreadsheet reads too)."""
 
@@ -72,8 +85,7 @@ class HexId:
         return "text"
 
     def decode(self, value: Any) -> Any:
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
+        value = _whole(value)
         try:
             return parse_hex(value).id
         except ValueError as exc:
@@ -91,8 +103,11 @@ class HexIds:
         return "text"
 
     def decode(self, value: Any) -> Any:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            value = f"{int(value):04d}"
+        value = _whole(value)
+        if isinstance(value, float):
+            raise CodecError(f"{value!r} is not a hex id (four digits CCRR, such as 0405)")
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = f"{value:04d}"
         parts = [p for p in str(value).replace(",", " ").replace(";", " ").split() if p]
         out = []
         for p in parts:
