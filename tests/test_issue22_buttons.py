@@ -1,0 +1,204 @@
+"""Issue 22, part 3: buttons that explain themselves.
+
+The Google Sheets buttons (``macros/sheetsync.gs``) run under Node.js together with the
+real ``xlwings.js`` that ships in the installed xlwings (its ``runPython`` posts the sheet,
+throws on an answer that is not 200 and applies the answer's actions), against stand-ins of
+Google's services; the answers fed to ``UrlFetchApp`` are those of sheetsync's own endpoint
+(:func:`sheetsync.app.server.create_app`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import xlwings
+
+MACROS_DIR = Path(__file__).resolve().parent.parent / "macros"
+XLWINGS_JS = Path(xlwings.__file__).resolve().parent / "js" / "xlwings.js"
+KEY = "test-key-22"
+URL = "https://battle.example.org/api"
+
+# -- the Apps Script client (Node.js) ------------------------------------------------------------
+
+GS_HARNESS = r"""
+const vm = require("vm");
+const fs = require("fs");
+const [xlwingsJs, gs, configText] = process.argv.slice(2);
+const config = JSON.parse(configText);
+const log = [];
+const sheets = (config.sheets || ["Battle", "State"]).map((name, i) => ({
+  getName: () => name,
+  getIndex: () => i + 1,
+  getLastRow: () => 1,
+  getLastColumn: () => 1,
+  getImages: () => [],
+  getRange: (r, c, nr, nc) => {
+    if (typeof r === "string") return { getValue: () => (config.mark || "") };
+    return {
+      getValues: () => [[""]],
+      setValues: (v) => {
+        if (config.columns && config.columns[name] !== undefined && c + nc - 1 > config.columns[name]) {
+          throw new Error("Exception: The coordinates of the range are outside the dimensions of the sheet.");
+        }
+        log.push(["setValues", name, r, c, nr, nc]);
+      },
+    };
+  },
+}));
+const ui = {
+  alert: (title, text) => log.push(["alert", title, text]),
+  ButtonSet: { OK: "OK", OK_CANCEL: "OK_CANCEL", YES_NO: "YES_NO", YES_NO_CANCEL: "YES_NO_CANCEL" },
+  Button: { OK: "OK" },
+};
+const book = {
+  getSheets: () => sheets,
+  getName: () => "tracker",
+  getActiveSheet: () => sheets[0],
+  getActiveRange: () => ({ getA1Notation: () => "A1" }),
+  getNamedRanges: () => [],
+  getSheetByName: (n) => sheets.find((s) => s.getName() === n) || null,
+  getSpreadsheetTimeZone: () => "UTC",
+};
+const ctx = {
+  console,
+  Session: { getActiveUser: () => ({ getEmail: () => "" }) },
+  PropertiesService: { getScriptProperties: () => ({ getProperty: (k) => (config.props || {})[k] ?? null }) },
+  LockService: { getDocumentLock: () => ({
+    waitLock: () => { log.push(["waitLock"]); if (config.busy) throw new Error("Lock timeout"); },
+    releaseLock: () => log.push(["releaseLock"]),
+  }) },
+  SpreadsheetApp: { flush: () => log.push(["flush"]), getActive: () => book,
+                    getActiveSpreadsheet: () => book, getUi: () => ui },
+  UrlFetchApp: { fetch: (url, options) => {
+    log.push(["fetch", url, options.headers.Authorization || ""]);
+    const f = config.fetch;
+    if (f.error) { const e = new Error(f.error); throw e; }
+    return { getResponseCode: () => f.code, getContentText: () => f.body };
+  } },
+};
+vm.createContext(ctx);
+if (!config.noXlwings) vm.runInContext(fs.readFileSync(xlwingsJs, "utf8"), ctx);
+vm.runInContext(fs.readFileSync(gs, "utf8"), ctx);
+try { ctx[config.call || "resolvePhase"](); } catch (e) { log.push(["threw", String(e)]); }
+console.log(JSON.stringify(log));
+"""
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    found = shutil.which("node") or shutil.which("nodejs")
+    if found is None:  # .ci/install-system-deps.sh installs it: on CI its absence is a failure
+        if os.environ.get("CI"):
+            pytest.fail("Node.js is not installed (Debian package nodejs); .ci/install-system-deps.sh installs it")
+        pytest.skip("Node.js is not installed (Debian package nodejs)")
+    return found
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("gs22") / "harness.js"
+    path.write_text(GS_HARNESS)
+    return path
+
+
+def click(node: str, harness: Path, **config: Any) -> list[list[Any]]:
+    """One click on the Google Sheet's button (``resolvePhase`` unless ``call`` says), with
+    the script properties ``props`` (the URL and key by default) and ``fetch`` the answer
+    (``{"code", "body"}``) or ``{"error": message}`` for a request that fails; returns the log."""
+    config.setdefault("props", {"SHEETSYNC_URL": URL, "SHEETSYNC_API_KEY": KEY})
+    out = subprocess.run([node, str(harness), str(XLWINGS_JS), str(MACROS_DIR / "sheetsync.gs"), json.dumps(config)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    log: list[list[Any]] = json.loads(out.stdout)
+    return log
+
+
+def alerts(log: list[list[Any]]) -> list[str]:
+    assert not [x for x in log if x[0] == "threw"], log  # Google's raw error notice: never
+    return [str(x[2]) for x in log if x[0] == "alert"]
+
+
+@pytest.fixture(scope="module")
+def server_answers() -> dict[str, tuple[int, str]]:
+    """What sheetsync's endpoint answers a wrong key and a client of another xlwings version."""
+    import httpx
+    from test_server import serving
+
+    from sheetsync.app.server import create_app
+
+    body = {"client": "Google Apps Script", "version": "0.0.1", "book": {"name": "t"}, "sheets": []}
+    with serving(create_app(api_key=KEY)) as base, httpx.Client(base_url=base, timeout=60) as client:
+        wrong_key = client.post("/api/resolve", json=body, headers={"Authorization": "not-the-key"})
+        old = client.post("/api/resolve", json=body, headers={"Authorization": KEY})
+    assert (wrong_key.status_code, old.status_code) == (401, 400)
+    return {"key": (wrong_key.status_code, wrong_key.text), "version": (old.status_code, old.text)}
+
+
+def test_issue22_3_wrong_api_key_is_told_in_sheetsyncs_words(node: str, harness: Path,
+                                                             server_answers: dict[str, tuple[int, str]]) -> None:
+    code, body = server_answers["key"]
+    log = click(node, harness, fetch={"code": code, "body": body})
+    (shown,) = alerts(log)
+    assert shown.startswith("The server refused the API key: check SHEETSYNC_API_KEY in the script properties")
+    assert '{"detail"' not in shown and "Nothing was changed" in shown
+    assert log.index(["releaseLock"]) < [x[0] for x in log].index("alert")  # the alert holds no lock
+    assert not [x for x in log if x[0] == "setValues"]
+
+
+def test_issue22_3_xlwings_version_mismatch_is_told_as_such(node: str, harness: Path,
+                                                           server_answers: dict[str, tuple[int, str]]) -> None:
+    code, body = server_answers["version"]
+    (shown,) = alerts(click(node, harness, fetch={"code": code, "body": body}))
+    assert "not the same version" in shown and "xlwings.js" in shown
+    assert f"runs xlwings {xlwings.__version__}" in shown  # the server's words on which versions
+    assert '{"detail"' not in shown
+
+
+def test_issue22_3_another_refusal_names_the_server_and_its_reason(node: str, harness: Path) -> None:
+    body = json.dumps({"detail": "the workbook sent is 30000000 bytes; the limit is 20971520"})
+    (shown,) = alerts(click(node, harness, fetch={"code": 413, "body": body}))
+    assert shown.startswith(f"The server at {URL}/resolve refused the step: the workbook sent is 30000000 bytes")
+    (page,) = alerts(click(node, harness, fetch={"code": 502, "body": "<html>Bad Gateway</html>"}))
+    assert "refused the step: <html>Bad Gateway</html>" in page
+
+
+@pytest.mark.parametrize("error", [f"Address unavailable: {URL}/resolve", f"DNS error: {URL}/resolve",
+                                   f"Exception: Timeout: {URL}/resolve"])
+def test_issue22_3_unreachable_server_names_the_url_and_sheetsync_url(node: str, harness: Path, error: str) -> None:
+    log = click(node, harness, fetch={"error": error})
+    (shown,) = alerts(log)
+    assert f"The server at {URL}/resolve couldn't be reached" in shown
+    assert "SHEETSYNC_URL" in shown and "sheetsync serve" in shown
+    assert ["releaseLock"] in log
+
+
+@pytest.mark.parametrize("props", [{}, {"SHEETSYNC_URL": "  "}, {"SHEETSYNC_URL": "http://127.0.0.1:8000/api"},
+                                   {"SHEETSYNC_URL": "http://localhost:8000/api"}, {"SHEETSYNC_URL": "battle.org"}])
+def test_issue22_3_no_usable_sheetsync_url_says_what_to_set(node: str, harness: Path, props: dict[str, str]) -> None:
+    log = click(node, harness, props={**props, "SHEETSYNC_API_KEY": KEY}, fetch={"code": 200, "body": "{}"})
+    (shown,) = alerts(log)
+    assert "set SHEETSYNC_URL to the public https address of a server running `sheetsync serve`" in shown
+    assert [x[0] for x in log] == ["alert"]  # no request at all, to 127.0.0.1 or anywhere
+    if not props.get("SHEETSYNC_URL", "").strip():
+        assert "SHEETSYNC_URL is not set" in shown
+
+
+def test_issue22_3_apps_script_has_no_loopback_fallback() -> None:
+    gs = (MACROS_DIR / "sheetsync.gs").read_text()
+    assert "SHEETSYNC_DEFAULT_URL" not in gs and '"http://127.0.0.1' not in gs
+
+
+def test_issue22_3_missing_xlwings_js_is_told(node: str, harness: Path) -> None:
+    (shown,) = alerts(click(node, harness, noXlwings=True, fetch={"code": 200, "body": "{}"}))
+    assert "xlwings.js is missing" in shown and "xlwings copy gs" in shown
+
+
+def test_issue22_3_an_answer_that_is_not_json_is_not_sheetsyncs(node: str, harness: Path) -> None:
+    (shown,) = alerts(click(node, harness, fetch={"code": 200, "body": "<html>login</html>"}))
+    assert "did not answer as sheetsync does" in shown and "SHEETSYNC_URL" in shown
