@@ -202,3 +202,73 @@ def test_issue22_3_missing_xlwings_js_is_told(node: str, harness: Path) -> None:
 def test_issue22_3_an_answer_that_is_not_json_is_not_sheetsyncs(node: str, harness: Path) -> None:
     (shown,) = alerts(click(node, harness, fetch={"code": 200, "body": "<html>login</html>"}))
     assert "did not answer as sheetsync does" in shown and "SHEETSYNC_URL" in shown
+
+
+# -- Excel without Python: a remote module for every system's buttons ---------------------------
+
+@pytest.fixture(params=["bbn", "hexwar", "exalted"])
+def system(request: pytest.FixtureRequest) -> Any:
+    from sheetsync.core.registry import find_system
+
+    return find_system(str(request.param))
+
+
+def public_subs(source: str) -> list[str]:
+    import re
+
+    return re.findall(r"^Public Sub (\w+)\(\)", source.replace("\r\n", "\n"), re.M)
+
+
+def test_issue22_3_every_system_ships_its_remote_module(system: Any) -> None:
+    from sheetsync.backends.vba import shipped_remote_module, step_module_source
+
+    path = shipped_remote_module(system)
+    assert path.read_text(encoding="utf-8") == step_module_source(system, remote=True), (
+        f"{path.name} is out of date: run python -c 'from sheetsync.backends.vba import "
+        "write_shipped_remote_modules as w; w()'")
+    assert "Attribute VB_Name = \"SheetsyncRemote\"" in path.read_text(encoding="utf-8")
+
+
+def test_issue22_3_every_button_of_every_systems_xlsm_has_its_remote_macro(system: Any, tmp_path: Path) -> None:
+    """The buttons sheetsync puts on a system's .xlsm (its marked tracker saved as .xlsm) each
+    run a macro the system's shipped remote module defines; a workbook made with that module
+    holds the module and the buttons together."""
+    import openpyxl
+    from test_buttons_systems import _modules, _vml_buttons
+
+    from sheetsync.app.workbook_cli import _xlsm_bytes
+    from sheetsync.backends.vba import (
+        buttons_for,
+        make_xlsm,
+        shipped_remote_module,
+        xlwings_vba_modules,
+    )
+    from sheetsync.core.registry import format_mark
+
+    wb = openpyxl.Workbook()
+    wb.active.title = "Battle"
+    wb.create_sheet("State")["B1"] = format_mark(system)
+    tracker = tmp_path / "tracker.xlsm"
+    tracker.write_bytes(_xlsm_bytes(wb))
+    macros = [m for m, _caption in _vml_buttons(tracker)]
+    assert len(macros) == len(system.steps)
+    subs = public_subs(shipped_remote_module(system).read_text(encoding="utf-8"))
+    missing = [m for m in macros if m not in subs]
+    assert not missing, f"{system.id}: buttons without a remote macro: {missing}"
+
+    remote = make_xlsm(wb, tmp_path / "remote.xlsm",
+                       [shipped_remote_module(system), MACROS_DIR / "SheetsyncGuard.bas",
+                        *xlwings_vba_modules(remote=True)], buttons_for(system))
+    embedded = public_subs(_modules(remote)["SheetsyncRemote"])
+    assert [m for m, _c in _vml_buttons(remote)] == macros
+    assert set(macros) <= set(embedded)
+
+
+def test_issue22_3_battalion_remote_module_alone_lacks_the_hex_subs() -> None:
+    """The failure the shipped modules fix: the battalion module has no ResolveTurn."""
+    from sheetsync.backends.vba import STEP_MODULES, shipped_remote_module
+    from sheetsync.core.registry import find_system
+
+    battalion = public_subs((MACROS_DIR / STEP_MODULES[True]).read_text(encoding="utf-8"))
+    assert "ResolveTurn" not in battalion
+    assert "ResolveTurn" in public_subs(shipped_remote_module(find_system("hexwar")).read_text(encoding="utf-8"))
