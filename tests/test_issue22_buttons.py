@@ -29,8 +29,8 @@ URL = "https://battle.example.org/api"
 GS_HARNESS = r"""
 const vm = require("vm");
 const fs = require("fs");
-const [xlwingsJs, gs, configText] = process.argv.slice(2);
-const config = JSON.parse(configText);
+const [xlwingsJs, gs, configPath] = process.argv.slice(2);
+const config = JSON.parse(fs.readFileSync(configPath, "utf8"));
 const log = [];
 const sheets = (config.sheets || ["Battle", "State"]).map((name, i) => ({
   getName: () => name,
@@ -112,7 +112,9 @@ def click(node: str, harness: Path, **config: Any) -> list[list[Any]]:
     the script properties ``props`` (the URL and key by default) and ``fetch`` the answer
     (``{"code", "body"}``) or ``{"error": message}`` for a request that fails; returns the log."""
     config.setdefault("props", {"SHEETSYNC_URL": URL, "SHEETSYNC_API_KEY": KEY})
-    out = subprocess.run([node, str(harness), str(XLWINGS_JS), str(MACROS_DIR / "sheetsync.gs"), json.dumps(config)],
+    path = harness.with_name(f"config-{os.getpid()}.json")  # an answer is too long for a command line
+    path.write_text(json.dumps(config), encoding="utf-8")
+    out = subprocess.run([node, str(harness), str(XLWINGS_JS), str(MACROS_DIR / "sheetsync.gs"), str(path)],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     log: list[list[Any]] = json.loads(out.stdout)
@@ -272,3 +274,104 @@ def test_issue22_3_battalion_remote_module_alone_lacks_the_hex_subs() -> None:
     battalion = public_subs((MACROS_DIR / STEP_MODULES[True]).read_text(encoding="utf-8"))
     assert "ResolveTurn" not in battalion
     assert "ResolveTurn" in public_subs(shipped_remote_module(find_system("hexwar")).read_text(encoding="utf-8"))
+
+
+# -- a step never stands half-applied; a step that went through says so ----------------------------
+
+@pytest.fixture(scope="module")
+def trackers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A loaded tracker of every system (.xlsx), ready to resolve."""
+    import yaml
+
+    from sheetsync.app.files import example_path
+    from sheetsync.app.workbook_cli import new_workbook, system_tracker_from
+    from sheetsync.core.registry import find_system
+
+    tmp = tmp_path_factory.mktemp("trackers22")
+    out = {"bbn": tmp / "bbn.xlsx"}
+    new_workbook(out["bbn"], example_path())
+    for sid in ("hexwar", "exalted"):
+        system = find_system(sid)
+        out[sid] = tmp / f"{sid}.xlsx"
+        system_tracker_from(out[sid], system, system.load(yaml.safe_load(system.example_data())))
+    return out
+
+
+@pytest.fixture(scope="module")
+def endpoint() -> Any:
+    import httpx
+    from test_server import serving
+
+    from sheetsync.app.server import create_app
+
+    with serving(create_app(api_key=KEY)) as base, \
+            httpx.Client(base_url=base, headers={"Authorization": KEY}, timeout=120) as http:
+        yield http
+
+
+def resolved(endpoint: Any, tracker: Path, client: str = "Google Apps Script") -> tuple[dict[str, Any], list[str]]:
+    """The endpoint's answer to Resolve on ``tracker``, and the payload's sheet names."""
+    import openpyxl
+
+    from sheetsync.backends.xlwings_remote import payload_from_openpyxl
+
+    payload = payload_from_openpyxl(openpyxl.load_workbook(tracker), client)
+    response = endpoint.post("/api/resolve", json=payload)
+    assert response.status_code == 200, response.text
+    return response.json(), [s["name"] for s in payload["sheets"]]
+
+
+@pytest.mark.parametrize("sid", ["bbn", "hexwar", "exalted"])
+def test_issue22_3_the_state_commit_is_the_last_write_of_every_answer(
+        endpoint: Any, trackers: dict[str, Path], sid: str) -> None:
+    answer, names = resolved(endpoint, trackers[sid])
+    writes = [a for a in answer["actions"] if a["func"] != "alert"]
+    state = names.index("State")
+    on_state = [i for i, a in enumerate(writes) if a["sheet_position"] == state]
+    assert on_state and len(on_state) < len(writes)  # a resolve writes both, so the order matters
+    assert on_state == list(range(len(writes) - len(on_state), len(writes)))  # the State sheet's writes last
+    last = writes[-1]
+    assert (last["sheet_position"], last["start_column"]) == (state, 0)  # the blob, the very last
+    assert [a["func"] for a in answer["actions"]][-1] == "alert"  # then only the confirmation
+
+
+def test_issue22_3_commit_last_keeps_each_groups_order() -> None:
+    from sheetsync.backends.xlwings_remote import commit_last
+
+    acts = [{"n": 0, "sheet_position": 3, "start_column": 0}, {"n": 1, "sheet_position": 0, "start_column": 4},
+            {"n": 2, "sheet_position": 3, "start_column": 2}, {"n": 3, "sheet_position": 1, "start_column": 0},
+            {"n": 4, "sheet_position": 3, "start_column": 1}]
+    assert [a["n"] for a in commit_last(acts, 3)] == [1, 3, 2, 4, 0]
+    assert [a["n"] for a in commit_last(acts, None)] == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("sid", ["bbn", "hexwar", "exalted"])
+def test_issue22_3_a_click_that_went_through_says_so(node: str, harness: Path, endpoint: Any,
+                                                    trackers: dict[str, Path], sid: str) -> None:
+    """The server's answer ends with a short confirmation (the step's message, in an
+    information box as on the desktop buttons); the Apps Script client shows it after every
+    change is applied, and nothing else."""
+    answer, names = resolved(endpoint, trackers[sid])
+    last = answer["actions"][-1]
+    assert last["func"] == "alert" and last["args"][3] == "info"
+    message = last["args"][0]
+    assert message and len(message) < 300 and ("resolve" in message.lower() or "tick" in message.lower())
+    log = click(node, harness, sheets=names, fetch={"code": 200, "body": json.dumps(answer)})
+    assert alerts(log) == [message]
+    kinds = [x[0] for x in log]
+    assert kinds.index("alert") > max(i for i, k in enumerate(kinds) if k == "setValues")
+    assert "flush" in kinds and ["releaseLock"] in log
+
+
+def test_issue22_3_state_too_narrow_leaves_the_commit_unwritten_and_says_so(
+        node: str, harness: Path, endpoint: Any, trackers: dict[str, Path]) -> None:
+    """A hex tracker's State sheet two columns wide (as a narrow upload): the client applies
+    the visible sheets, fails on the undo record, and never writes the State blob; the
+    alert says the step was not all applied and that the next step checks for it."""
+    answer, names = resolved(endpoint, trackers["hexwar"])
+    log = click(node, harness, sheets=names, columns={"State": 2}, fetch={"code": 200, "body": json.dumps(answer)})
+    written = [x for x in log if x[0] == "setValues"]
+    assert written and all(x[1] != "State" for x in written)  # the blob (State!A) never written
+    (shown,) = alerts(log)
+    assert "could not all be applied" in shown and "outside the dimensions" in shown
+    assert "next step" in shown

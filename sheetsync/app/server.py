@@ -18,7 +18,11 @@ Turn.  Nothing of a
 request is kept after its answer (on the xlwings path the book is closed and xlwings'
 range cache emptied), so the server's memory stays flat however many clicks it serves.
 
-A failed step answers 200 with one ``alert`` action and nothing else, so the Tracker sees
+A step that went through answers its writes with the State sheet's last, the State blob
+(the step's commit) at the very end, then one short information ``alert``, the step's
+message, as the desktop buttons show it (issue 22.3,
+:func:`sheetsync.backends.xlwings_remote.step_answer`): a client that stops half-way
+leaves the State as it was.  A failed step answers 200 with one ``alert`` action and nothing else, so the Tracker sees
 the problem in the sheet and nothing is written.  The alert shows the user's problem (the
 cell and what is wrong with it); the technical detail of a wrapped foreign error goes to
 the server log (the ``sheetsync.server`` logger), never to the sheet.  A bug, any
@@ -165,22 +169,28 @@ def _refused(action: str, exc: SheetSyncError) -> JSONResponse:
     return JSONResponse(alert_answer(user_message(exc)))
 
 
+def _confirmed(report: Any) -> str | None:
+    """Issue 22.3: the short confirmation of a step that went through (its report's
+    message, as the desktop buttons show it); ``None`` for the no-op route."""
+    return None if report is None else str(getattr(report, "message", "") or "") or None
+
+
 def _step(action: str, payload: dict[str, Any], engine: str = "payload") -> JSONResponse:
     """Run ``action`` on the payload and answer with its actions: read straight from the
     payload (``engine="payload"``) or through ``xw.Book(json=payload)`` (``"xlwings"``,
     whose book is closed whatever happens)."""
     if engine == "payload":
         from sheetsync.backends.payload import PayloadBackend
+        from sheetsync.backends.xlwings_remote import step_answer
 
         backend = PayloadBackend(payload)
         try:
-            if action != "noop":
-                steps.run(action, backend)
-            return _Answer(backend.json())
+            report = steps.run(action, backend) if action != "noop" else None
+            return _Answer(step_answer(payload, backend.actions, _confirmed(report)))
         except SheetSyncError as exc:
             return _refused(action, exc)
     from sheetsync.backends.xlwings_backend import XlwingsBackend
-    from sheetsync.backends.xlwings_remote import close_book, remote_book
+    from sheetsync.backends.xlwings_remote import close_book, remote_book, step_answer
 
     try:
         book = remote_book(payload)
@@ -188,9 +198,8 @@ def _step(action: str, payload: dict[str, Any], engine: str = "payload") -> JSON
         log.warning("%s: the payload could not be opened: %s", action, exc, exc_info=exc.__cause__ is not None)
         return _error(422, user_message(exc))
     try:
-        if action != "noop":
-            steps.run(action, XlwingsBackend(book))
-        return _Answer(book.json())
+        report = steps.run(action, XlwingsBackend(book)) if action != "noop" else None
+        return _Answer(step_answer(payload, book.json()["actions"], _confirmed(report)))
     except SheetSyncError as exc:
         return _refused(action, exc)
     finally:
