@@ -375,3 +375,53 @@ def test_issue22_3_state_too_narrow_leaves_the_commit_unwritten_and_says_so(
     (shown,) = alerts(log)
     assert "could not all be applied" in shown and "outside the dimensions" in shown
     assert "next step" in shown
+
+
+def record_columns(sid: str) -> int:
+    """The last column a system's undo records are written to."""
+    from sheetsync.app.session import RECORDS_RANGE
+    from sheetsync.core.registry import find_system
+    from sheetsync.sheets.backend import parse_range
+
+    if sid == "bbn":
+        from sheetsync.app.state_journal import HISTORY_BLOCK
+
+        return int(find_system(sid).layout(None).block(HISTORY_BLOCK).last_col)
+    rng = parse_range(RECORDS_RANGE)
+    return int(rng.col2 if rng.col2 is not None else rng.col1)
+
+
+@pytest.mark.parametrize("sid", ["bbn", "hexwar", "exalted"])
+def test_issue22_3_every_trackers_state_sheet_spans_its_undo_records(
+        node: str, harness: Path, endpoint: Any, trackers: dict[str, Path], sid: str) -> None:
+    """The .xlsx's State sheet is as wide as the columns its undo records go to, so a Google
+    Sheet made from it (as wide as its used range, what Apps Script sends) takes a Resolve's
+    whole answer: every write applied, the commit included, and no alert but the confirmation."""
+    import openpyxl
+
+    from sheetsync.backends.xlwings_remote import payload_from_openpyxl
+
+    wb = openpyxl.load_workbook(trackers[sid])
+    assert wb["State"].max_column >= record_columns(sid) >= 6
+    payload = payload_from_openpyxl(wb, "Google Apps Script")
+    width = max(len(r) for r in next(s for s in payload["sheets"] if s["name"] == "State")["values"])
+    assert width >= record_columns(sid)
+    answer, names = resolved(endpoint, trackers[sid])
+    log = click(node, harness, sheets=names, columns={"State": width}, fetch={"code": 200, "body": json.dumps(answer)})
+    assert len(alerts(log)) == 1 and alerts(log)[0] == answer["actions"][-1]["args"][0]
+    state_writes = [x for x in log if x[0] == "setValues" and x[1] == "State"]
+    assert any(x[3] == 1 for x in state_writes) and any(x[3] >= 3 for x in state_writes)  # blob and record
+
+
+def test_issue22_3_the_records_header_is_no_record() -> None:
+    from sheetsync.app.session import RECORDS_HEADER, parse
+    from sheetsync.core.registry import find_system
+
+    for sid in ("hexwar", "exalted"):
+        block = find_system(sid).layout(None).block("State_Records")
+        assert tuple(c.header for c in block.columns) == RECORDS_HEADER
+        assert (block.sheet, block.first_col, block.header_row) == ("State", 3, 1)
+    record = [4, "4:abc:resolve:2", json.dumps({"turn": 2})]
+    session = parse([], [list(RECORDS_HEADER), record])
+    assert [(r.row, r.rev) for r in session.records] == [(2, 4)]
+
