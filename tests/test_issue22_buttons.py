@@ -425,3 +425,81 @@ def test_issue22_3_the_records_header_is_no_record() -> None:
     session = parse([], [list(RECORDS_HEADER), record])
     assert [(r.row, r.rev) for r in session.records] == [(2, 4)]
 
+
+# -- the next step finds a step cut short, and puts it right ------------------------------------
+
+GOOGLE = "Google Apps Script"
+
+
+def press(endpoint: Any, wb: Any, action: str, *, cut_short: bool = False) -> list[dict[str, Any]]:
+    """One click through the endpoint on the openpyxl workbook ``wb``; with ``cut_short`` the
+    client stops at the first write to the State sheet (as when that write falls outside a
+    too-narrow State): everything before it is applied, nothing after.  Returns the alerts."""
+    from sheetsync.backends.xlwings_remote import apply_actions, payload_from_openpyxl
+
+    payload = payload_from_openpyxl(wb, GOOGLE)
+    response = endpoint.post(f"/api/{action}", json=payload)
+    assert response.status_code == 200, response.text
+    actions = response.json()["actions"]
+    if cut_short:
+        state = [s["name"] for s in payload["sheets"]].index("State")
+        first = next(i for i, a in enumerate(actions) if a.get("sheet_position") == state)
+        actions = actions[:first]
+    shown: list[dict[str, Any]] = []
+    apply_actions(wb, actions, client=GOOGLE, alerts=shown)
+    return shown
+
+
+def prompts(shown: list[dict[str, Any]], mode: str) -> list[str]:
+    assert all(a["mode"] == mode for a in shown), shown
+    return [str(a["prompt"]) for a in shown]
+
+
+@pytest.mark.parametrize("sid", ["bbn", "hexwar", "exalted"])
+def test_issue22_3_a_resolve_cut_short_is_found_and_put_back(endpoint: Any, trackers: dict[str, Path],
+                                                             sid: str) -> None:
+    """Resolve's visible writes land, its State write doesn't.  The next click (Undo) does
+    not say "nothing to undo" over a sheet that shows the next turn: it says the resolve was
+    cut short and puts the sheets back, so that Resolve then gives what it would have."""
+    import openpyxl
+
+    wb = openpyxl.load_workbook(trackers[sid])
+    clean = openpyxl.load_workbook(trackers[sid])
+    (built,) = prompts(press(endpoint, wb, "build"), "info")
+    prompts(press(endpoint, clean, "build"), "info")
+    (expected,) = prompts(press(endpoint, clean, "resolve"), "info")
+
+    assert press(endpoint, wb, "resolve", cut_short=True) == []  # the client failed before the alert
+    (told,) = prompts(press(endpoint, wb, "undo"), "critical")
+    assert "was cut short" in told and "nothing to undo" not in told
+    assert "run it again" in told or "Click" in told
+    (again,) = prompts(press(endpoint, wb, "resolve"), "info")
+    assert again == expected  # the same dice, the same outcome as a resolve never cut short
+    (undone,) = prompts(press(endpoint, wb, "undo"), "info")
+    assert "undone" in undone.lower() or "undo" in undone.lower()
+
+
+@pytest.mark.parametrize("sid", ["bbn", "hexwar", "exalted"])
+def test_issue22_3_an_undo_cut_short_is_found_and_put_right(endpoint: Any, trackers: dict[str, Path],
+                                                           sid: str) -> None:
+    """Undo's visible writes land, its State write doesn't.  The next click says so and
+    puts it right: the battalion tracker puts the sheets back to the resolved phase (run
+    Undo again), the hex and Exalted trackers complete the undo.  Either way the sheets and
+    the State agree again, and the turn resolves as before."""
+    import openpyxl
+
+    wb = openpyxl.load_workbook(trackers[sid])
+    prompts(press(endpoint, wb, "build"), "info")
+    (first,) = prompts(press(endpoint, wb, "resolve"), "info")
+    assert press(endpoint, wb, "undo", cut_short=True) == []
+    (told,) = prompts(press(endpoint, wb, "resolve"), "critical")
+    assert "was cut short" in told
+    if sid == "bbn":
+        assert "run it again" in told
+        (undone,) = prompts(press(endpoint, wb, "undo"), "info")
+        assert "undone" in undone
+    else:
+        assert "It is completed now" in told
+    (again,) = prompts(press(endpoint, wb, "resolve"), "info")
+    assert again == first  # the undo stands (its orders pending again), the turn resolves as before
+

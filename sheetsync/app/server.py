@@ -57,7 +57,8 @@ from fastapi.responses import JSONResponse
 from sheetsync.app import steps
 from sheetsync.app.files import whole_or_text
 from sheetsync.app.json_bytes import dumps
-from sheetsync.core.system import ACTIONS
+from sheetsync.backends.xlwings_remote import step_answer
+from sheetsync.core.system import ACTIONS, StepRefused
 from sheetsync.errors import SheetSyncError
 
 __all__ = ["DEFAULT_MAX_BYTES", "ENGINES", "FAILED", "alert_answer", "create_app", "require_remote_engine",
@@ -163,10 +164,15 @@ def _parsed(body: bytes) -> dict[str, Any] | JSONResponse:
     return payload
 
 
-def _refused(action: str, exc: SheetSyncError) -> JSONResponse:
-    # The user's problem: shown in the sheet, and nothing is written.
+def _refused(action: str, exc: SheetSyncError, writes: Any = None) -> JSONResponse:
+    # The user's problem: shown in the sheet, and nothing is written.  A StepRefused is the
+    # one refusal that writes (its repair, sheetsync.core.system.StepRefused): ``writes``, the
+    # step's writes with the commit last, go before the alert.
     log.info("%s refused: %s", action, exc, exc_info=exc.__cause__ is not None)
-    return JSONResponse(alert_answer(user_message(exc)))
+    answer = alert_answer(user_message(exc))
+    if isinstance(exc, StepRefused) and writes is not None:
+        answer = {"actions": [*step_answer({"sheets": writes[0]}, writes[1])["actions"], *answer["actions"]]}
+    return JSONResponse(answer)
 
 
 def _confirmed(report: Any) -> str | None:
@@ -181,16 +187,15 @@ def _step(action: str, payload: dict[str, Any], engine: str = "payload") -> JSON
     whose book is closed whatever happens)."""
     if engine == "payload":
         from sheetsync.backends.payload import PayloadBackend
-        from sheetsync.backends.xlwings_remote import step_answer
 
         backend = PayloadBackend(payload)
         try:
             report = steps.run(action, backend) if action != "noop" else None
             return _Answer(step_answer(payload, backend.actions, _confirmed(report)))
         except SheetSyncError as exc:
-            return _refused(action, exc)
+            return _refused(action, exc, (payload.get("sheets"), backend.actions))
     from sheetsync.backends.xlwings_backend import XlwingsBackend
-    from sheetsync.backends.xlwings_remote import close_book, remote_book, step_answer
+    from sheetsync.backends.xlwings_remote import close_book, remote_book
 
     try:
         book = remote_book(payload)
@@ -201,7 +206,7 @@ def _step(action: str, payload: dict[str, Any], engine: str = "payload") -> JSON
         report = steps.run(action, XlwingsBackend(book)) if action != "noop" else None
         return _Answer(step_answer(payload, book.json()["actions"], _confirmed(report)))
     except SheetSyncError as exc:
-        return _refused(action, exc)
+        return _refused(action, exc, (payload.get("sheets"), book.json()["actions"]))
     finally:
         close_book(book)
 

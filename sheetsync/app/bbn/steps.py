@@ -104,6 +104,11 @@ def journal(lay: Layout, sh: Sheets) -> Journal:
     for x in lost:
         entry = by_rev.get(x.rev, stored.journal[-1])
         stands, gone = _name(str(entry[2]), int(entry[3])), _name(x.action, x.phase)
+        if x.rev > stored.rev:  # issue 22.3: no step committed its revision, so none overwrote it
+            parts.append(f"{gone} was cut short: its changes reached the sheets but not the State sheet, which "
+                         f"holds the battle (a click whose changes were not all applied); nothing of it counts "
+                         f"and the sheets are put back as the State holds them: run it again")
+            continue
         parts.append(f"{gone} and {stands} ran at the same moment; {stands} stands, {gone} was lost: run it again")
     msg = "; ".join(parts) + f". The tracker is at phase {battle.phase}; nothing else was changed by this click."
     write = sj.state_update(lay, battle, stored.last, prior=stored, action="repair", phase=battle.phase - 1,
@@ -113,8 +118,10 @@ def journal(lay: Layout, sh: Sheets) -> Journal:
         *write.extra,
         *sj.repair_updates(lay, stored, sh.orders, lost, sh.log),
         *marks,
-        *writer.battle_updates(lay, battle, status=f"Two steps collided: run {_name(lost[0].action, lost[0].phase)} "
-                                                   "again if it is still wanted", last_action=msg[:45000]),
+        *writer.battle_updates(lay, battle, status=(f"A step was cut short: run {_name(lost[0].action, lost[0].phase)} "
+                                                    "again" if all(x.rev > stored.rev for x in lost) else
+                                                    f"Two steps collided: run {_name(lost[0].action, lost[0].phase)} "
+                                                    "again if it is still wanted"), last_action=msg[:45000]),
         *writer.log_updates(lay, [[battle.phase - 1, None, None, sj.ACTION_NAMES["repair"], None, "refused", 0, "",
                                    "", msg]], step=write.token),
     ]
