@@ -503,3 +503,57 @@ def test_issue22_3_an_undo_cut_short_is_found_and_put_right(endpoint: Any, track
     (again,) = prompts(press(endpoint, wb, "resolve"), "info")
     assert again == first  # the undo stands (its orders pending again), the turn resolves as before
 
+
+# -- download: every cell of the downloaded workbook is the local tracker's ----------------------
+
+def every_cell(path: Path) -> dict[str, dict[str, Any]]:
+    import openpyxl
+
+    wb = openpyxl.load_workbook(path)
+    return {ws.title: {c.coordinate: c.value for row in ws.iter_rows() for c in row if c.value is not None}
+            for ws in wb.worksheets}
+
+
+@pytest.mark.parametrize("sid", ["bbn", "hexwar", "exalted"])
+def test_issue22_3_download_gives_back_every_cell_of_the_local_tracker(
+        sid: str, trackers: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tracker built and resolved locally, uploaded to a Google Sheet (the fake Sheets API)
+    and downloaded into a new workbook: every cell of every sheet is the local tracker's,
+    the cohort names over the Battle sheet's Health-by-phase table included."""
+    import shutil
+
+    from fake_sheets_api import FakeSheetsServer, service_account_info
+    from typer.testing import CliRunner
+
+    from sheetsync.app import steps
+    from sheetsync.app.cli import app
+    from sheetsync.app.workbook_cli import excel_backend
+
+    local = tmp_path / f"local-{sid}.xlsx"
+    shutil.copy(trackers[sid], local)
+    for action in ("build", "resolve"):
+        steps.run(action, excel_backend(local))
+    runner = CliRunner()
+    with FakeSheetsServer() as server:
+        info, _ = service_account_info(server.url)
+        key_path = tmp_path / "key.json"
+        key_path.write_text(json.dumps(info))
+        monkeypatch.setenv("SHEETSYNC_SHEETS_API_ROOT", f"{server.url}/v4/spreadsheets")
+        sa = ["--service-account", str(key_path)]
+        key = server.create_spreadsheet("Battle night")
+        res = runner.invoke(app, ["upload", str(local), key, *sa])
+        assert res.exit_code == 0, res.output
+        back = tmp_path / f"back-{sid}.xlsx"
+        res = runner.invoke(app, ["download", key, str(back), *sa])
+        assert res.exit_code == 0, res.output
+    want, got = every_cell(local), every_cell(back)
+    assert sorted(got) == sorted(want)
+    diffs = [(sheet, ref, want[sheet].get(ref), got[sheet].get(ref)) for sheet in want
+             for ref in sorted(set(want[sheet]) | set(got[sheet])) if want[sheet].get(ref) != got[sheet].get(ref)]
+    assert diffs == []
+    if sid == "bbn":
+        from sheetsync.core.registry import find_system
+
+        block = find_system("bbn").layout(None).block("Battle_HealthByPhase")
+        header = [got["Battle"].get(f"{chr(64 + block.first_col + i)}{block.header_row}") for i in range(1, 3)]
+        assert all(isinstance(h, str) and not h.startswith("Cohort ") for h in header), header
