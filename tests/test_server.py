@@ -200,6 +200,12 @@ def press(http: httpx.Client, wb: openpyxl.Workbook, action: str, client: str) -
     return apply(wb, answer, client)
 
 
+def modes(alerts: list[dict[str, Any]]) -> list[str]:
+    """The kinds of the alerts shown: a step that went through shows one ``info`` alert,
+    its confirmation (issue 22.3); a refusal one ``critical``."""
+    return [str(a["mode"]) for a in alerts]
+
+
 def run_openpyxl_path(path: Path, steps: tuple[str, ...]) -> list[str]:
     return [usecases.run(step, excel_backend(path)).message for step in steps]
 
@@ -230,10 +236,11 @@ def test_golden_scenario_over_http_matches_the_openpyxl_path_cell_for_cell(
     expected, messages = golden_openpyxl
     a = tmp_path / "a.xlsx"
     shutil.copy(example_tracker, a)
-    for step in GOLDEN_STEPS:
+    for step, message in zip(GOLDEN_STEPS, messages, strict=True):
         wb = load(a)
         alerts = press(http, wb, step, client)
-        assert alerts == [], (step, alerts)  # every step succeeded
+        # every step succeeded, and says so (issue 22.3) as the desktop buttons do
+        assert [(x["mode"], x["prompt"]) for x in alerts] == [("info", message)], (step, alerts)
         wb.save(a)  # the spreadsheet keeps the change; the next click sends it again
     got = cells(load(a))
     # Remote payloads carry formula cells as values only (Orders!P, the Odds column), but
@@ -265,7 +272,7 @@ def test_twelve_cohorts_resolve_over_http_matches_the_openpyxl_path(
     expected = cells(load(b))
     for client in CLIENTS:
         wb = load(base)
-        assert press(http, wb, "resolve", client) == []
+        assert modes(press(http, wb, "resolve", client)) == ["info"]  # the confirmation alone
         got = cells(reloaded(wb))
         assert differences(got, expected) == [], client
         assert cell(got, LAY.cells["Battle_Phase"].ref) == 2
@@ -294,7 +301,7 @@ def test_resolve_with_computed_formula_values_in_the_payload(
     block = LAY.block("Orders_Table")
     odds = [row[block.first_col - 1 + block.index("odds")] for row in orders["values"][block.first_row - 1:]]
     assert any(isinstance(v, float) and 0 < v < 1 for v in odds)  # the payload is realistic
-    assert apply(wb, post(http, "resolve", payload), client) == []
+    assert modes(apply(wb, post(http, "resolve", payload), client)) == ["info"]  # the confirmation alone
     b = tmp_path / "b.xlsx"
     shutil.copy(example_tracker, b)
     run_openpyxl_path(b, ("resolve",))
@@ -337,7 +344,7 @@ def test_double_click_sequential_and_concurrent_resolve_apply_once(
     with httpx.Client(base_url=url, headers={"Authorization": KEY}, timeout=120) as http:
         once = post(http, "resolve", payload)
         reference = load(example_tracker)
-        assert apply(reference, once, client) == []
+        assert modes(apply(reference, once, client)) == ["info"]  # the confirmation alone
         expected = cells(reference)
 
         # sequential: the second click sends the same workbook (the first answer isn't back yet)
@@ -363,7 +370,7 @@ def test_double_click_sequential_and_concurrent_resolve_apply_once(
         assert pair[0] == pair[1] == once  # the same dice, the same cells
         wb = load(example_tracker)
         for answer in pair:
-            assert apply(wb, answer, client) == []
+            assert modes(apply(wb, answer, client)) == ["info"]  # the confirmation alone
         got = cells(wb)
         assert differences(got, expected) == []
     # ... and applying once really resolved one phase
@@ -380,7 +387,7 @@ def test_resolve_after_the_answer_was_applied_is_refused_and_changes_nothing(
     http: httpx.Client, client: str, example_tracker: Path
 ) -> None:
     wb = load(example_tracker)
-    assert press(http, wb, "resolve", client) == []
+    assert modes(press(http, wb, "resolve", client)) == ["info"]  # the confirmation alone
     wb = reloaded(wb)
     after_first = cells(wb)
     answer = post(http, "resolve", payload_from_openpyxl(wb, client))

@@ -33,6 +33,7 @@ from typing import Any
 from sheetsync.app import session as ss
 from sheetsync.app.step_report import StepReport
 from sheetsync.app.usecases import LayoutHooks, LayoutSteps
+from sheetsync.core.system import StepRefused
 from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError
 from sheetsync.rules.exalted import sheet_views as views
 from sheetsync.rules.exalted.battle import resolve, undo
@@ -761,7 +762,72 @@ def _end(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     return _report("end", stored.tick, msg, updates, aftermath=after), updates
 
 
-_STEPS = {"build": _build, "resolve": _resolve, "undo": _undo, "end": _end}
+def _record_rows(rd: _Read) -> tuple[set[int], list[int] | None]:
+    """The Orders rows the accepted undo records not undone say were stamped, and those of
+    the newest such record (``None`` without one, or when it can't be read)."""
+    covered: set[int] = set()
+    newest: list[int] | None = None
+    for r in rd.session.history():
+        rows = r.data.get("rows") if isinstance(r.data, dict) else None
+        if isinstance(rows, list) and all(isinstance(o, int) and not isinstance(o, bool) for o in rows):
+            covered.update(rows)
+            newest = list(rows)
+        else:
+            newest = None
+    return covered, newest
+
+
+def _torn(rd: _Read) -> None:
+    """Issue 22.3: a step cut short, whose changes reached the visible sheets but whose
+    State write (applied last) never did, is found before the next step, and put right.
+
+    Every committed Next Tick leaves an undo record naming the Orders rows it stamped, so
+    a stamped row no accepted record names is a tick that never committed: its rows are
+    made pending again and the sheets redrawn from the State.  The newest record's rows all
+    unstamped is an Undo Tick that never committed: it is completed.  Either way the step
+    clicked is refused with the repair as its one write (:class:`StepRefused`), saying what
+    happened.  (Units rows a cut-short tick split off, X23, are not cleared.)"""
+    if rd.session.battle is None or rd.session.extra.get("ended"):
+        return
+    orders = _orders(rd, [], {})
+    covered, newest = _record_rows(rd)
+    stray = sorted(off for off in orders.stamped if off not in covered)
+    if stray:
+        stored = _stored(rd)
+        offsets = _offsets(rd, stored)
+        ob = rd.lay.block("Orders_Table")
+        ticks = sorted({orders.stamped[o] for o in stray if isinstance(orders.stamped[o], int)})
+        name = f"{ACTION_NAMES['resolve']} {ticks[0] if ticks else stored.tick}"
+        msg = (f"{name} was cut short: its changes reached the sheets but not the State sheet, which holds the "
+               "battle (a click whose changes were not all applied). Nothing of it counts: the sheets are put back "
+               f"as the State holds them, and its {len(stray)} order{'s' if len(stray) != 1 else ''} "
+               f"{'are' if len(stray) != 1 else 'is'} pending again. Click {ACTION_NAMES['resolve']} to resolve "
+               "it.")
+        pending = _orders(_unstamped(rd, set(stray)), [], {}).pending
+        updates = [*(table.block_update(ob, [{}], off, keys=list(_RESULTS)) for off in stray),
+                   *_view_updates(rd.lay, stored, offsets, pending, last_action=f"{name} cut short: put back"),
+                   _log(rd.lay, [{"tick": stored.tick, "kind": "repair", "details": msg}])]
+        raise StepRefused(msg, updates)
+    if newest and not any(off in orders.stamped for off in newest):
+        report, updates = _undo(rd)
+        msg = (f"{report.message.split(':')[0]} was cut short: its changes reached the sheets but not the State "
+               f"sheet (a click whose changes were not all applied). It is completed now: {report.message}. "
+               "Click again for the next step.")
+        raise StepRefused(msg, updates)
+
+
+def _whole(step: Any) -> Any:
+    """``step`` after the check for a step cut short (:func:`_torn`, issue 22.3)."""
+    def checked(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
+        _torn(rd)
+        out: tuple[StepReport, list[RangeUpdate]] = step(rd)
+        return out
+
+    checked.__doc__ = step.__doc__
+    return checked
+
+
+_STEPS = {"build": _build, "resolve": _whole(_resolve), "undo": _whole(_undo), "end": _whole(_end)}
 
 
 def _check(rd: _Read) -> Any:

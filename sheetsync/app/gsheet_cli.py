@@ -182,8 +182,12 @@ def house_rule_rows_of(system: Any) -> list[dict[str, Any]]:
 
 
 def tracker_ranges(lay: Layout) -> list[str]:
-    """Every block and named cell that holds a battle (the hidden Lists excepted)."""
+    """Every block and named cell that holds a battle (the hidden Lists excepted), and
+    every block's header row: a step may write a header (Build Cohorts names the cohorts
+    over the Battle sheet's Health-by-phase table, the chart's legend), so a copy without
+    them read "Cohort 1..4" (issue 22.3).  The State's are in its own ranges below."""
     ranges = [b.range() for b in lay.blocks.values() if b.sheet != "Lists"]
+    ranges += [b.header_range() for b in lay.blocks.values() if b.sheet not in ("Lists", "State")]
     ranges += [c.ref for c in lay.cells.values()]
     ranges += [a.range() for a in getattr(lay, "areas", {}).values()]
     from sheetsync.app.steps import MARK_RANGE

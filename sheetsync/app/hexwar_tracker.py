@@ -28,6 +28,7 @@ from sheetsync.app import session as ss
 from sheetsync.app.step_report import StepReport
 from sheetsync.app.usecases import LayoutHooks, LayoutSteps
 from sheetsync.core.layout import Column
+from sheetsync.core.system import StepRefused
 from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError
 from sheetsync.rules.hexwar import views
 from sheetsync.rules.hexwar.formulas import house_rule_rows
@@ -558,8 +559,55 @@ def _changed_since_build(rd: _Read, data: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _undo(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
-    """Undo the last resolved turn from its record (or reopen an ended battle)."""
+def _torn(rd: _Read) -> None:
+    """Issue 22.3: a step cut short, whose changes reached the visible sheets but whose
+    State write (applied last) never did, is found before the next step reads anything
+    else, and put right or named.
+
+    The State is the battle; every step rewrites ``Battle!B3`` (the turn to resolve) from
+    the battle it commits, and a resolve stamps its rows with the turn it resolved.  So
+    rows stamped with the State's turn or later, or ``B3`` one turn ahead, are a Resolve
+    Turn that never committed: its rows are made pending again and the sheets redrawn from
+    the State.  ``B3`` one turn behind is an Undo Turn that never committed: it is
+    completed (its rows are already pending).  Either way the step clicked is refused
+    with the repair as its one write (:class:`StepRefused`), and says what happened."""
+    if rd.session.battle is None or rd.session.extra.get("ended"):
+        return
+    stored = _stored(rd)
+    shown = _plain(rd.cell("Battle_Turn"))
+    problems: list[Problem] = []
+    pending = _pending(rd, problems, {})
+    ahead = sorted(t for t in {*pending.stamped_moves, *pending.stamped_attacks}
+                   if isinstance(t, int) and t >= stored.turn)
+    where = f"{rd.lay.cells['Battle_Turn'].sheet}!{rd.lay.cells['Battle_Turn'].address}"
+    if ahead or shown == stored.turn + 1:
+        name = f"{ACTION_NAMES['resolve']} {stored.turn}"
+        msg = (f"{name} was cut short: its changes reached the sheets but not the State sheet, which holds the "
+               f"battle (a click whose changes were not all applied). Nothing of it counts: the sheets are put back "
+               f"to turn {stored.turn} as the State holds it, and its moves and attacks are pending again. "
+               f"Click {ACTION_NAMES['resolve']} to resolve it.")
+        offsets = _offsets(rd, stored)
+        updates = [*_unstamp(rd.lay, pending, ahead),
+                   *_view_updates(rd.lay, stored, offsets, last_action=f"{name} cut short: put back"),
+                   _log(rd.lay, [{"turn": stored.turn, "kind": "repair", "details": msg}])]
+        raise StepRefused(msg, updates)
+    if shown == stored.turn - 1 and stored.turn > 1:
+        report, updates = _undo(rd, orders_pending=True)
+        name = f"{ACTION_NAMES['undo']} {stored.turn - 1}"
+        msg = (f"{name} was cut short: its changes reached the sheets but not the State sheet (a click whose "
+               f"changes were not all applied). It is completed now: {report.message}. Click again for the next "
+               "step.")
+        raise StepRefused(msg, updates)
+    if isinstance(shown, int) and not isinstance(shown, bool) and shown != stored.turn:
+        raise BattleStateError(f"{where} shows turn {shown}, but the State sheet holds turn {stored.turn}: the sheets "
+                               "and the battle disagree. Restore the previous copy (the .bak file, or the Google "
+                               "Sheet's version history)")
+
+
+def _undo(rd: _Read, *, orders_pending: bool = False) -> tuple[StepReport, list[RangeUpdate]]:
+    """Undo the last resolved turn from its record (or reopen an ended battle).
+    ``orders_pending``: the turn's rows are pending already (an undo cut short, completed
+    by :func:`_torn`), so none is typed in again."""
     stored = _stored(rd)
     lay = rd.lay
     offsets = _offsets(rd, stored)
@@ -587,8 +635,9 @@ def _undo(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     before = undo(stored.model_copy(update={"history": (record,)}))
     problems: list[Problem] = []
     pending = _pending(rd, problems, {})  # the stamped rows (a bad pending cell is not undo's business)
-    updates = _unstamp(lay, pending, [record.turn])
-    if not pending.stamped_moves.get(record.turn) and not pending.stamped_attacks.get(record.turn):
+    updates = _unstamp(rd.lay, pending, [record.turn])
+    if not pending.stamped_moves.get(record.turn) and not pending.stamped_attacks.get(record.turn) \
+            and not orders_pending:
         updates += _orders_again(rd, record)
     done = _commit(rd, "undo", record.turn, before, offsets)
     name = f"{ACTION_NAMES['undo']} {record.turn}"
@@ -724,7 +773,18 @@ def _end(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     return _report("end", stored.turn, msg, updates, aftermath_=report.to_json()), updates
 
 
-_STEPS = {"build": _build, "resolve": _resolve, "undo": _undo, "end": _end}
+def _whole(step: Any) -> Any:
+    """``step`` after the check for a step cut short (:func:`_torn`, issue 22.3)."""
+    def checked(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
+        _torn(rd)
+        out: tuple[StepReport, list[RangeUpdate]] = step(rd)
+        return out
+
+    checked.__doc__ = step.__doc__
+    return checked
+
+
+_STEPS = {"build": _build, "resolve": _whole(_resolve), "undo": _whole(_undo), "end": _whole(_end)}
 
 
 def capacity_for(battle: Battle) -> dict[str, int]:

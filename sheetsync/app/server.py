@@ -18,7 +18,11 @@ Turn.  Nothing of a
 request is kept after its answer (on the xlwings path the book is closed and xlwings'
 range cache emptied), so the server's memory stays flat however many clicks it serves.
 
-A failed step answers 200 with one ``alert`` action and nothing else, so the Tracker sees
+A step that went through answers its writes with the State sheet's last, the State blob
+(the step's commit) at the very end, then one short information ``alert``, the step's
+message, as the desktop buttons show it (issue 22.3,
+:func:`sheetsync.backends.xlwings_remote.step_answer`): a client that stops half-way
+leaves the State as it was.  A failed step answers 200 with one ``alert`` action and nothing else, so the Tracker sees
 the problem in the sheet and nothing is written.  The alert shows the user's problem (the
 cell and what is wrong with it); the technical detail of a wrapped foreign error goes to
 the server log (the ``sheetsync.server`` logger), never to the sheet.  A bug, any
@@ -65,7 +69,8 @@ from fastapi.responses import JSONResponse
 from sheetsync.app import steps
 from sheetsync.app.files import whole_or_text
 from sheetsync.app.json_bytes import dumps
-from sheetsync.core.system import ACTIONS
+from sheetsync.backends.xlwings_remote import step_answer
+from sheetsync.core.system import ACTIONS, StepRefused
 from sheetsync.errors import SheetSyncError
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_STEP_BUDGET", "ENGINES", "FAILED", "STEP_BUDGET_ENV", "STUCK_GRACE",
@@ -182,10 +187,21 @@ def _parsed(body: bytes) -> dict[str, Any] | JSONResponse:
     return payload
 
 
-def _refused(action: str, exc: SheetSyncError) -> JSONResponse:
-    # The user's problem: shown in the sheet, and nothing is written.
+def _refused(action: str, exc: SheetSyncError, writes: Any = None) -> JSONResponse:
+    # The user's problem: shown in the sheet, and nothing is written.  A StepRefused is the
+    # one refusal that writes (its repair, sheetsync.core.system.StepRefused): ``writes``, the
+    # step's writes with the commit last, go before the alert.
     log.info("%s refused: %s", action, exc, exc_info=exc.__cause__ is not None)
-    return JSONResponse(alert_answer(user_message(exc)))
+    answer = alert_answer(user_message(exc))
+    if isinstance(exc, StepRefused) and writes is not None:
+        answer = {"actions": [*step_answer({"sheets": writes[0]}, writes[1])["actions"], *answer["actions"]]}
+    return JSONResponse(answer)
+
+
+def _confirmed(report: Any) -> str | None:
+    """Issue 22.3: the short confirmation of a step that went through (its report's
+    message, as the desktop buttons show it); ``None`` for the no-op route."""
+    return None if report is None else str(getattr(report, "message", "") or "") or None
 
 
 def _step(action: str, payload: dict[str, Any], engine: str = "payload") -> JSONResponse:
@@ -197,11 +213,10 @@ def _step(action: str, payload: dict[str, Any], engine: str = "payload") -> JSON
 
         backend = PayloadBackend(payload)
         try:
-            if action != "noop":
-                steps.run(action, backend)
-            return _Answer(backend.json())
+            report = steps.run(action, backend) if action != "noop" else None
+            return _Answer(step_answer(payload, backend.actions, _confirmed(report)))
         except SheetSyncError as exc:
-            return _refused(action, exc)
+            return _refused(action, exc, (payload.get("sheets"), backend.actions))
     from sheetsync.backends.xlwings_backend import XlwingsBackend
     from sheetsync.backends.xlwings_remote import close_book, remote_book
 
@@ -211,11 +226,10 @@ def _step(action: str, payload: dict[str, Any], engine: str = "payload") -> JSON
         log.warning("%s: the payload could not be opened: %s", action, exc, exc_info=exc.__cause__ is not None)
         return _error(422, user_message(exc))
     try:
-        if action != "noop":
-            steps.run(action, XlwingsBackend(book))
-        return _Answer(book.json())
+        report = steps.run(action, XlwingsBackend(book)) if action != "noop" else None
+        return _Answer(step_answer(payload, book.json()["actions"], _confirmed(report)))
     except SheetSyncError as exc:
-        return _refused(action, exc)
+        return _refused(action, exc, (payload.get("sheets"), book.json()["actions"]))
     finally:
         close_book(book)
 

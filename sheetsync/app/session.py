@@ -32,7 +32,8 @@ from typing import Any
 from sheetsync.errors import BattleStateError, Problem, SheetFormatError
 from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate, parse_range
 
-__all__ = ["BLOB_RANGE", "CHUNK", "JOURNAL", "RECORDS_RANGE", "Commit", "Record", "Session", "clear_records", "commit", "parse", "stored_rows",
+__all__ = ["BLOB_RANGE", "CHUNK", "JOURNAL", "RECORDS_HEADER", "RECORDS_RANGE", "Commit", "Record", "Session", "clear_records",
+           "commit", "parse", "stored_rows",
            "read_ranges", "record_update", "step_token", "undone_update"]
 
 CHUNK = 30_000
@@ -51,6 +52,10 @@ RECORDS_RANGE = "State!C1:F"
 """The undo records: rev, step token, record JSON, and ``undone`` once undone."""
 
 UNDONE = "undone"
+
+RECORDS_HEADER = ("Rev", "Step", "Undo record (JSON)", "Undone")
+"""The header a tracker's layout draws over the records (``State!C1:F1``, issue 22.3: it
+keeps the State sheet as wide as the records): it is no record, and is passed over."""
 
 
 def step_token(rev: int, step: str, action: str, turn: int) -> str:
@@ -214,7 +219,7 @@ def parse(blob: Grid, records: Grid, *, blob_range: str = BLOB_RANGE, mark: str 
     for i, row in enumerate(records):
         cells = [*row, None, None, None, None][:4]
         rev, token, text, undone = cells
-        if all(v in (None, "") for v in cells[:3]):
+        if all(v in (None, "") for v in cells[:3]) or tuple(cells) == RECORDS_HEADER:
             continue
         number = rev if isinstance(rev, int) and not isinstance(rev, bool) else (
             int(rev) if isinstance(rev, float) and rev.is_integer() else -1)

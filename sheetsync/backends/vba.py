@@ -75,8 +75,10 @@ __all__ = [
     "decompress",
     "make_xlsm",
     "read_module",
+    "shipped_remote_module",
     "step_module_source",
     "write_compound_file",
+    "write_shipped_remote_modules",
     "write_step_module",
     "xlwings_vba_modules",
 ]
@@ -1141,6 +1143,32 @@ def write_step_module(system: Any, folder: str | os.PathLike[str], *, remote: bo
     path = Path(folder) / STEP_MODULES[remote]
     path.write_text(step_module_source(system, remote=remote), encoding="utf-8")
     return path
+
+
+def shipped_remote_module(system: Any) -> Path:
+    """The remote step module shipped in :data:`MACROS_DIR` for ``system`` (issue 22.3: a
+    hex or Exalted workbook without Python needs its own subs, ``ResolveTurn`` ...): the
+    battalion system's is the template ``SheetsyncRemote.bas`` itself, every other system's
+    ``SheetsyncRemote-<id>.bas``, :func:`step_module_source` written out.  Each is imported
+    as the module ``SheetsyncRemote``: a workbook takes the one of its system."""
+    if system.id == "bbn":
+        return MACROS_DIR / STEP_MODULES[True]
+    return MACROS_DIR / f"SheetsyncRemote-{system.id}.bas"
+
+
+def write_shipped_remote_modules() -> list[Path]:
+    """Write every tracker system's :func:`shipped_remote_module` from the template (after a
+    change to ``SheetsyncRemote.bas`` or to a system's steps); returns the files written."""
+    from sheetsync.core.registry import find_system, system_ids
+
+    out = []
+    for system_id in system_ids():
+        system = find_system(system_id)
+        path = shipped_remote_module(system)
+        if path.name != STEP_MODULES[True]:
+            path.write_text(step_module_source(system, remote=True), encoding="utf-8", newline="\n")
+            out.append(path)
+    return out
 
 
 def buttons_for(system: Any, sheet: str = "Battle") -> tuple[tuple[str, str, str, str], ...]:

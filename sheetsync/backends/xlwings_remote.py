@@ -56,8 +56,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLIENTS",
+    "STATE_SHEET",
     "apply_actions",
     "close_book",
+    "commit_last",
+    "confirmation",
+    "step_answer",
     "ensure_remote_engine",
     "open_remote_books",
     "payload_from_openpyxl",
@@ -450,6 +454,52 @@ def _range_ref(action: Mapping[str, Any]) -> str:
     r1, c1 = r0 + action["row_count"] - 1, c0 + action["column_count"] - 1
     first = f"{letter(c0)}{r0}"
     return first if (r0, c0) == (r1, c1) else f"{first}:{letter(c1)}{r1}"
+
+
+# ---------------------------------------------------------------------------------------
+# A step's answer, as the endpoint sends it
+# ---------------------------------------------------------------------------------------
+
+STATE_SHEET = "State"
+"""The hidden sheet whose blob (column A) is every tracker's battle: a step's commit."""
+
+
+def commit_last(actions: Sequence[Mapping[str, Any]], state_position: int | None) -> list[Mapping[str, Any]]:
+    """``actions`` in the order a client should apply them so that the commit comes last
+    (issue 22.3).  A client applies an answer one action at a time and stops at the first
+    that fails (``xlwings.js`` throws, VBA raises): the visible sheets' writes first, then
+    the State sheet's other writes (undo records, the mark), and the State blob, the write
+    that says the step happened, at the very end.  A step cut short thus leaves the State as
+    it was, and the next step finds the visible sheets ahead of it (a torn write) instead of
+    a State that claims a step the sheets do not show.  Each group keeps its own order;
+    ``state_position`` is the State sheet's index (``None``: nothing to move)."""
+
+    def rank(action: Mapping[str, Any]) -> int:
+        if state_position is None or action.get("sheet_position") != state_position:
+            return 0
+        return 2 if action.get("start_column") == 0 else 1
+
+    return sorted(actions, key=rank)  # stable: each group keeps its order
+
+
+def confirmation(message: str, title: str = "sheetsync") -> dict[str, Any]:
+    """The ``alert`` action that tells the Tracker a step went through, as the desktop
+    buttons' message box does (an information box, not an error)."""
+    return {"func": "alert", "args": [message, title, "ok", "info", ""], "values": None,
+            "sheet_position": None, "start_row": None, "start_column": None,
+            "row_count": None, "column_count": None}
+
+
+def step_answer(payload: Mapping[str, Any], actions: Sequence[Mapping[str, Any]],
+                message: str | None = None) -> dict[str, Any]:
+    """The endpoint's answer to a step that went through: its writes with the commit last
+    (:func:`commit_last`), then, with ``message``, the short :func:`confirmation`."""
+    names = [s.get("name") if isinstance(s, Mapping) else None for s in payload.get("sheets") or []]
+    position = names.index(STATE_SHEET) if STATE_SHEET in names else None
+    out = commit_last(actions, position)
+    if message:
+        out.append(confirmation(message))
+    return {"actions": out}
 
 
 def apply_actions(

@@ -529,7 +529,8 @@ def _into_hex(backend: Any, tracker: Any, target: _Target, table: CsvTable, *, r
     records = ss.read_ranges(lay.block("State_Blob").range())[1]  # the undo records: one per resolved turn
     units_grid, battle_cells, history = backend.read_ranges([block.range(), BATTLE_RANGE, records])
     turn = battle_cells[0][0] if battle_cells and battle_cells[0] else None
-    if (isinstance(turn, int) and turn > 1) or any(not _blank(r) for r in history):
+    record_rows = [r for r in history if tuple([*r, None, None, None, None][:4]) != ss.RECORDS_HEADER]  # issue 22.3
+    if (isinstance(turn, int) and turn > 1) or any(not _blank(r) for r in record_rows):
         raise BattleStateError(f"{target.name}: a turn of this battle is resolved already, so its units stay as they "
                                "are; nothing was written. Import into a new tracker (sheetsync template --system "
                                "hexwar)")

@@ -105,7 +105,16 @@ def journal(lay: Layout, sh: Sheets) -> Journal:
         entry = by_rev.get(x.rev, stored.journal[-1])
         return _name(str(entry[2]), int(entry[3]))
 
-    msg = sj.collision_message(lost, stands, _name, f"phase {battle.phase}")
+    where = f"phase {battle.phase}"
+    cut = [x for x in lost if x.rev > stored.rev]  # issue 22.3: no step committed its revision
+    parts = [f"{_name(x.action, x.phase)} was cut short: its changes reached the sheets but not the State "
+             "sheet, which holds the battle (a click whose changes were not all applied); nothing of it counts "
+             "and the sheets are put back as the State holds them: run it again" for x in cut]
+    rest = [x for x in lost if x.rev <= stored.rev]
+    if rest:
+        msg = "; ".join([*parts, sj.collision_message(rest, stands, _name, where)])
+    else:
+        msg = "; ".join(parts) + f". The tracker is at {where}; nothing else was changed by this click."
     write = sj.state_update(lay, battle, stored.last, prior=stored, action="repair", phase=battle.phase - 1,
                             reported=[x.key for x in lost])
     updates = [
@@ -113,8 +122,10 @@ def journal(lay: Layout, sh: Sheets) -> Journal:
         *write.extra,
         *sj.repair_updates(lay, stored, sh.orders, lost, sh.log),
         *marks,
-        *writer.battle_updates(lay, battle, status=f"Two steps collided: run {_name(lost[0].action, lost[0].phase)} "
-                                                   "again if it is still wanted", last_action=msg[:45000]),
+        *writer.battle_updates(lay, battle, status=(f"A step was cut short: run {_name(lost[0].action, lost[0].phase)} "
+                                                    "again" if all(x.rev > stored.rev for x in lost) else
+                                                    f"Two steps collided: run {_name(lost[0].action, lost[0].phase)} "
+                                                    "again if it is still wanted"), last_action=msg[:45000]),
         *writer.log_updates(lay, [[battle.phase - 1, None, None, sj.ACTION_NAMES["repair"], None, "refused", 0, "",
                                    "", msg]], step=write.token),
     ]

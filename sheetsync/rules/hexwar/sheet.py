@@ -282,6 +282,14 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
     lay.add(Block("Lists_Table", "Lists", 1, tuple(Column(k, k, is_input=False) for k in LISTS), rows=20))
     lay.add(Block("State_Blob", "State", 1, (Column("json", "Battle state (JSON, in pieces)", is_input=False),),
                   rows=400, note="The battle: sheetsync reads and writes it."))
+    # Issue 22.3: the undo records' columns (State!C:F, sheetsync.app.session.RECORDS_RANGE) are
+    # laid out with a header, so the State sheet spans them wherever the tracker goes (a
+    # Google Sheet made from this .xlsx is no narrower than its used range: a Resolve's
+    # record would fall outside a two-column State and the step would stand half-applied).
+    lay.add(Block("State_Records", "State", 1, (
+        Column("rev", "Rev", kind="int", is_input=False), Column("step", "Step", is_input=False),
+        Column("json", "Undo record (JSON)", is_input=False), Column("mark", "Undone", is_input=False),
+    ), rows=None, first_col=3, note="Undo records: one a resolved turn; sheetsync marks the undone ones."))
 
     lay.colours.append(Colours("Moves_Table.outcome", OUTCOME_COLOURS))
     lay.colours.append(Colours("Attacks_Table.outcome", OUTCOME_COLOURS))
