@@ -20,6 +20,7 @@ updates (the repair) are that refused step's one write.
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -173,7 +174,10 @@ def resolve(lay: Layout, sh: Sheets) -> Step:
            + (f", {_n(len(flags), 'flag')} for the Storyteller" if flags else "") + jr.note)
     # issue 9: the phase's undo record (its stamps, and how its snapshot turns back into the
     # one before) goes in a new row of State!C:F; the blob keeps only the newest snapshot inline
-    texts = [writer.result_text(e) for e in result.events]  # once: the State, the stamps and the Log
+    block = lay.block("Orders_Table")
+    places = [block.cell(i, "cohort") for i in rows]
+    # once: the State, the stamps and the Log; a reason naming another order names its cell
+    texts = [placed(writer.result_text(e), places) for e in result.events]
     stamps: list[list[CellValue]] = [[i, e.outcome, e.damage, t]
                                      for i, e, t in zip(rows, result.events, texts, strict=True)]
     # the engine's new battle keeps the parsed battle's cohorts and ranges, and its newest
@@ -266,12 +270,25 @@ def end(lay: Layout, sh: Sheets) -> Step:
     return StepReport("end", battle.phase - 1, msg, aftermath=aftermath_json(entries)), updates
 
 
+_ORDER_PATH = re.compile(r"orders\[(\d+)\]")
+
+
+def placed(text: str, places: Sequence[str]) -> str:
+    """``text`` with each ``orders[i]`` the engine names (Actions 4, R13: the order that
+    used an action up) as ``places[i]``, the order's cell on a tracker."""
+    def one(m: re.Match[str]) -> str:
+        i = int(m.group(1))
+        return places[i] if i < len(places) else m.group(0)
+
+    return _ORDER_PATH.sub(one, text) if "orders[" in text else text
+
+
 def check_battle(battle: Battle, places: Sequence[str] | None = None) -> CheckReport:
     """R13 dry run: resolve the battle's pending orders on a copy (the engine is pure) and
     keep the refused ones; ``places[i]`` names order ``i`` (default ``orders[i]``)."""
     result = resolve_phase(battle)
     where = list(places) if places is not None else [f"orders[{i}]" for i in range(len(battle.orders))]
-    refused = [Refusal(where[i], e.cohort, e.task.value, e.reason or "")
+    refused = [Refusal(where[i], e.cohort, e.task.value, placed(e.reason or "", where))
                for i, e in enumerate(result.events) if e.outcome == "refused"]
     return CheckReport(result.phase, len(result.events), refused)
 
