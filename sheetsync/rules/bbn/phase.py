@@ -1080,6 +1080,7 @@ def _copy(co: _Cohort) -> _Cohort:
     new.__dict__.update(co.__dict__)
     new.states, new.hero_used, new.died_in_phase = dict(co.states), list(co.hero_used), dict(co.died_in_phase)
     new.bonus, new.scared_now, new.aided = dict(co.bonus), set(co.scared_now), list(co.aided)
+    new.used_by = list(co.used_by)
     return new
 
 
