@@ -3,6 +3,7 @@ reads true; the Exalted demo keeps its odds columns at 80 columns."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -135,3 +136,167 @@ def test_issue22_no_action_left_names_the_cells_of_the_orders_on_a_tracker(tmp_p
     for r in out:
         assert "orders[" not in r["reason"], r
         assert "used by Orders!B4 (Melee Attack on Cohort 1)" in r["reason"], r
+
+
+# -- the forecast reads true --------------------------------------------------------------
+
+def _stalling() -> Battle:
+    """A's one order is on E1; once E1 is all Dead no order is left, with E2 still in the
+    fight (Blinded to A): every battle stops undecided after the same phase."""
+    return load_battle({
+        "seed": 5,
+        "cohorts": [cohort("A", 5, pools={"melee": 30, "health": 200, "temper": 100}),
+                    enemy("E1", pools={"health": 10, "defense": 1}), enemy("E2")],
+        "ranges": [["A", "E1", "Personal"], ["A", "E2", "Blinded"]],
+        "orders": [{"cohort": "A", "task": "Melee Attack", "target": "E1"}]})
+
+
+def _text(data: dict[str, Any], width: int) -> str:
+    from rich.console import Console
+
+    from sheetsync.app.forecast_io import print_forecast
+
+    console = Console(width=width, file=io.StringIO(), color_system=None)
+    print_forecast(console, data, "battle.yaml")
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    assert isinstance(out, str)
+    return out
+
+
+def test_issue22_forecast_undecided_and_phases_fought_agree() -> None:
+    from sheetsync.app.forecast_io import run_forecast
+
+    data = run_forecast(_stalling(), "bbn", None, runs=40, phases=12, seed=3, workers=1, console=None)
+    end = data["to_the_end"]
+    undecided = next(s for s in end["sides"] if s["side"] == "(undecided)")
+    assert undecided["win"]["count"] == 40  # still an undecided outcome in the JSON, as before
+    assert end["undecided"]["at_last_step"]["count"] == 0
+    assert end["undecided"]["no_order_left"]["count"] == 40
+    fought = end["steps"]["mean"]
+    assert 1 <= fought < 12 and end["undecided"]["no_order_left_steps"]["mean"] == fought
+    assert end["steps"]["counts"] == "every battle, decided or not" and end["steps"]["decided"] is None
+    text = _text(data, 100)
+    assert "still fighting after 12 phases" not in text and "Undecided after 12" not in text
+    assert f"Undecided: no order left, after {fought:.1f} phases on average" in " ".join(text.split())
+    assert "Phases fought, over every battle (decided or not)" in text
+
+
+def test_issue22_forecast_battles_still_fighting_fought_every_phase() -> None:
+    from sheetsync.app.forecast_io import run_forecast
+
+    data = run_forecast(load_battle(make_battle(2, orders_per_cohort=1)), "bbn", None, runs=30, phases=2, seed=1,
+                        workers=1, console=None)
+    end = data["to_the_end"]
+    at_last = end["undecided"]["at_last_step"]["count"]
+    fought_all = dict(end["steps"]["distribution"]).get(2, 0.0)
+    assert at_last / 30 <= fought_all + 1e-9  # every battle still fighting fought both phases
+    if at_last:
+        assert "Undecided: still fighting after 2 phases" in _text(data, 120)
+
+
+def test_issue22_mean_interval_never_leaves_what_the_figure_can_take() -> None:
+    from sheetsync.app.forecast import mean_interval, wilson
+
+    values = [0] * 99 + [3]
+    total, squares = sum(values), sum(v * v for v in values)
+    _, low, _ = mean_interval(total, squares, len(values))
+    assert low < 0  # the plain normal interval reaches below zero ...
+    mean, low, high = mean_interval(total, squares, len(values), floor=0)
+    assert mean == pytest.approx(0.03) and low == 0.0 and high > mean  # ... the clipped one does not
+    assert mean_interval(12 * 10, 144 * 10, 10, floor=1, ceiling=12) == (12.0, 12.0, 12.0)
+    low, high = wilson(0, 300)
+    assert low == 0.0 and 0 < high < 0.02  # a chance: Wilson's interval, inside 0-1
+
+
+def test_issue22_forecast_losses_and_phases_fought_have_no_interval_below_what_they_can_be() -> None:
+    from sheetsync.app.forecast import forecast
+
+    battle = load_battle(yaml.safe_load(Path("sheetsync/examples/battle.yaml").read_text()))
+    data = forecast(battle, "bbn", runs=120, phases=12, seed=2026, workers=1)
+    end = data["to_the_end"]
+    assert end["steps"]["low"] >= 1 and end["steps"]["high"] <= 12
+    for e, row in zip(data["next_step"]["entities"], end["entities"], strict=True):
+        top = battle.pools[e["name"]].pools["health"]
+        assert e["after"]["high"] <= top  # Health never passes its maximum (R17)
+        assert row["loss"]["low"] >= e["now"] - top, row  # no more can be regained than is missing
+    at_full = [row for e, row in zip(data["next_step"]["entities"], end["entities"], strict=True)
+               if e["now"] == battle.pools[e["name"]].pools["health"]]
+    assert at_full and all(row["loss"]["low"] >= 0 for row in at_full)
+
+
+def test_issue22_hexwar_casualties_added_never_have_an_interval_below_zero() -> None:
+    from sheetsync.app.forecast import forecast
+    from sheetsync.rules.hexwar.system import SYSTEM as HEX
+
+    battle = HEX.load(yaml.safe_load(HEX.example_data()), "example.yaml")
+    data = forecast(battle, "hexwar", runs=40, phases=2, seed=1, workers=1)
+    assert all(row["loss"]["low"] >= 0 for row in data["to_the_end"]["entities"])
+    assert all(e["after"]["low"] >= e["now"] for e in data["next_step"]["entities"])
+
+
+def test_issue22_forecast_json_gives_exact_chances_unrounded() -> None:
+    from fractions import Fraction
+
+    from sheetsync.app.forecast import forecast
+    from sheetsync.rules.exalted.battle import resolve
+    from sheetsync.rules.exalted.system import SYSTEM
+
+    after_tick_0 = resolve(SYSTEM.load(yaml.safe_load(SYSTEM.example_data()), "example.yaml")).battle
+    data = forecast(after_tick_0, "exalted", runs=20, phases=1, seed=11, workers=1)
+    (order,) = data["next_step"]["orders"]
+    exact = order["exact"]
+    assert exact["p"] == float(Fraction(exact["fraction"]))  # as computed, not cut to 4 places
+    assert exact["p"] != round(exact["p"], 4)
+    # the battalion's exact chances carry their fraction too
+    bbn = forecast(load_battle(make_battle(2, orders_per_cohort=1)), "bbn", runs=10, phases=1, seed=1, workers=1)
+    for o in bbn["next_step"]["orders"]:
+        if o["exact"] is not None and "fraction" in o["exact"]:
+            assert float(Fraction(o["exact"]["fraction"])) == o["exact"]["p"]
+
+
+def test_issue22_forecast_order_column_shows_the_order_at_80_columns() -> None:
+    from sheetsync.app.forecast_io import run_forecast
+
+    battle = load_battle(make_battle(2, orders_per_cohort=2))
+    places = ["Orders!B4", "Orders!B5", "Orders!B6", "Orders!B7"]
+    data = run_forecast(battle, "bbn", places, runs=10, phases=1, seed=1, workers=1, console=None)
+    narrow = _text(data, 80)
+    table = narrow.split("After the phase")[0]
+    assert "Orders!B" not in table
+    lines = table.splitlines()
+    row = next(i for i, line in enumerate(lines) if line.startswith("│ B4 "))
+    assert "│ Cohort 0:" in lines[row] and "│ Melee Attack → Cohort 1" in lines[row + 1]
+    assert all(len(line) <= 80 for line in narrow.splitlines())
+    assert "Simulated" in table and "Exact" in table
+    wide = _text(data, 140)
+    assert "Orders!B4" in wide  # a wide terminal keeps the full address
+
+
+# -- the Exalted demo at 80 columns -------------------------------------------------------
+
+def test_issue22_exalted_demo_keeps_its_odds_columns_at_80_columns(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["demo", "--system", "exalted", "--out-dir", str(tmp_path)], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    odds = res.output.split("Odds before rolling")[1].split("Long tick 0")[0]
+    header = next(line for line in odds.splitlines() if "Unit" in line)
+    for col in ("Tick", "Target", "Pool", "Added", "DV", "Hit", "Levels"):
+        assert col in header, header
+    assert "91.6%" in odds and "1.94" in odds and "Bandit Mob" in odds and "Bandi…" not in odds
+    assert "refused: Bandit Mob, tick 4: Bandit Mob acts on long tick 0" in " ".join(odds.split())
+    assert all(len(line) <= 80 for line in res.output.splitlines())
+
+
+def test_issue22_no_action_left_in_the_tracker_log_names_the_cells(tmp_path: Path) -> None:
+    import openpyxl
+
+    data = make_battle(2, orders_per_cohort=4)
+    src = tmp_path / "battle.yaml"
+    src.write_text(yaml.safe_dump(data))
+    wb = tmp_path / "battle.xlsx"
+    assert runner.invoke(app, ["new", str(wb), "--from", str(src)]).exit_code == 0
+    res = runner.invoke(app, ["resolve", str(wb)])
+    assert res.exit_code == 0, res.output
+    book = openpyxl.load_workbook(wb)
+    said = [str(c.value) for name in ("Orders", "Log") for row in book[name].iter_rows() for c in row
+            if isinstance(c.value, str) and "no action left" in c.value]
+    assert said and all("used by Orders!B4 (Melee Attack on Cohort 1)" in s and "orders[" not in s for s in said), said

@@ -44,7 +44,7 @@ from sheetsync.dice import RandomRoller
 from sheetsync.errors import BattleStateError, SheetFormatError
 from sheetsync.rules.bbn import Battle, aftermath, aftermath_json, battle_to_file, resolve_phase
 from sheetsync.rules.bbn import undo as undo_phase
-from sheetsync.rules.bbn.phase import cohorts_json
+from sheetsync.rules.bbn.phase import PhaseResult, cohorts_json
 from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate
 
 __all__ = ["BbnSteps", "Journal", "check_battle", "journal"]
@@ -178,6 +178,7 @@ def resolve(lay: Layout, sh: Sheets) -> Step:
     places = [block.cell(i, "cohort") for i in rows]
     # once: the State, the stamps and the Log; a reason naming another order names its cell
     texts = [placed(writer.result_text(e), places) for e in result.events]
+    shown = placed_result(result, places)
     stamps: list[list[CellValue]] = [[i, e.outcome, e.damage, t]
                                      for i, e, t in zip(rows, result.events, texts, strict=True)]
     # the engine's new battle keeps the parsed battle's cohorts and ranges, and its newest
@@ -190,12 +191,12 @@ def resolve(lay: Layout, sh: Sheets) -> Step:
         *state.extra,
         *jr.marks,
         *writer.order_stamp_updates(lay, rows, result.events, texts),
-        *writer.log_updates(lay, writer.phase_log_rows(result, texts), step=state.token),
+        *writer.log_updates(lay, writer.phase_log_rows(shown, texts), step=state.token),
         *writer.battle_updates(lay, new, status=f"Phase {result.phase} resolved: type the orders of phase {new.phase}",
                                last_action=msg, breakdown_too=False),
         writer.health_row_update(lay, new, result.phase),
     ]
-    return StepReport("resolve", result.phase, msg, result=result), updates
+    return StepReport("resolve", result.phase, msg, result=shown), updates
 
 
 def undo(lay: Layout, sh: Sheets) -> Step:
@@ -281,6 +282,18 @@ def placed(text: str, places: Sequence[str]) -> str:
         return places[i] if i < len(places) else m.group(0)
 
     return _ORDER_PATH.sub(one, text) if "orders[" in text else text
+
+
+def placed_result(result: PhaseResult, places: Sequence[str]) -> PhaseResult:
+    """``result`` with each refusal's reason :func:`placed` (the same result when none
+    names an order), for the Log and what the step reports; the battle keeps the engine's."""
+    events = tuple(e.model_copy(update={"reason": placed(e.reason, places)}) if e.reason and "orders[" in e.reason
+                   else e for e in result.events)
+    if all(a is b for a, b in zip(events, result.events, strict=True)):
+        return result
+    shown = result.model_copy(update={"events": events})
+    shown.__dict__.pop("events_json", None)  # made again from the placed events when read
+    return shown
 
 
 def check_battle(battle: Battle, places: Sequence[str] | None = None) -> CheckReport:
