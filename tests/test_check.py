@@ -25,7 +25,8 @@ from sheetsync.app.cli import app
 from sheetsync.errors import BattleStateError
 
 runner = CliRunner()
-NO_RANGE = "no range is set between Cohort 0 and Cohort 1; the Storyteller sets it (R24)"
+NO_RANGE = ("no range is set between Cohort 0 and Cohort 1; the Storyteller sets it: Melee Attack needs Personal range "
+            "(R24)")
 
 
 def _battle_file(tmp_path: Path, *, ranges: bool) -> Path:

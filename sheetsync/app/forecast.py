@@ -14,7 +14,10 @@ engine and seeded dice, and reports:
    (Dead, Torpor; destroyed).
 
 Every simulated figure has a 95% confidence interval: Wilson's for a proportion, the
-normal one for a mean.  Run ``i`` rolls its dice from ``f"{seed}:forecast:{i}"``, and runs
+normal one for a mean, clipped to the values the figure can take (issue 22: a count of
+steps is at least 1, a loss no less than the most the entity could regain), so no
+interval reaches below zero for a figure that cannot.  Exact chances are given as
+computed, unrounded.  Run ``i`` rolls its dice from ``f"{seed}:forecast:{i}"``, and runs
 are tallied in fixed chunks with integer sums, so the same seed gives the same forecast
 whatever the number of worker processes.  Nothing here writes: the battle is never
 changed (see :mod:`sheetsync.app.forecast_io` for the surfaces).
@@ -43,7 +46,8 @@ Z95 = 1.959963984540054
 DRAW = "(draw)"
 """Every side out of the fight in the same step."""
 UNDECIDED = "(undecided)"
-"""Both sides still in the fight after the last step (``phases``), or no order left."""
+"""Both sides still in the fight after the last step (``phases``), or no order left
+(the two are told apart in the report's ``undecided``)."""
 
 
 def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -54,18 +58,27 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # none (all) of the trials: the bound is exactly 0 (1), not a rounding error away
+    return (0.0 if k <= 0 else max(0.0, centre - half)), (1.0 if k >= n else min(1.0, centre + half))
 
 
-def mean_interval(total: int, squares: int, n: int, z: float = Z95) -> tuple[float, float, float]:
+def mean_interval(total: int, squares: int, n: int, z: float = Z95, *, floor: float | None = None,
+                  ceiling: float | None = None) -> tuple[float, float, float]:
     """The mean of ``n`` whole numbers given their sum and sum of squares, and its normal
-    95% interval (the sample standard deviation over √n)."""
+    95% interval (the sample standard deviation over √n), clipped to ``floor`` and
+    ``ceiling``, the least and most each number can be: the mean of such numbers is never
+    outside them, so neither is its interval (issue 22)."""
     if n <= 0:
         return 0.0, 0.0, 0.0
     mean = total / n
     var = max(0.0, (squares - total * total / n) / (n - 1)) if n > 1 else 0.0
     half = z * math.sqrt(var / n)
-    return mean, mean - half, mean + half
+    low, high = mean - half, mean + half
+    if floor is not None:
+        low = max(low, floor)
+    if ceiling is not None:
+        high = min(high, ceiling)
+    return mean, low, high
 
 
 def _r(x: float) -> float:
@@ -77,8 +90,9 @@ def _prop(k: int, n: int) -> dict[str, Any]:
     return {"p": _r(k / n if n else 0.0), "low": _r(low), "high": _r(high), "count": k}
 
 
-def _mean(total: int, squares: int, n: int) -> dict[str, Any]:
-    mean, low, high = mean_interval(total, squares, n)
+def _mean(total: int, squares: int, n: int, floor: float | None = None, ceiling: float | None = None
+          ) -> dict[str, Any]:
+    mean, low, high = mean_interval(total, squares, n, floor=floor, ceiling=ceiling)
     return {"mean": _r(mean), "low": _r(low), "high": _r(high)}
 
 
@@ -93,6 +107,9 @@ class Tally:
     step_flags: list[int] = field(default_factory=list)
     winners: Counter[str] = field(default_factory=Counter)
     steps: Counter[int] = field(default_factory=Counter)
+    stalled: Counter[int] = field(default_factory=Counter)
+    """The undecided runs that stopped before the last step because no order was left,
+    by the steps they fought (the rest of the undecided ones fought every step)."""
     loss: list[int] = field(default_factory=list)
     loss_sq: list[int] = field(default_factory=list)
     end_flags: list[int] = field(default_factory=list)
@@ -112,6 +129,7 @@ class Tally:
             c.update(oc)
         self.winners.update(other.winners)
         self.steps.update(other.steps)
+        self.stalled.update(other.stalled)
 
 
 def run_chunk(system_id: str, data: dict[str, Any], seed: int | str, start: int, count: int, phases: int) -> Tally:
@@ -165,15 +183,19 @@ def _run(adapter: ForecastAdapter, battle: Any, seed: int | str, start: int, cou
             t.step_flags[j] += f
         steps = 1
         sides = adapter.sides_in(now)
+        stalled = False
         while len(sides) >= 2 and steps < phases:
             nxt = adapter.standing(battle, now)
             if nxt is None:
+                stalled = True
                 break
             now, _ = adapter.step(nxt, roller)
             steps += 1
             sides = adapter.sides_in(now)
         t.winners[sides[0] if len(sides) == 1 else DRAW if not sides else UNDECIDED] += 1
         t.steps[steps] += 1
+        if stalled:
+            t.stalled[steps] += 1
         for j, (a, b) in enumerate(zip(start_levels, adapter.levels(now), strict=True)):
             lost = sign * (a - b)
             t.loss[j] += lost
@@ -254,6 +276,25 @@ def forecast(battle: Any, system_id: str, *, runs: int = 10000, phases: int = 12
     return _report(adapter, battle, tally, runs=runs, phases=phases, seed=seed)
 
 
+Bounds = tuple[float | None, float | None]
+
+
+def _level_bounds(adapter: ForecastAdapter, battle: Any, count: int) -> list[Bounds]:
+    """Each entity's least and most level (``None``: no bound), from the adapter's
+    ``level_bounds`` where it has one (issue 22)."""
+    fn = getattr(adapter, "level_bounds", None)
+    return list(fn(battle)) if fn is not None else [(None, None)] * count
+
+
+def _loss_bounds(adapter: ForecastAdapter, now: int, bounds: Bounds) -> Bounds:
+    """The least and most an entity can lose from level ``now`` (a loss is ``now`` less the
+    level, or the reverse where a higher level is the loss)."""
+    low, high = bounds
+    if adapter.level_loss > 0:
+        return (None if high is None else now - high), (None if low is None else now - low)
+    return (None if low is None else low - now), (None if high is None else high - now)
+
+
 def _report(adapter: ForecastAdapter, battle: Any, t: Tally, *, runs: int, phases: int,
             seed: int | str) -> dict[str, Any]:
     n = t.runs
@@ -263,22 +304,24 @@ def _report(adapter: ForecastAdapter, battle: Any, t: Tally, *, runs: int, phase
     for info, ex, ok, refused in zip(adapter.orders(battle), exact, t.ok, t.refused, strict=True):
         row: dict[str, Any] = {"order": info.index, "actor": info.actor, "task": info.task, "target": info.target,
                                "success": _prop(ok, n), "refused": _prop(refused, n), "exact": None}
-        if ex is not None:
-            row["exact"] = {"p": _r(ex.p), "basis": ex.basis,
-                            **({"expected": _r(ex.expected)} if ex.expected is not None else {})}
+        if ex is not None:  # issue 22: exact figures as computed, unrounded
+            row["exact"] = {"p": ex.p, "basis": ex.basis,
+                            **({"expected": ex.expected} if ex.expected is not None else {}),
+                            **({"fraction": ex.fraction} if ex.fraction is not None else {})}
         orders.append(row)
     start_levels = adapter.levels(battle)
+    bounds = _level_bounds(adapter, battle, len(start_levels))
     members = adapter.members(battle)
     entities = []
     for j, ((name, side), counts) in enumerate(zip(adapter.entities(battle), t.levels, strict=True)):
         total = sum(v * c for v, c in counts.items())
         squares = sum(v * v * c for v, c in counts.items())
         row = {"name": name, "side": side, "now": start_levels[j],
-               "after": _mean(total, squares, n),
+               "after": _mean(total, squares, n, *bounds[j]),
                "distribution": [[v, _r(c / n)] for v, c in sorted(counts.items())]}
         ex = exact_levels.get(name)
         if ex is not None and ex.expected is not None:
-            row["exact"] = {"mean": _r(ex.expected), "destroyed": _r(ex.p), "basis": ex.basis}
+            row["exact"] = {"mean": ex.expected, "destroyed": ex.p, "basis": ex.basis}
         entities.append(row)
     k = len(adapter.step_flags)
     step_members = [{"entity": e, "name": m,
@@ -291,6 +334,12 @@ def _report(adapter: ForecastAdapter, battle: Any, t: Tally, *, runs: int, phase
     steps_total = sum(s * c for s, c in t.steps.items())
     steps_sq = sum(s * s * c for s, c in t.steps.items())
     outcomes = [*adapter.sides(battle), DRAW, UNDECIDED]
+    stalled = sum(t.stalled.values())
+    undecided = t.winners.get(UNDECIDED, 0)
+    decided = t.steps - t.stalled
+    decided.subtract({phases: undecided - stalled})
+    decided = +decided
+    n_decided = sum(decided.values())
     return {
         "system": adapter.system,
         "step": next((v for v in (getattr(battle, a, None) for a in ("phase", "turn", "tick")) if v is not None), None),
@@ -299,9 +348,18 @@ def _report(adapter: ForecastAdapter, battle: Any, t: Tally, *, runs: int, phase
         "next_step": {"orders": orders, "entities": entities, "members": step_members},
         "to_the_end": {
             "sides": [{"side": s, "win": _prop(t.winners.get(s, 0), n)} for s in outcomes],
-            "steps": {**_mean(steps_total, steps_sq, n),
-                      "distribution": [[s, _r(c / n)] for s, c in sorted(t.steps.items())]},
-            "entities": [{"name": name, "side": side, "loss": _mean(t.loss[j], t.loss_sq[j], n)}
+            "undecided": {"at_last_step": _prop(undecided - stalled, n), "no_order_left": _prop(stalled, n),
+                          "no_order_left_steps": ({**_mean(sum(s * c for s, c in t.stalled.items()),
+                                                           sum(s * s * c for s, c in t.stalled.items()), stalled,
+                                                           1, phases)} if stalled else None)},
+            "steps": {**_mean(steps_total, steps_sq, n, 1, phases),
+                      "counts": "every battle, decided or not",
+                      "distribution": [[s, _r(c / n)] for s, c in sorted(t.steps.items())],
+                      "decided": ({**_mean(sum(s * c for s, c in decided.items()),
+                                           sum(s * s * c for s, c in decided.items()), n_decided, 1, phases),
+                                   "runs": n_decided} if n_decided else None)},
+            "entities": [{"name": name, "side": side,
+                          "loss": _mean(t.loss[j], t.loss_sq[j], n, *_loss_bounds(adapter, start_levels[j], bounds[j]))}
                          for j, (name, side) in enumerate(adapter.entities(battle))],
             "members": end_members,
         },

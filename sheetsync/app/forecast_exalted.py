@@ -176,7 +176,8 @@ class ExaltedForecast:
                 d = row["odds"]
                 out.append(Exact(d["p_hit_float"], f"{d['pool']} dice + {d['successes_added']} − "
                                                    f"{d['external_penalty']} against DV {d['dv']} "
-                                                   f"(E1, E7, X28-X33)", d["expected_levels_float"]))
+                                                   f"(E1, E7, X28-X33)", d["expected_levels_float"],
+                                 fraction=d["p_hit"]))
         return out
 
     def exact_levels(self, battle: Sim) -> dict[str, Exact]:
@@ -228,6 +229,10 @@ class ExaltedForecast:
     def levels(self, battle: Sim) -> tuple[int, ...]:
         b = battle.battle
         return tuple(self._state(b, u.name).magnitude for u in b.units)
+
+    def level_bounds(self, battle: Sim) -> list[tuple[int | None, int | None]]:
+        """X2, X34: Magnitude is never below 0 (a unit may grow, X24, so no ceiling)."""
+        return [(0, None) for _ in battle.battle.units]
 
     def flags(self, battle: Sim, which: str) -> tuple[bool, ...]:
         """X36, X39: routed (a failed rout or Mob Rule check in the run); X34: destroyed."""

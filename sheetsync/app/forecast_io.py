@@ -182,14 +182,7 @@ def print_forecast(console: Console, data: dict[str, Any], source: str) -> None:
                   f"up to {data['phases']} {word}s, seed {data['seed']}. Brackets: 95% confidence interval.",
                   highlight=False)
     nxt, end = data["next_step"], data["to_the_end"]
-    t = Table(title=f"The next {word}, as declared: each order's chance to succeed", title_justify="left")
-    for col in ("Order", "Who", "Task", "Against", "Exact", "Simulated", "Refused"):
-        t.add_column(col, justify="right" if col in ("Exact", "Simulated", "Refused") else "left")
-    for o in nxt["orders"]:
-        exact = f"{100 * o['exact']['p']:.1f}%" if o["exact"] else "-"
-        refused = _pct(o["refused"]) if o["refused"]["count"] else "-"
-        t.add_row(o["where"], o["actor"], o["task"], o["target"], exact, _pct(o["success"]), refused)
-    console.print(t)
+    _orders_table(console, nxt["orders"], f"The next {word}, as declared: each order's chance to succeed")
     ent = data["entity"].capitalize()
     t = Table(title=f"After the {word}: {data['level']}", title_justify="left")
     for col in (ent, "Side", "Now", "Expected after", "Exact", "Range", "Most likely"):
@@ -206,14 +199,16 @@ def print_forecast(console: Console, data: dict[str, Any], source: str) -> None:
               title_justify="left")
     t.add_column("Outcome")
     t.add_column("Chance", justify="right")
-    for s in end["sides"]:
-        label = {"(draw)": "Draw (both sides out together)",
-                 "(undecided)": f"Undecided after {data['phases']} {word}s"}.get(s["side"], f"{s['side']} wins")
-        t.add_row(label, _pct(s["win"]))
+    for label, chance in _outcome_rows(data, word):
+        t.add_row(label, _pct(chance))
     console.print(t)
     steps = end["steps"]
     spread = ", ".join(f"{n}: {100 * p:.0f}%" for n, p in steps["distribution"])
-    console.print(f"{word.capitalize()}s fought: {_mean(steps)} on average ({spread})", highlight=False)
+    console.print(f"{word.capitalize()}s fought, over every battle (decided or not): {_mean(steps)} on average "
+                  f"({spread})", highlight=False)
+    decided = steps.get("decided")
+    if decided and decided["runs"] < data["runs"]:
+        console.print(f"  the {decided['runs']} decided battles: {_mean(decided)} on average", highlight=False)
     t = Table(title=f"Expected losses ({_losses_caption(data['system'])})",
               title_justify="left")
     for col in (ent, "Side", "Loss"):
@@ -222,6 +217,60 @@ def print_forecast(console: Console, data: dict[str, Any], source: str) -> None:
         t.add_row(e["name"], e["side"], _mean(e["loss"]))
     console.print(t)
     _members_table(console, data, end["members"], "At the end: each member's chance")
+
+
+def _outcome_rows(data: dict[str, Any], word: str) -> list[tuple[str, dict[str, Any]]]:
+    """R37, H12, X34: each outcome's label and chance.  Issue 22: an undecided battle is
+    either still fought after the last step or out of orders earlier; the label says
+    which (both rows when both happened), so it never claims more steps than were fought."""
+    end = data["to_the_end"]
+    rows: list[tuple[str, dict[str, Any]]] = []
+    for s in end["sides"]:
+        if s["side"] == "(draw)":
+            rows.append(("Draw (both sides out together)", s["win"]))
+        elif s["side"] != "(undecided)":
+            rows.append((f"{s['side']} wins", s["win"]))
+            continue
+        else:
+            und = end.get("undecided")
+            at_last = f"Undecided: still fighting after {data['phases']} {word}s"
+            if not und or not und["no_order_left"]["count"]:
+                rows.append((at_last, s["win"]))
+                continue
+            if und["at_last_step"]["count"]:
+                rows.append((at_last, und["at_last_step"]))
+            rows.append((f"Undecided: no order left, after {und['no_order_left_steps']['mean']:.1f} "
+                         f"{word}s on average", und["no_order_left"]))
+    return rows
+
+
+def _short_place(where: str) -> str:
+    """An order's place, short: a cell without its sheet (``B7``), a path's last part."""
+    return where.rsplit("!", 1)[-1] if "!" in where else where.rsplit(".", 1)[-1]
+
+
+def _orders_table(console: Console, orders: list[dict[str, Any]], title: str) -> None:
+    """The next step's orders.  Issue 22: under 100 columns the Order column reads the
+    order itself (who on one line, task and against on the next) and its place goes in a
+    short At column (the cell without its sheet), so the odds columns stay whole at 80
+    columns."""
+    t = Table(title=title, title_justify="left")
+    narrow = console.width < 100
+    cols = ("At", "Order", "Exact", "Simulated", "Refused") if narrow else \
+        ("Order", "Who", "Task", "Against", "Exact", "Simulated", "Refused")
+    for col in cols:
+        right = col in ("Exact", "Simulated", "Refused")
+        t.add_column(col, justify="right" if right else "left", no_wrap=right or col == "At")
+    for o in orders:
+        exact = f"{100 * o['exact']['p']:.1f}%" if o["exact"] else "-"
+        refused = _pct(o["refused"]) if o["refused"]["count"] else "-"
+        if narrow:
+            what = f"{o['actor']}:\n{o['task']}" + (f" → {o['target']}" if o["target"] and o["task"] != "Hero Moment"
+                                                     else f", {o['target']}" if o["target"] else "")
+            t.add_row(_short_place(o["where"]), what, exact, _pct(o["success"]), refused)
+        else:
+            t.add_row(o["where"], o["actor"], o["task"], o["target"], exact, _pct(o["success"]), refused)
+    console.print(t)
 
 
 def _members_table(console: Console, data: dict[str, Any], members: list[dict[str, Any]], title: str) -> None:
@@ -320,7 +369,8 @@ def forecast_sheet(data: dict[str, Any], source: str) -> ForecastSheet:
     chart_last = row - 1
     row += 1
     steps = data["to_the_end"]["steps"]
-    title(f"{word.capitalize()}s fought: mean {steps['mean']} (95% {steps['low']} to {steps['high']})")
+    title(f"{word.capitalize()}s fought, over every battle (decided or not): mean {steps['mean']} "
+          f"(95% {steps['low']} to {steps['high']})")
     put([f"{word.capitalize()}s", "Chance"], style="bold")
     for n, p in steps["distribution"]:
         put([n, p], pct=(2,))

@@ -13,6 +13,7 @@ Both adapters run the system's own engine, so a simulated step is exactly what
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Protocol
 
 from sheetsync.app.forecast_exalted import ExaltedForecast
@@ -41,6 +42,8 @@ class Exact:
     p: float
     basis: str
     expected: float | None = None
+    fraction: str | None = None
+    """``p`` as an exact fraction (``"3/5"``), where the rules give one."""
 
 
 class ForecastAdapter(Protocol):
@@ -182,7 +185,9 @@ class BbnForecast:
                 out.append(Exact(1.0 if o.roll + pool >= defense else 0.0,
                                  f"typed d10 {o.roll} + {pool_name} {pool} vs Defense {defense} (R14, R25)"))
             else:
-                out.append(Exact(hit_chance(pool, defense), f"d10 + {pool_name} {pool} vs Defense {defense} (R14)"))
+                chance = hit_chance(pool, defense)
+                out.append(Exact(chance, f"d10 + {pool_name} {pool} vs Defense {defense} (R14)",
+                                 fraction=str(Fraction(round(chance * 10), 10))))
         return out
 
     def exact_levels(self, battle: Any) -> dict[str, Exact]:
@@ -218,6 +223,11 @@ class BbnForecast:
 
     def levels(self, battle: Any) -> tuple[int, ...]:
         return tuple(battle.state[c.name].health for c in battle.cohorts)
+
+    def level_bounds(self, battle: Any) -> list[tuple[int | None, int | None]]:
+        """Tasks 5.9, R16, R17: Health never rises above the cohort's maximum and has no
+        floor (it goes below zero)."""
+        return [(None, battle.pools[c.name].pools["health"]) for c in battle.cohorts]
 
     def flags(self, battle: Any, which: str) -> tuple[bool, ...]:
         """After a step: Knocked Out, Dead (States 5.12).  At the end: Dead, and Torpor as
@@ -394,6 +404,11 @@ class HexForecast:
 
     def levels(self, battle: Any) -> tuple[int, ...]:
         return tuple(u.casualties for u in battle.units)
+
+    def level_bounds(self, battle: Any) -> list[tuple[int | None, int | None]]:
+        """H8, H9: casualties only add up during a battle (nothing takes them back), with
+        no ceiling (they may pass 100%)."""
+        return [(u.casualties, None) for u in battle.units]
 
     def flags(self, battle: Any, which: str) -> tuple[bool, ...]:
         return tuple(u.destroyed for u in battle.units)

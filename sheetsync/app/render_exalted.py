@@ -161,19 +161,19 @@ def print_tick(console: Console, data: dict[str, Any]) -> None:
             if isinstance(shot, dict):  # X27: the called shot before a duel
                 rolls = (f"called shot: {dice_text(shot.get('roll'))} − {shot['external_penalty']['value']} vs DV "
                          f"{shot['dv']['value']}: " + ("hit" if shot.get("hit") else "miss"))
-            result = []
+            said: list[str] = []
             if cmd:
-                result.append(("success" if cmd.get("success") else "failure") +
-                              f" (difficulty {cmd['difficulty']['value']})")
+                said.append(("success" if cmd.get("success") else "failure") +
+                            f" (difficulty {cmd['difficulty']['value']})")
             for key in ("formation", "yards", "reached", "magnitude", "disengaged", "aim_dice", "effect", "note"):
                 if key in e and not isinstance(e[key], dict):
-                    result.append(f"{key.replace('_', ' ')}: {_v(e[key])}")
+                    said.append(f"{key.replace('_', ' ')}: {_v(e[key])}")
             if e.get("rout"):
-                result.append(_rout_text(e["rout"]))
+                said.append(_rout_text(e["rout"]))
             nxt = (e.get("timing") or {}).get("next_tick")
             if nxt is not None:
-                result.append(f"acts next on tick {nxt}")
-            t.add_row(e.get("unit", ""), kind, rolls, "; ".join(result), e.get("rule_ref", ""))
+                said.append(f"acts next on tick {nxt}")
+            t.add_row(e.get("unit", ""), kind, rolls, "; ".join(said), e.get("rule_ref", ""))
         console.print(t)
     print_units(console, data.get("units", []))
     if data.get("next_tick") is not None:
@@ -202,20 +202,35 @@ def print_values(console: Console, data: dict[str, Any]) -> None:
         console.print(t)
     orders = data.get("orders", [])
     if orders:
-        t = _table(console, "Odds before rolling (E1, E7, X28-X33)")
-        _names(t, "Unit", (o["unit"] for o in orders))
-        for col in ("Tick", "Target", "Pool", "Added", "External", "DV", "Hit", "Levels"):
-            t.add_column(col, no_wrap=True, justify="right" if col not in ("Target",) else "left")
-        for o in orders:
-            odds = o.get("odds")
-            if odds is None:
-                t.add_row(o["unit"], str(o["tick"]), o.get("target") or "", Text(o.get("refused", ""), style="red"),
-                          "", "", "", "", "")
-                continue
-            t.add_row(o["unit"], str(o["tick"]), o.get("target") or "", str(odds["pool"]),
-                      f"+{odds['successes_added']}", f"−{odds['external_penalty']}", str(odds["dv"]),
-                      f"{odds['p_hit_float']:.1%}", f"{odds['expected_levels_float']:.2f}")
-        console.print(t)
+        _odds_table(console, orders)
+
+
+def _odds_table(console: Console, orders: list[dict[str, Any]]) -> None:
+    """E1, E7, X28-X33: each typed attack's odds before rolling.  Issue 22: the odds
+    columns stay whole at 80 columns, as the battalion tables' do: names never wrap, a
+    refusal's reason is told below the table (its row says "refused", with a mark), not in
+    a column that would push the odds off the screen."""
+    narrow = console.width < WIDE
+    t = _table(console, "Odds before rolling (E1, E7, X28-X33)")
+    _names(t, "Unit", (o["unit"] for o in orders))
+    t.add_column("Tick", no_wrap=True, justify="right")
+    _names(t, "Target", (o.get("target") or "" for o in orders))
+    for col in ("Pool", "Added", "Ext." if narrow else "External", "DV", "Hit", "Levels"):
+        t.add_column(col, no_wrap=True, justify="right")
+    notes: list[str] = []
+    for o in orders:
+        odds = o.get("odds")
+        if odds is None:
+            notes.append(f"{o['unit']}, tick {o['tick']}: {o.get('refused', '')}")
+            t.add_row(o["unit"], str(o["tick"]), o.get("target") or "", "", "", "", "",
+                      Text(f"refused ({len(notes)})", style="red"), "")
+            continue
+        t.add_row(o["unit"], str(o["tick"]), o.get("target") or "", str(odds["pool"]),
+                  f"+{odds['successes_added']}", f"−{odds['external_penalty']}", str(odds["dv"]),
+                  f"{odds['p_hit_float']:.1%}", f"{odds['expected_levels_float']:.2f}")
+    console.print(t)
+    for i, note in enumerate(notes, start=1):
+        console.print(Text(f"({i}) refused: {note}", style="red"))
 
 
 def print_aftermath(console: Console, data: dict[str, Any]) -> None:

@@ -20,6 +20,7 @@ updates (the repair) are that refused step's one write.
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -43,7 +44,7 @@ from sheetsync.dice import RandomRoller
 from sheetsync.errors import BattleStateError, SheetFormatError
 from sheetsync.rules.bbn import Battle, aftermath, aftermath_json, battle_to_file, resolve_phase
 from sheetsync.rules.bbn import undo as undo_phase
-from sheetsync.rules.bbn.phase import cohorts_json
+from sheetsync.rules.bbn.phase import PhaseResult, cohorts_json
 from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate
 
 __all__ = ["BbnSteps", "Journal", "check_battle", "journal"]
@@ -184,7 +185,11 @@ def resolve(lay: Layout, sh: Sheets) -> Step:
            + (f", {_n(len(flags), 'flag')} for the Storyteller" if flags else "") + jr.note)
     # issue 9: the phase's undo record (its stamps, and how its snapshot turns back into the
     # one before) goes in a new row of State!C:F; the blob keeps only the newest snapshot inline
-    texts = [writer.result_text(e) for e in result.events]  # once: the State, the stamps and the Log
+    block = lay.block("Orders_Table")
+    places = [block.cell(i, "cohort") for i in rows]
+    # once: the State, the stamps and the Log; a reason naming another order names its cell
+    texts = [placed(writer.result_text(e), places) for e in result.events]
+    shown = placed_result(result, places)
     stamps: list[list[CellValue]] = [[i, e.outcome, e.damage, t]
                                      for i, e, t in zip(rows, result.events, texts, strict=True)]
     # the engine's new battle keeps the parsed battle's cohorts and ranges, and its newest
@@ -197,12 +202,12 @@ def resolve(lay: Layout, sh: Sheets) -> Step:
         *state.extra,
         *jr.marks,
         *writer.order_stamp_updates(lay, rows, result.events, texts),
-        *writer.log_updates(lay, writer.phase_log_rows(result, texts), step=state.token),
+        *writer.log_updates(lay, writer.phase_log_rows(shown, texts), step=state.token),
         *writer.battle_updates(lay, new, status=f"Phase {result.phase} resolved: type the orders of phase {new.phase}",
                                last_action=msg, breakdown_too=False),
         writer.health_row_update(lay, new, result.phase),
     ]
-    return StepReport("resolve", result.phase, msg, result=result), updates
+    return StepReport("resolve", result.phase, msg, result=shown), updates
 
 
 def undo(lay: Layout, sh: Sheets) -> Step:
@@ -277,12 +282,37 @@ def end(lay: Layout, sh: Sheets) -> Step:
     return StepReport("end", battle.phase - 1, msg, aftermath=aftermath_json(entries)), updates
 
 
+_ORDER_PATH = re.compile(r"orders\[(\d+)\]")
+
+
+def placed(text: str, places: Sequence[str]) -> str:
+    """``text`` with each ``orders[i]`` the engine names (Actions 4, R13: the order that
+    used an action up) as ``places[i]``, the order's cell on a tracker."""
+    def one(m: re.Match[str]) -> str:
+        i = int(m.group(1))
+        return places[i] if i < len(places) else m.group(0)
+
+    return _ORDER_PATH.sub(one, text) if "orders[" in text else text
+
+
+def placed_result(result: PhaseResult, places: Sequence[str]) -> PhaseResult:
+    """``result`` with each refusal's reason :func:`placed` (the same result when none
+    names an order), for the Log and what the step reports; the battle keeps the engine's."""
+    events = tuple(e.model_copy(update={"reason": placed(e.reason, places)}) if e.reason and "orders[" in e.reason
+                   else e for e in result.events)
+    if all(a is b for a, b in zip(events, result.events, strict=True)):
+        return result
+    shown = result.model_copy(update={"events": events})
+    shown.__dict__.pop("events_json", None)  # made again from the placed events when read
+    return shown
+
+
 def check_battle(battle: Battle, places: Sequence[str] | None = None) -> CheckReport:
     """R13 dry run: resolve the battle's pending orders on a copy (the engine is pure) and
     keep the refused ones; ``places[i]`` names order ``i`` (default ``orders[i]``)."""
     result = resolve_phase(battle)
     where = list(places) if places is not None else [f"orders[{i}]" for i in range(len(battle.orders))]
-    refused = [Refusal(where[i], e.cohort, e.task.value, e.reason or "")
+    refused = [Refusal(where[i], e.cohort, e.task.value, placed(e.reason or "", where))
                for i, e in enumerate(result.events) if e.outcome == "refused"]
     return CheckReport(result.phase, len(result.events), refused)
 

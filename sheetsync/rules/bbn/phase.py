@@ -183,6 +183,8 @@ RANGE_NEEDED: dict[Task, frozenset[Band]] = {
 }
 INSPIRE_ALLY_BANDS = frozenset({Band.DISTANCED})
 """Inspire 5.5: the friendly cohort is Distanced from the inspiring one."""
+INSPIRE_ALLY_HINT = ": the Target column names the enemy; the friendly cohort to inspire goes in the Ally column"
+"""Tasks 5.5, R20: where an Inspire order's two cohorts go (``target`` and ``ally`` in a battle file)."""
 
 RULE_REF: dict[Task, str] = {
     Task.MOVE: "Tasks 5.1",
@@ -201,6 +203,9 @@ ATTACK_POOL: dict[Task, str] = {Task.MELEE: "melee", Task.RANGED: "ranged", Task
 DAMAGE_BONUS: dict[Task, int] = {Task.MELEE: 5, Task.RANGED: 0, Task.MYSTICAL: 2}
 SUPPORT_MOMENTS = frozenset({Moment.SAVE_AN_ALLY, Moment.SPLIT_THE_PARTY, Moment.CUSTOM})
 RESOURCE_POOLS = frozenset({"temper", "control"})
+SUPPORT_CAN = ("it can Heal, Rescue or Analyze for itself or one other cohort a phase, Inspire, Move, take its "
+               "Tactical Task, or a Hero Moment that aids others")
+"""Support Cohort 2, R21, R22: what a Support cohort refused an attack can do instead."""
 UNABLE = frozenset({State.KNOCKED_OUT, State.STABILIZED, State.DEAD})
 UNABLE_OR_SCARED = UNABLE | {State.SCARED}
 """R11: the states that give no action, with Scared under ``scared_loses_action``."""
@@ -254,6 +259,9 @@ class _Cohort:
     next_tokens: int = 0
     aided: list[str] = field(default_factory=list)
     splits: int = 0
+    used_by: list[str] = field(default_factory=list)
+    """Actions 4, R13: the orders that used this cohort's actions this phase, as
+    ``orders[i] (task)`` (kept only with ``detail``, for the "no action left" reason)."""
 
     @classmethod
     def of(cls, st: CohortState) -> _Cohort:
@@ -307,6 +315,8 @@ class _Phase:
         self.effects: list[Effect] = []
         self.picks: list[int] = []
         self.aiding: str | None = None
+        self.index = 0
+        self.order: Order | None = None
 
     # ---- helpers ---------------------------------------------------------------------
     def pool(self, cohort: str, name: str) -> int:
@@ -377,36 +387,58 @@ class _Phase:
         co.temper_boost = max(0, co.temper_boost - amount)
 
     def need_action(self, cohort: str) -> None:
+        """Actions 4, R11, R13: refuse an order of a cohort with no action left, naming the
+        orders that used its actions up (``orders[i]``, which the tracker shows as the
+        order's cell) and the members who give none."""
         if self.actions_left(cohort) < 1:
             co = self.c[cohort]
-            raise _Refused(f"{cohort} has no action left ({co.actions_used} used; Knocked Out, Stabilized, Dead"
-                           f"{' and Scared' if self.rules.scared_loses_action else ''} members give none) (Actions 4, R11, R13)")
+            none = "Knocked Out, Stabilized, Dead" + (" and Scared" if self.rules.scared_loses_action else "")
+            if co.used_by:
+                used = f"{_n(co.actions_used, 'action')} used by {_and(co.used_by)}"
+            else:
+                used = f"{co.actions_used} used"
+            raise _Refused(f"{cohort} has no action left ({used}; {none} members give none) (Actions 4, R11, R13)")
+
+    def use_action(self, cohort: str) -> None:
+        """Actions 4, R13: the order being taken uses one of the cohort's actions (noted
+        with ``detail``, for :meth:`need_action`'s reason)."""
+        co = self.c[cohort]
+        co.actions_used += 1
+        if self.detail and self.order is not None:
+            label = _order_label(self.order)
+            if co.kill_pending and self.order.task in ATTACK_POOL:
+                label += ", with Kill 'Em All"
+            co.used_by.append(f"orders[{self.index}] ({label})")
 
     def need_temper(self, cohort: str, cost: int, task: str) -> None:
         if cost > self.c[cohort].temper:
             raise _Refused(f"{task} costs {cost} temper and {cohort} has {self.c[cohort].temper} (Tasks 5, R13)")
 
-    def need_band(self, actor: str, other: str, allowed: frozenset[Band], task: str) -> Band:
+    def need_band(self, actor: str, other: str, allowed: frozenset[Band], task: str, hint: str = "") -> Band:
+        """R24: the band between ``actor`` and ``other`` must be one ``task`` allows; every
+        refusal names the range the task needs (and ``hint``, what to change)."""
         band = self.battle.bands.get((actor, other))  # R24: the Storyteller's bands, set between phases
+        wants = " or ".join(b.value for b in Band if b in allowed)
         if band is None:
-            raise _Refused(f"no range is set between {actor} and {other}; the Storyteller sets it (R24)")
+            raise _Refused(f"no range is set between {actor} and {other}; the Storyteller sets it: {task} needs "
+                           f"{wants} range{hint} (R24)")
         if band is Band.BLINDED:
-            raise _Refused(f"{other} is Blinded to {actor}: no task can be taken against it (Ranges, R24)")
+            raise _Refused(f"{other} is Blinded to {actor}: no task can be taken against it; {task} needs {wants} "
+                           f"range{hint} (Ranges, R24)")
         if band not in allowed:
-            wants = " or ".join(b.value for b in Band if b in allowed)
-            raise _Refused(f"{task} needs {wants} range and {other} is {band.value} (R24)")
+            raise _Refused(f"{task} needs {wants} range and {other} is {band.value}{hint} (R24)")
         return band
 
-    def need_enemy(self, actor: str, target: str | None, task: str) -> str:
+    def need_enemy(self, actor: str, target: str | None, task: str, hint: str = "") -> str:
         if not target:
-            raise _Refused(f"{task} needs a target cohort")
+            raise _Refused(f"{task} needs a target cohort{hint}")
         if not self.battle.enemies(actor, target):
-            raise _Refused(f"{target} is on {actor}'s side; {task} targets an enemy cohort")
+            raise _Refused(f"{target} is on {actor}'s side; {task} targets an enemy cohort{hint}")
         return target
 
-    def need_friend(self, actor: str, other: str) -> None:
+    def need_friend(self, actor: str, other: str, hint: str = "") -> None:
         if self.battle.enemies(actor, other):
-            raise _Refused(f"{other} is an enemy of {actor}")
+            raise _Refused(f"{other} is an enemy of {actor}{hint}")
 
     def aid(self, actor: str, other: str) -> None:
         """Support Cohort 2, R22: a Support cohort helps one other cohort a phase, plus one
@@ -551,7 +583,7 @@ class _Phase:
             hit, total, defense = True, None, self.pool(target, "defense")
         else:
             hit, total, defense = self.contest(order, actor, pool_name, target)
-        self.c[actor].actions_used += 1
+        self.use_action(actor)
         self.spend_temper(actor, cost)
         ev.update(total=total, defense=defense, temper_spent=cost, outcome="hit" if hit else "miss")
         return hit, total, defense
@@ -561,7 +593,7 @@ class _Phase:
         ≥ Defense; damage is 2 per able member plus 5 (Melee) or 2 (Mystical)."""
         actor = order.cohort
         if self.battle.spec[actor].support:
-            raise _Refused(f"{actor} is a Support cohort and can't attack (Support Cohort 2, R22)")
+            raise _Refused(f"{actor} is a Support cohort and can't attack; {SUPPORT_CAN} (Support Cohort 2, R22)")
         target = self.need_enemy(actor, order.target, order.task)
         self.need_band(actor, target, RANGE_NEEDED[order.task], order.task)
         co = self.c[actor]
@@ -600,7 +632,7 @@ class _Phase:
         self.need_action(order.cohort)
         co = self.c[order.cohort]
         units = self.pool(order.cohort, "movement")
-        co.actions_used += 1
+        self.use_action(order.cohort)
         co.units_moved += units
         if self.detail:
             self.effects.append(Effect(kind="move", cohort=order.cohort, amount=units,
@@ -611,12 +643,13 @@ class _Phase:
         """Tasks 5.5, R20: d10 + Resolve against the Defense of an enemy threatening a
         friendly cohort; on success the friendly cohort gets the chosen benefit."""
         actor = order.cohort
-        target = self.need_enemy(actor, order.target, "Inspire")
+        target = self.need_enemy(actor, order.target, "Inspire", INSPIRE_ALLY_HINT)
         self.need_band(actor, target, RANGE_NEEDED[Task.INSPIRE], "Inspire")
         ally = order.ally or actor
         if ally != actor:
-            self.need_friend(actor, ally)
-            self.need_band(actor, ally, INSPIRE_ALLY_BANDS, "Inspire (to the friendly cohort)")
+            self.need_friend(actor, ally, " (the Ally column names the friendly cohort to inspire)")
+            self.need_band(actor, ally, INSPIRE_ALLY_BANDS, "Inspire (to the friendly cohort)",
+                           " (the Ally column names the friendly cohort; left empty, the cohort inspires itself)")
             if self.battle.spec[actor].support:
                 self.aid(actor, ally)
         hit, _total, _defense = self.rolled(order, ev, "resolve", target)
@@ -644,7 +677,7 @@ class _Phase:
         margin makes one random Active enemy member Scared until the end of the phase."""
         actor = order.cohort
         if self.battle.spec[actor].support:
-            raise _Refused(f"{actor} is a Support cohort and can't Intimidate (R22)")
+            raise _Refused(f"{actor} is a Support cohort and can't Intimidate; {SUPPORT_CAN} (Support Cohort 2, R22)")
         if self.c[actor].intimidated:
             raise _Refused(f"{actor} already took Intimidate this phase; it is once a phase (Tasks 5.6, R19)")
         target = self.need_enemy(actor, order.target, "Intimidate")
@@ -680,7 +713,7 @@ class _Phase:
         self.need_temper(actor, cost, "Rescue")
         if not free:
             self.need_action(actor)
-            self.c[actor].actions_used += 1
+            self.use_action(actor)
             self.c[actor].rescues += 1
         self.spend_temper(actor, cost)
         self.set_state(target, member, to, "rescue", "Tasks 5.7, R18", f"rescued by {actor}")
@@ -722,7 +755,7 @@ class _Phase:
         self.need_temper(actor, spend, "Heal")
         if not free:
             self.need_action(actor)
-            self.c[actor].actions_used += 1
+            self.use_action(actor)
         self.spend_temper(actor, spend)
         gained = min(3 * spend, missing)
         co.health += gained
@@ -904,6 +937,7 @@ class _Phase:
         copies anyway and restores them: the benchmark's and the tests' reference.)"""
         self.rolls, self.effects, self.picks = [], [], list(order.picks)
         self.aiding = None
+        self.order = order
         ev: dict[str, Any] = {"rule_ref": RULE_REF[order.task], "outcome": "done", "damage": 0}
         saved = None
         if _ROLLBACK is not None:
@@ -923,6 +957,7 @@ class _Phase:
 
     def resolve(self, index: int, order: Order) -> Event:
         """R13: one order and its record (:class:`Event`)."""
+        self.index = index
         ev = self.attempt(order)
         return Event(
             phase=self.n, order=index, cohort=order.cohort, task=order.task, target=order.target,
@@ -987,6 +1022,20 @@ _HANDLERS: dict[Task, Callable[[_Phase, Order, dict[str, Any]], None]] = {
 """Tasks 5.1-5.13: the rule of each task (built once, not once a phase)."""
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _order_label(order: Order) -> str:
+    """An order as a reason names it: the task (the moment of a Hero Moment) and its target."""
+    what = order.moment.value if order.task is Task.HERO_MOMENT and order.moment is not None else order.task.value
+    return what + (f" on {order.target}" if order.target and order.target != order.cohort else "")
+
+
 def _fighting(states: Iterable[State]) -> bool:
     """R37: a member Active or Scared keeps a cohort in the fight."""
     for s in states:
@@ -1031,6 +1080,7 @@ def _copy(co: _Cohort) -> _Cohort:
     new.__dict__.update(co.__dict__)
     new.states, new.hero_used, new.died_in_phase = dict(co.states), list(co.hero_used), dict(co.died_in_phase)
     new.bonus, new.scared_now, new.aided = dict(co.bonus), set(co.scared_now), list(co.aided)
+    new.used_by = list(co.used_by)
     return new
 
 

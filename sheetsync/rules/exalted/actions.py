@@ -153,7 +153,8 @@ def change_formation(unit: str, current: Formation, wanted: Formation, *, comman
     """X20, X13: the command roll† at max(1, Magnitude − Drill), +1 if attacked since the
     unit's last action or +2 instead if engaged; success: the new formation at once.  A
     formation the effective Drill can't hold is refused with the reason, before any roll."""
-    why = formation_refusal(wanted, drill, communication_failure=communication_failure)
+    why = formation_refusal(wanted, drill, communication_failure=communication_failure, relays=len(relays),
+                            magnitude=magnitude)
     if why is not None:
         raise _refuse(where, f"{unit}: {why}")
     mods = [Entry("engaged", 2, "X20")] if engaged else [Entry("attacked since its last action", 1, "X20")] \

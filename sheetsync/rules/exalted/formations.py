@@ -88,15 +88,20 @@ def best_cover(percents: list[int] | tuple[int, ...], table: dict[int, int] | No
 # --- X13: which formation a unit can hold -------------------------------------------------
 
 def formation_refusal(formation: Formation, effective_drill: int, *, communication_failure: bool = False,
-                      solo: bool = False) -> str | None:
+                      solo: bool = False, relays: int | None = None, magnitude: int | None = None) -> str | None:
     """X13, X11: why a unit cannot hold ``formation`` (None when it can).
 
     Each formation needs an effective Drill (Unordered 0, Skirmish 1, Relaxed 1, Close 2),
-    and a unit in communication failure can hold only Unordered."""
+    and a unit in communication failure can hold only Unordered; given the unit's
+    ``relays`` and ``magnitude``, the reason names the relays needed and those present."""
     if solo or formation is Formation.UNORDERED:
         return None
     if communication_failure:
-        return f"{formation.value} is refused: the unit is in communication failure (too few relays), " \
+        if relays is not None and magnitude is not None:
+            short = f"too few relays: Magnitude {magnitude} needs {magnitude} relays, it has {relays}"
+        else:
+            short = "too few relays: from Magnitude 3 it needs one per dot of Magnitude"
+        return f"{formation.value} is refused: the unit is in communication failure ({short}), " \
                "so it can only be Unordered (X11)"
     need = DRILL_NEEDED[formation]
     if effective_drill < need:
@@ -105,11 +110,12 @@ def formation_refusal(formation: Formation, effective_drill: int, *, communicati
 
 
 def check_formation(unit: UnitSpec, effective_drill: int, *, communication_failure: bool = False,
-                    where: str = "") -> None:
+                    where: str = "", magnitude: int | None = None) -> None:
     """X13: refuse a typed formation the unit cannot hold, naming ``where`` (a cell such as
-    ``Units!K4`` or a path such as ``units[2].formation``) and the reason."""
+    ``Units!K4`` or a path such as ``units[2].formation``) and the reason (X11: with the
+    unit's ``magnitude``, the relays it needs and has)."""
     why = formation_refusal(unit.formation, effective_drill, communication_failure=communication_failure,
-                            solo=unit.solo)
+                            solo=unit.solo, relays=unit.relays, magnitude=magnitude)
     if why is not None:
         raise InputError([Problem(where or f"units.{unit.name}.formation", f"{unit.name}: {why}")])
 

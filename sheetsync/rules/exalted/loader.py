@@ -287,7 +287,7 @@ def _unit(raw: Any, i: int, chars: dict[str, Character], rules: HouseRules, prob
                                     f"{t.magnitude.value} (X11)"))
         try:
             check_formation(spec, t.drill.value, communication_failure=t.communication_failure,
-                            where=f"{where}.formation")
+                            where=f"{where}.formation", magnitude=t.magnitude.value)
         except InputError as exc:
             problems.extend(exc.problems)
         unit = validate(BattleUnit, {"spec": spec, "heroes": roles["heroes"], "sorcerers": roles["sorcerers"],
