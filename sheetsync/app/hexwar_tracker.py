@@ -20,6 +20,7 @@ counter ...``), and nothing is written when anything is wrong.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -519,7 +520,12 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
         stamps["attacks"].append([off, row])
     name = f"{ACTION_NAMES['resolve']} {battle.turn}"
     # issue 26: the record keeps the rows the turn stamped, so a lost Undo's can be put back
-    record = {**result.battle.history[-1].model_dump(mode="json", exclude_defaults=True), _STAMPS: stamps}
+    base = result.battle.history[-1].model_dump(mode="json", exclude_defaults=True)
+    record = {**base, _STAMPS: stamps}
+    if len(json.dumps(record, separators=(",", ":"), ensure_ascii=False)) > ss.CHUNK:
+        # a turn too large for its stamps to share the record's one cell: the record is kept
+        # without them, and a lost Undo of this turn is reported but its rows are not re-stamped
+        record = base
     updates += [*_view_updates(lay, result.battle, offsets, last_action=name), done.update,
                 ss.record_update(done, record), _log(lay, views.log_rows(result, done.token))]
     events = result.events

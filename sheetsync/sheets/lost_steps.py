@@ -93,13 +93,23 @@ def find_lost(journal: Sequence[Sequence[Any]], reported: Sequence[str], log_che
 
 
 def collision_message(lost: Sequence[Lost], stands: Callable[[Lost], str], name: Callable[[str, int], str],
-                      where: str) -> str:
+                      where: str, rev: int | None = None) -> str:
     """The refusal that reports lost steps, in every system's words: for each, which step
     stands (``stands``) and which was lost (``name`` of its action and turn or phase), and
-    where the tracker is now (``where``: "phase 3", "turn 2" ...)."""
+    where the tracker is now (``where``: "phase 3", "turn 2" ...).
+
+    Issue 22.3: a lost step whose revision is above the State's (``rev``) was overwritten by
+    no one: its changes reached the sheets but its State write never did (a click cut short),
+    and it is named so."""
     parts = []
     for x in lost:
-        gone, now = name(x.action, x.phase), stands(x)
+        gone = name(x.action, x.phase)
+        if rev is not None and x.rev > rev:
+            parts.append(f"{gone} was cut short: its changes reached the sheets but not the State sheet, which "
+                         "holds the battle (a click whose changes were not all applied); nothing of it counts "
+                         "and the sheets are put back as the State holds them: run it again")
+            continue
+        now = stands(x)
         parts.append(f"{gone} and {now} ran at the same moment; {now} stands, {gone} was lost: run it again")
     return "; ".join(parts) + f". The tracker is at {where}; nothing else was changed by this click."
 
@@ -127,6 +137,9 @@ def session_guard(session: Any, lay: Any, steps: Grid, *, name: Callable[[str, i
 
     journal = [(e[0], e[1]) for e in session.steps if isinstance(e, list) and len(e) >= 2 and whole(e[0])]
     lost, twice = find_lost(journal, session.reported, session.log_checked, steps)
+    # issue 22.3: a step above the State's revision was overwritten by no one: it was cut short
+    # before its State write, and the tracker's own check finds and repairs it from its rows
+    lost = [x for x in lost if x.rev <= session.rev]
     session.log_read = len(steps)
     marks = mark_rows(lay, steps, twice, "duplicate")
     note = ""

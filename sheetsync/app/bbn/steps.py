@@ -106,16 +106,7 @@ def journal(lay: Layout, sh: Sheets) -> Journal:
         entry = by_rev.get(x.rev, stored.journal[-1])
         return _name(str(entry[2]), int(entry[3]))
 
-    where = f"phase {battle.phase}"
-    cut = [x for x in lost if x.rev > stored.rev]  # issue 22.3: no step committed its revision
-    parts = [f"{_name(x.action, x.phase)} was cut short: its changes reached the sheets but not the State "
-             "sheet, which holds the battle (a click whose changes were not all applied); nothing of it counts "
-             "and the sheets are put back as the State holds them: run it again" for x in cut]
-    rest = [x for x in lost if x.rev <= stored.rev]
-    if rest:
-        msg = "; ".join([*parts, sj.collision_message(rest, stands, _name, where)])
-    else:
-        msg = "; ".join(parts) + f". The tracker is at {where}; nothing else was changed by this click."
+    msg = sj.collision_message(lost, stands, _name, f"phase {battle.phase}", stored.rev)
     write = sj.state_update(lay, battle, stored.last, prior=stored, action="repair", phase=battle.phase - 1,
                             reported=[x.key for x in lost])
     updates = [
