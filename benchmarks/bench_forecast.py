@@ -39,7 +39,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from sheetsync.app.forecast import _run, simulate
-from sheetsync.app.forecast_systems import BbnForecast
+from sheetsync.app.forecast_bbn import BbnForecast
 from sheetsync.dice import RandomRoller, Roller
 from sheetsync.rules.bbn import load_battle
 from sheetsync.rules.bbn import phase as engine

@@ -20,7 +20,6 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from sheetsync.app import render
 from sheetsync.app.files import example_path, read_data_file
 from sheetsync.app.render import (
     Col,
@@ -32,6 +31,7 @@ from sheetsync.app.render import (
     wrap_frags,
 )
 from sheetsync.rules.bbn import load_battle, resolve_phase
+from sheetsync.sheets import terminal as render
 
 HEAVY = {"openpyxl", "gspread", "xlwings", "fastapi", "uvicorn", "PIL", "matplotlib"}
 

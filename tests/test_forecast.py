@@ -22,7 +22,8 @@ from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
 from sheetsync.app.forecast import forecast, mean_interval, wilson
-from sheetsync.app.forecast_systems import BbnForecast, HexForecast
+from sheetsync.app.forecast_bbn import BbnForecast
+from sheetsync.app.forecast_hexwar import HexForecast
 from sheetsync.errors import BattleStateError, InputError
 from sheetsync.rules.bbn import battle_to_file, load_battle
 from sheetsync.rules.bbn.models import Band, State

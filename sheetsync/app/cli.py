@@ -416,7 +416,7 @@ def demo(
 
     system = find_system(system_name)
     if system.id == "exalted":
-        from sheetsync.app.render_exalted import demo as demo_exalted
+        from sheetsync.app.demo import demo as demo_exalted
 
         demo_exalted(console, system, out_dir, as_json, _print_json)
         return
@@ -1148,7 +1148,8 @@ def map_picture(
     if png.suffix.lower() != ".png":
         raise InputError([Problem(str(png), "the picture is written as PNG, so its name must end in .png; "
                                             "nothing was written")])
-    from sheetsync.app.hexmap_png import battle_of_tracker, font_note, save_map_png
+    from sheetsync.app.hexmap_png import font_note, save_map_png
+    from sheetsync.app.workbook_cli import battle_of_tracker
 
     if file.suffix.lower() in WORKBOOK_SUFFIXES:
         battle = battle_of_tracker(file)

@@ -32,7 +32,6 @@ from typing import Any
 
 from sheetsync.app import session as ss
 from sheetsync.app.step_report import StepReport
-from sheetsync.app.usecases import LayoutHooks, LayoutSteps
 from sheetsync.core.system import StepRefused
 from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError
 from sheetsync.rules.exalted import sheet_views as views
@@ -50,6 +49,7 @@ from sheetsync.sheets.backend import (
     Grid,
     RangeUpdate,
 )
+from sheetsync.sheets.steps import LayoutHooks, LayoutSteps
 
 __all__ = ["ACTION_NAMES", "ExaltedSteps", "capacity_for", "check", "export", "load_into", "run"]
 
@@ -832,7 +832,7 @@ _STEPS = {"build": _build, "resolve": _whole(_resolve), "undo": _whole(_undo), "
 
 def _check(rd: _Read) -> Any:
     """E5, X17-X39 dry run of the next long tick: each refusal mapped back to its cell."""
-    from sheetsync.app.usecases import CheckReport, Refusal
+    from sheetsync.sheets.steps import CheckReport, Refusal
 
     stored = _stored(rd)
     problems = _below(rd, _STEP_READS)  # issue 26, item 3: what a resolve would refuse

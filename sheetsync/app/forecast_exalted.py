@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from sheetsync.errors import BattleStateError
 
 if TYPE_CHECKING:  # the engine is imported when a forecast runs, not when the adapters are listed
-    from sheetsync.app.forecast_systems import Exact, OrderInfo
+    from sheetsync.core.forecast import Exact, OrderInfo
     from sheetsync.dice import Roller
     from sheetsync.rules.exalted.state import Battle, Order, UnitState
 
@@ -113,7 +113,7 @@ class ExaltedForecast:
     def prepare(self, battle: Any) -> Sim:
         """E5, X34: the battle must have orders typed for its next long tick and two sides
         in the fight; a die typed wrong is the engine's :class:`InputError` (nothing runs)."""
-        from sheetsync.app.forecast_systems import _no_orders
+        from sheetsync.core.forecast import no_orders as _no_orders
         from sheetsync.rules.exalted.battle import battle_roller, resolve
 
         if isinstance(battle, Sim):
@@ -149,7 +149,7 @@ class ExaltedForecast:
 
     def orders(self, battle: Sim) -> list[OrderInfo]:
         """E5: the orders the next long tick resolves (those typed for it or earlier)."""
-        from sheetsync.app.forecast_systems import OrderInfo
+        from sheetsync.core.forecast import OrderInfo
 
         return [OrderInfo(o.row, o.unit, o.action.value + (f" ({o.option})" if o.option else ""), o.target or "")
                 for o in self._declared(battle.battle)]
@@ -161,7 +161,7 @@ class ExaltedForecast:
         stands.  Exact unless an earlier order of the tick changes the units, Join War
         leaves the attacker no action on the tick (E4, E5), or the dice are typed; the
         simulation counts those."""
-        from sheetsync.app.forecast_systems import Exact
+        from sheetsync.core.forecast import Exact
         from sheetsync.rules.exalted.battle import odds_json
 
         odds = {r["order"]: r for r in odds_json(battle.battle)}

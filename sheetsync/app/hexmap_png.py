@@ -53,7 +53,6 @@ __all__ = [
     "PASSABLE_FILL",
     "SIDE_COLOURS",
     "MapGeometry",
-    "battle_of_tracker",
     "font_note",
     "legend_lines",
     "map_geometry",
@@ -490,28 +489,3 @@ def save_map_png(battle: Battle, path: Path | str, *, hex_size: int = DEFAULT_HE
     path = Path(path)
     atomic_write_bytes(path, render_map_png(battle, hex_size=hex_size))
     return path
-
-
-def battle_of_tracker(path: Path) -> Battle:
-    """H1, H2: the battle a hex tracker workbook holds, as its last step left it (Build
-    Units, or the last turn resolved), read under the workbook's step lock and never
-    written.  A tracker of another system, or one not built yet, is refused saying so."""
-    from sheetsync.app import usecases
-    from sheetsync.app.steps import detect
-    from sheetsync.app.workbook_cli import excel_backend
-    from sheetsync.errors import BattleStateError, InputError, Problem
-    from sheetsync.rules.hexwar.loader import load_battle
-
-    backend = excel_backend(path)
-    with backend.locked():
-        tracker = detect(backend)
-        system = tracker.system
-        if system.id != "hexwar":
-            raise InputError([Problem(str(path), f"this is a {system.title.lower()} tracker, and sheetsync map draws "
-                                                 "hex wargame battles only (a hex tracker, or a battle file with "
-                                                 "system: hexwar); nothing was written")])
-        try:
-            data = usecases.export_steps(system.tracker_steps(tracker.capacity or None), backend)
-        except BattleStateError as exc:  # not built yet: say which workbook
-            raise BattleStateError(f"{path}: {exc}; nothing was written") from None
-    return load_battle(data["battle"], str(path))

@@ -27,7 +27,6 @@ from typing import Any
 
 from sheetsync.app import session as ss
 from sheetsync.app.step_report import StepReport
-from sheetsync.app.usecases import LayoutHooks, LayoutSteps
 from sheetsync.core.layout import Column
 from sheetsync.core.system import StepRefused
 from sheetsync.errors import BattleStateError, InputError, Problem, SheetFormatError
@@ -46,6 +45,7 @@ from sheetsync.sheets.backend import (
     Grid,
     RangeUpdate,
 )
+from sheetsync.sheets.steps import LayoutHooks, LayoutSteps
 
 __all__ = ["ACTION_NAMES", "HexSteps", "capacity_for", "check", "export", "load_into", "run"]
 
@@ -884,7 +884,7 @@ def _load_into(lay: Any, battle: Battle, rd: _Read) -> tuple[StepReport, list[Ra
 def _check(rd: _Read) -> Any:
     """H4, H6, H7 dry run: the pending moves and attacks resolved on a copy with dice that
     do not matter; each refusal is mapped back to its cell (a ``CheckReport``)."""
-    from sheetsync.app.usecases import CheckReport, Refusal
+    from sheetsync.sheets.steps import CheckReport, Refusal
 
     lay = rd.lay
     stored = _stored(rd)

@@ -8,8 +8,7 @@ tick, with its files written."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 from rich import box
@@ -17,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["bar", "demo", "dice_text", "print_aftermath", "print_tick", "print_units", "print_values"]
+__all__ = ["bar", "dice_text", "print_aftermath", "print_tick", "print_units", "print_values"]
 
 WIDE = 120
 
@@ -249,45 +248,3 @@ def print_aftermath(console: Console, data: dict[str, Any]) -> None:
         if u.get("leaving"):  # X11: beyond the limit of 2 × Magnitude at battle end
             console.print(f"{u['name']}: {', '.join(u['leaving'])} leave (X11: more special characters than "
                           f"2 × Magnitude {u['magnitude']}; the last added go first)")
-
-
-def demo(console: Console, system: Any, out_dir: Path, as_json: bool,
-         print_json: Callable[[Any], None], ticks: int = 3) -> None:
-    """``sheetsync demo --system exalted``: the embedded battle (a Dragon-Blooded-led talon
-    against a bandit mob), its derived traits and odds, its first long ticks resolved, and
-    the battle file after each written to ``out_dir``, and the same battle as a tracker
-    workbook with its first long tick resolved (Build Units, then Next Tick)."""
-    import yaml
-
-    from sheetsync.app.files import dump_battle_file
-
-    text = system.example_data()
-    battle = system.load(yaml.safe_load(text), f"the embedded {system.id} example")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    example = out_dir / f"{system.id}-example.yaml"
-    example.write_text(text, encoding="utf-8")
-    values = system.pools_json(battle)
-    steps: list[dict[str, Any]] = []
-    files: list[str] = []
-    for _ in range(ticks):
-        step = system.resolve_file(battle)
-        battle = step.battle
-        path = out_dir / f"{system.id}-after-tick-{step.json['tick']}.yaml"
-        dump_battle_file(system.dump(battle), path)
-        steps.append(step.json)
-        files.append(str(path))
-    from sheetsync.app.workbook_cli import demo_system_workbook
-
-    start = system.load(yaml.safe_load(text), f"the embedded {system.id} example")
-    workbook = demo_system_workbook(system, start, out_dir / f"{system.id}-tracker.xlsx")
-    if as_json:
-        print_json({"system": system.id, "values": values, "ticks": steps,
-                    "files": {"example": str(example), "after": files, "workbook": str(workbook)}})
-        return
-    console.rule(f"sheetsync demo: the example {system.title} battle")
-    print_values(console, values)
-    for data in steps:
-        print_tick(console, data)
-    console.print(f"The example battle file: {example}")
-    console.print(f"The battle after each long tick: {', '.join(files)}")
-    console.print(f"The same battle as a tracker workbook, long tick 0 resolved: {workbook}")

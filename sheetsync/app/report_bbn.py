@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sheetsync.app.report import Account, Chart, Group, Line, ReportSource, StepBlock
+from sheetsync.core.account import Account, Chart, Group, Line, ReportSource, StepBlock
 from sheetsync.dice import RandomRoller
 from sheetsync.errors import SheetSyncError
 from sheetsync.rules.bbn import Battle, aftermath, resolve_phase
@@ -180,7 +180,7 @@ def _aftermath(src: ReportSource, battle: Battle) -> tuple[list[AftermathEntry] 
     if src.backend is None:
         return aftermath(battle, RandomRoller(f"{battle.seed}:aftermath")), None
     from sheetsync.app import steps
-    from sheetsync.app.workbook_cli import DryRunBackend
+    from sheetsync.sheets.backend import DryRunBackend
 
     try:
         report = steps.run("end", DryRunBackend(src.backend))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
-from sheetsync.app.report import Account, Chart, Group, Line, ReportSource, StepBlock
+from sheetsync.core.account import Account, Chart, Group, Line, ReportSource, StepBlock
 from sheetsync.rules.exalted.battle import resolve, undo
 from sheetsync.rules.exalted.state import Battle
 from sheetsync.rules.exalted.views import aftermath_json

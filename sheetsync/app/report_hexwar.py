@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sheetsync.app.report import Account, Chart, Group, Line, Picture, ReportSource, StepBlock
+from sheetsync.core.account import Account, Chart, Group, Line, Picture, ReportSource, StepBlock
 from sheetsync.rules.hexwar.models import Battle
 from sheetsync.rules.hexwar.report import aftermath
 from sheetsync.rules.hexwar.turn import AttackEvent, MoveEvent, resolve_turn, undo

@@ -6,15 +6,15 @@ its save (:meth:`ExcelBackend.locked`), so two steps at once run one after the o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
 from sheetsync.app import usecases
+from sheetsync.sheets.backend import DryRunBackend
 
-__all__ = ["DryRunBackend", "aftermath_preview", "demo_system_workbook", "demo_workbook", "system_template",
+__all__ = ["DryRunBackend", "aftermath_preview", "battle_of_tracker", "demo_system_workbook", "demo_workbook", "system_template",
            "system_tracker_from", "write_system_template", "excel_backend", "new_workbook", "tracker_from", "pools_from_workbook",
            "resolve_workbook", "run_workbook", "undo_workbook", "write_macro_template", "write_template"]
 
@@ -40,21 +40,6 @@ def excel_backend(path: Path, *, save_to: Path | None = None, workbook: Any = No
     serialize = _xlsm_bytes if dest.suffix.lower() == ".xlsm" else None
     return ExcelBackend(path, before_save=restore, serialize=serialize, save_to=save_to, workbook=workbook,
                         package=True, package_hook=refresh_health_chart)
-
-
-class DryRunBackend:
-    """Reads from another backend and keeps the writes instead of making them: a step run
-    on it shows what it would do and changes nothing."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.updates: list[Any] = []
-
-    def read_ranges(self, ranges: Sequence[str]) -> list[Any]:
-        return list(self.inner.read_ranges(ranges))
-
-    def write_ranges(self, updates: Sequence[Any]) -> None:
-        self.updates.extend(updates)
 
 
 def _system_of_workbook(wb: Any) -> Any:
@@ -328,3 +313,27 @@ def demo_system_workbook(system: Any, battle: Any, out: Path) -> Path:
     system_tracker_from(out, system, battle)
     run_workbook("resolve", out)
     return out
+
+
+def battle_of_tracker(path: Path) -> Any:
+    """H1, H2: the battle a hex tracker workbook holds, as its last step left it (Build
+    Units, or the last turn resolved), read under the workbook's step lock and never
+    written.  A tracker of another system, or one not built yet, is refused saying so."""
+    from sheetsync.app import usecases
+    from sheetsync.app.steps import detect
+    from sheetsync.errors import BattleStateError, InputError, Problem
+    from sheetsync.rules.hexwar.loader import load_battle
+
+    backend = excel_backend(path)
+    with backend.locked():
+        tracker = detect(backend)
+        system = tracker.system
+        if system.id != "hexwar":
+            raise InputError([Problem(str(path), f"this is a {system.title.lower()} tracker, and sheetsync map draws "
+                                                 "hex wargame battles only (a hex tracker, or a battle file with "
+                                                 "system: hexwar); nothing was written")])
+        try:
+            data = usecases.export_steps(system.tracker_steps(tracker.capacity or None), backend)
+        except BattleStateError as exc:  # not built yet: say which workbook
+            raise BattleStateError(f"{path}: {exc}; nothing was written") from None
+    return load_battle(data["battle"], str(path))

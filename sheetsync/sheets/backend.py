@@ -21,9 +21,10 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
+    "DryRunBackend",
     "A1Range",
     "CellValue",
     "Formula",
@@ -249,3 +250,18 @@ class MemoryBackend:
                 self._last[rng.sheet] = (cells, len(cells), last, known[3])  # the cell holding the last row stands
             else:
                 self._last.pop(rng.sheet, None)  # worked out again when next asked
+
+
+class DryRunBackend:
+    """Reads from another backend and keeps the writes instead of making them: a step run
+    on it shows what it would do and changes nothing."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.updates: list[Any] = []
+
+    def read_ranges(self, ranges: Sequence[str]) -> list[Any]:
+        return list(self.inner.read_ranges(ranges))
+
+    def write_ranges(self, updates: Sequence[Any]) -> None:
+        self.updates.extend(updates)

@@ -38,7 +38,6 @@ from sheetsync.app.bbn.reader import (
     read_plan,
 )
 from sheetsync.app.step_report import StepReport
-from sheetsync.app.usecases import CheckReport, Refusal
 from sheetsync.core.system import StepRefused
 from sheetsync.dice import RandomRoller
 from sheetsync.errors import BattleStateError, SheetFormatError
@@ -46,6 +45,7 @@ from sheetsync.rules.bbn import Battle, aftermath, aftermath_json, battle_to_fil
 from sheetsync.rules.bbn import undo as undo_phase
 from sheetsync.rules.bbn.phase import PhaseResult, cohorts_json
 from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate
+from sheetsync.sheets.steps import CheckReport, Refusal
 
 __all__ = ["BbnSteps", "Journal", "check_battle", "journal"]
 
