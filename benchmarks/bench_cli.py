@@ -65,8 +65,8 @@ import io, json, sys, time
 sys.path.insert(0, {tests!r})
 from battles import make_battle
 from rich.console import Console
-from sheetsync.app.render import print_phase, print_pools
-from sheetsync.rules.bbn import load_battle, resolve_phase
+from sheetsync.systems.bbn.views import print_phase, print_pools
+from sheetsync.systems.bbn.rules import load_battle, resolve_phase
 battle = load_battle(make_battle({n}))
 result = resolve_phase(battle)
 out = {{}}

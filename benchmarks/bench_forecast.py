@@ -4,7 +4,7 @@
                                         [--workers 2] [--old-battles 200]
 
 1. **Phases per second per core**: ``--phases`` simulated phases, each the forecast's
-   step (the engine's :func:`~sheetsync.rules.bbn.phase.simulate_phase`, then the
+   step (the engine's :func:`~sheetsync.systems.bbn.rules.phase.simulate_phase`, then the
    standing orders for the next phase), battles restarting when one side is out of the
    fight (R37) or after 12 phases.  Rated on the process's CPU time, which is what "per
    core" means and what other work on a shared machine disturbs least (wall-clock rates
@@ -39,10 +39,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from sheetsync.app.forecast import _run, simulate
-from sheetsync.app.forecast_bbn import BbnForecast
-from sheetsync.dice import RandomRoller, Roller
-from sheetsync.rules.bbn import load_battle
-from sheetsync.rules.bbn import phase as engine
+from sheetsync.core.dice import RandomRoller, Roller
+from sheetsync.systems.bbn.forecast import BbnForecast
+from sheetsync.systems.bbn.rules import load_battle
+from sheetsync.systems.bbn.rules import phase as engine
 
 PHASE_TARGET = 2500
 BATTLES_TARGET_S = 30.0

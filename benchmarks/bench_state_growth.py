@@ -51,13 +51,14 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # run from a clone without inst
 
 from battles import make_battle  # noqa: E402
 
-from sheetsync.app import state_journal, usecases  # noqa: E402
-from sheetsync.app.bbn import layout as layout_module  # noqa: E402
-from sheetsync.app.bbn.reader import read_plan  # noqa: E402
-from sheetsync.app.steps import mark_updates  # noqa: E402
+from sheetsync.app import usecases  # noqa: E402
 from sheetsync.core.registry import find_system  # noqa: E402
-from sheetsync.rules.bbn import load_battle  # noqa: E402
 from sheetsync.sheets.backend import Grid, MemoryBackend, RangeUpdate  # noqa: E402
+from sheetsync.sheets.marks import mark_updates  # noqa: E402
+from sheetsync.systems.bbn.rules import load_battle  # noqa: E402
+from sheetsync.systems.bbn.tracker import journal as state_journal  # noqa: E402
+from sheetsync.systems.bbn.tracker import layout as layout_module  # noqa: E402
+from sheetsync.systems.bbn.tracker.reader import read_plan  # noqa: E402
 
 
 class Counting:
@@ -136,8 +137,8 @@ class _Step:
             usecases.load_battle_into(self.backend, battle, lay)
             self.backend.write_ranges(mark_updates(find_system("bbn"), lay.capacity))
         else:
-            from sheetsync.app.bbn.template import build_template
             from sheetsync.app.workbook_cli import excel_backend
+            from sheetsync.systems.bbn.tracker.template import build_template
 
             self.backend = excel_backend(self.path, workbook=build_template(lay))
             with self.backend.locked():

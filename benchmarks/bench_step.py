@@ -5,7 +5,7 @@
 A tracker of ``--cohorts`` cohorts (made as :mod:`bench_state_growth` makes it: a battle
 file loaded into a MemoryBackend, two orders a cohort pending) is resolved ``--repeat``
 times, each run on a fresh copy of the tracker (copied untimed), through
-:func:`sheetsync.app.steps.run` as every surface runs it: detect the tracker's system, one
+:func:`sheetsync.sheets.marks.run` as every surface runs it: detect the tracker's system, one
 read of the step's plan, the pure step, one write.  It prints the median and the 10th and
 90th percentiles in milliseconds, the median CPU time of the step's thread (what a busy
 machine's other processes do not add), and:
@@ -45,13 +45,14 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # run from a clone without inst
 
 from battles import make_battle  # noqa: E402
 
-from sheetsync.app import state_journal as sj  # noqa: E402
-from sheetsync.app import steps, usecases  # noqa: E402
-from sheetsync.app.bbn import layout as layout_module  # noqa: E402
-from sheetsync.app.bbn.reader import read_plan  # noqa: E402
+from sheetsync.app import usecases  # noqa: E402
 from sheetsync.core.registry import find_system  # noqa: E402
-from sheetsync.rules.bbn import load_battle  # noqa: E402
+from sheetsync.sheets import marks as steps  # noqa: E402
 from sheetsync.sheets.backend import MemoryBackend, RangeUpdate  # noqa: E402
+from sheetsync.systems.bbn.rules import load_battle  # noqa: E402
+from sheetsync.systems.bbn.tracker import journal as sj  # noqa: E402
+from sheetsync.systems.bbn.tracker import layout as layout_module  # noqa: E402
+from sheetsync.systems.bbn.tracker.reader import read_plan  # noqa: E402
 
 ENDPOINT_BUDGET_MS = 6.0
 """Issue 12: an endpoint Resolve, server side, 12 cohorts."""
@@ -149,8 +150,8 @@ PARTS = {
 def parts(cohorts: int, runs: int) -> None:
     """Each part of the step timed on its own (the functions the step calls, wrapped), its
     median over ``runs`` resolves, beside the backend's read and write (the floor)."""
-    from sheetsync.app.bbn import steps as bsteps
-    from sheetsync.app.bbn import writer
+    from sheetsync.systems.bbn.tracker import steps as bsteps
+    from sheetsync.systems.bbn.tracker import writer
 
     mods = {"sj": sj, "bsteps": bsteps, "writer": writer}
     spent: dict[str, float] = {}

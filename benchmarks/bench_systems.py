@@ -25,13 +25,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from battles import make_battle  # noqa: E402
 from hex_battles import make_hex_battle  # noqa: E402
 
-from sheetsync.app import steps, usecases  # noqa: E402
-from sheetsync.app.bbn.layout import layout  # noqa: E402
-from sheetsync.app.hexwar_tracker import capacity_for, load_into  # noqa: E402
+from sheetsync.app import usecases
 from sheetsync.app.workbook_cli import new_workbook, run_workbook, system_tracker_from  # noqa: E402
 from sheetsync.core.registry import find_system  # noqa: E402
-from sheetsync.rules.bbn import load_battle  # noqa: E402
+from sheetsync.sheets import marks as steps  # noqa: E402
 from sheetsync.sheets.backend import MemoryBackend  # noqa: E402
+from sheetsync.systems.bbn.rules import load_battle  # noqa: E402
+from sheetsync.systems.bbn.tracker.layout import layout  # noqa: E402
+from sheetsync.systems.hexwar.tracker.steps import capacity_for, load_into  # noqa: E402
 
 
 def _memory(lay: object, system: object, capacity: dict[str, int] | None) -> MemoryBackend:

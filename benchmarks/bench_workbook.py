@@ -34,10 +34,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from battles import make_battle  # noqa: E402
 
-from sheetsync.app.files import atomic_write_bytes  # noqa: E402
 from sheetsync.app.workbook_cli import new_workbook, run_workbook  # noqa: E402
 from sheetsync.backends.xlsx_package import zip_rewrite  # noqa: E402
-from sheetsync.errors import SheetSyncError  # noqa: E402
+from sheetsync.core.errors import SheetSyncError  # noqa: E402
+from sheetsync.sheets.disk import atomic_write_bytes  # noqa: E402
 
 
 def battle_file(folder: Path, cohorts: int, members: int) -> tuple[Path, int]:

@@ -393,7 +393,7 @@ def run_case(system_id: str, case: int, seed: int = 26, workdir: Path | None = N
     from typer.testing import CliRunner
 
     from sheetsync.app.cli import app
-    from sheetsync.errors import SheetSyncError
+    from sheetsync.core.errors import SheetSyncError
 
     rng = random.Random(f"{seed}:{system_id}:{case}")
     command = COMMANDS[case % len(COMMANDS)]

@@ -24,7 +24,7 @@ import test_state_collisions as collisions  # noqa: E402
 from fake_sheets_api import FakeSheetsServer  # noqa: E402
 
 from sheetsync.app import usecases  # noqa: E402
-from sheetsync.errors import BattleStateError, SheetSyncError  # noqa: E402
+from sheetsync.core.errors import BattleStateError, SheetSyncError  # noqa: E402
 
 PAIRS = [("resolve", "undo"), ("resolve", "end"), ("undo", "undo"), ("resolve", "resolve")]
 

@@ -19,8 +19,8 @@ import test_issue26_google_collisions as t26  # noqa: E402
 import test_state_collisions as t8  # noqa: E402
 from fake_sheets_api import FakeSheetsServer  # noqa: E402
 
-from sheetsync.app import steps  # noqa: E402
-from sheetsync.errors import BattleStateError  # noqa: E402
+from sheetsync.core.errors import BattleStateError  # noqa: E402
+from sheetsync.sheets import marks as steps  # noqa: E402
 
 
 class _Racing(t8._Together):

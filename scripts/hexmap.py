@@ -1,5 +1,5 @@
 """Render the README's picture of the hex map: the embedded example battle
-(``sheetsync/rules/hexwar/example.yaml``) after its first turn, resolved with the battle's
+(``sheetsync/systems/hexwar/example.yaml``) after its first turn, resolved with the battle's
 own seeded dice, as ``sheetsync map`` draws it.
 
     python scripts/hexmap.py            # writes docs/img/hexmap.png
@@ -15,12 +15,12 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this tree's sheetsync, whichever one is installed
 
-from sheetsync.app.hexmap_png import font_note, save_map_png  # noqa: E402
-from sheetsync.rules.hexwar import example_battle_data, load_battle, resolve_turn  # noqa: E402
+from sheetsync.systems.hexwar.picture import font_note, save_map_png  # noqa: E402
+from sheetsync.systems.hexwar.rules import example_battle_data, load_battle, resolve_turn  # noqa: E402
 
 
 def main() -> None:
-    battle = load_battle(yaml.safe_load(example_battle_data()), "sheetsync/rules/hexwar/example.yaml")
+    battle = load_battle(yaml.safe_load(example_battle_data()), "sheetsync/systems/hexwar/example.yaml")
     after = resolve_turn(battle).battle
     note = font_note()
     if note:

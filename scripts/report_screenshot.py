@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sheetsync.app.files import example_path, read_data_file  # noqa: E402
 from sheetsync.app.report import ReportSource, account_of, to_html  # noqa: E402
 from sheetsync.core.registry import find_system  # noqa: E402
+from sheetsync.sheets.disk import example_path, read_data_file  # noqa: E402
 
 MORE_ORDERS = [
     {"cohort": "Ghoul Pack", "task": "Melee Attack", "target": "Night Watch"},

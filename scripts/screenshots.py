@@ -17,9 +17,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 import yaml  # noqa: E402
 from libreoffice import render_png  # noqa: E402
 
-from sheetsync.app.files import example_path  # noqa: E402
 from sheetsync.app.workbook_cli import new_workbook, run_workbook, system_tracker_from  # noqa: E402
 from sheetsync.core.registry import find_system  # noqa: E402
+from sheetsync.sheets.disk import example_path  # noqa: E402
 
 
 def main() -> None:

@@ -7,7 +7,10 @@ bash .ci/install-system-deps.sh
 python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 
 echo "== ruff"; python -m ruff check sheetsync tests benchmarks
-echo "== mypy (strict on sheetsync/rules and sheetsync/core)"; python -m mypy sheetsync/rules sheetsync/core
+echo "== mypy (strict on sheetsync/core and the rule systems' engines and files)"
+python -m mypy sheetsync/core sheetsync/systems/*/rules sheetsync/systems/*/files sheetsync/systems/*/reference.py \
+  sheetsync/systems/*/system.py sheetsync/systems/hexwar/tracker/{layout,formulas,cells}.py \
+  sheetsync/systems/exalted/tracker/{layout,formulas,cells}.py
 echo "== pytest"
 set +e
 python -m pytest -p no:cacheprovider "$@"

@@ -26,7 +26,7 @@ def _remembered_states_read_back_as_written(monkeypatch: pytest.MonkeyPatch) -> 
     gives, so a step that skips the parse on a remembered State behaves as a fresh process."""
     import json
 
-    from sheetsync.app import state_journal as sj
+    from sheetsync.systems.bbn.tracker import journal as sj
 
     real = sj._remember
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sheetsync.app.bbn.layout import layout
-from sheetsync.app.bbn.template import static_cells
 from sheetsync.sheets.backend import CellValue, Formula, MemoryBackend
+from sheetsync.systems.bbn.tracker.layout import layout
+from sheetsync.systems.bbn.tracker.template import static_cells
 
 LAY = layout()
 

@@ -10,14 +10,14 @@ import pytest
 from input_trackers import LAY, blank, orders, put, snapshot, two_cohorts
 
 from sheetsync.app import usecases
-from sheetsync.app.bbn import codecs as bc
-from sheetsync.app.bbn import reader, writer
+from sheetsync.core.errors import SheetFormatError
 from sheetsync.core.layout import Block, CodecError, Column, Int
-from sheetsync.errors import SheetFormatError
-from sheetsync.rules.bbn import HouseRules, battle_to_file, load_battle
-from sheetsync.rules.bbn.catalog import default_catalog
 from sheetsync.sheets import table
 from sheetsync.sheets.backend import Formula, MemoryBackend
+from sheetsync.systems.bbn.rules import HouseRules, battle_to_file, load_battle
+from sheetsync.systems.bbn.rules.catalog import default_catalog
+from sheetsync.systems.bbn.tracker import codecs as bc
+from sheetsync.systems.bbn.tracker import reader, writer
 
 INPUT_BLOCKS = ("Characters_Table", "Cohorts_Setup", "Orders_Table", "Ranges_Table", "HouseRules_Table")
 """The blocks the reader reads and :func:`writer.input_updates` writes."""

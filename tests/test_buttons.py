@@ -23,8 +23,6 @@ import pytest
 import xlwings as xw
 
 from sheetsync.app import buttons, usecases
-from sheetsync.app.bbn.layout import layout
-from sheetsync.app.files import example_path
 from sheetsync.app.workbook_cli import excel_backend, new_workbook, write_template
 from sheetsync.backends.xlwings_remote import (
     CLIENTS,
@@ -32,6 +30,8 @@ from sheetsync.backends.xlwings_remote import (
     payload_from_openpyxl,
     remote_book,
 )
+from sheetsync.sheets.disk import example_path
+from sheetsync.systems.bbn.tracker.layout import layout
 
 LAY = layout()
 

@@ -23,7 +23,7 @@ from typing import Any
 import openpyxl
 import pytest
 
-from sheetsync.app import buttons, steps
+from sheetsync.app import buttons
 from sheetsync.app.watch import BUTTON_ACTIONS, WatchState, button_actions, poll_once, watch
 from sheetsync.backends.vba import (
     MACROS_DIR,
@@ -36,6 +36,7 @@ from sheetsync.backends.vba import (
 )
 from sheetsync.core.registry import find_system, format_mark, tracker_system_ids
 from sheetsync.core.system import ACTIONS, Step
+from sheetsync.sheets import marks as steps
 from sheetsync.sheets.backend import MemoryBackend, RangeUpdate
 
 with warnings.catch_warnings():  # oletools 0.60 calls pyparsing APIs deprecated in 3.3
@@ -328,7 +329,7 @@ def test_watch_finds_the_system_with_the_first_read_and_runs_its_step(system: An
 def test_watch_on_a_hex_tracker_says_which_step_failed_in_its_own_cell() -> None:
     """Undo Turn on a tracker where nothing was resolved: refused, the box cleared, the
     reason in the hex Battle sheet's last-action cell (B6, not the battalion B5)."""
-    pytest.importorskip("sheetsync.app.hexwar_tracker")  # helper B's steps
+    pytest.importorskip("sheetsync.systems.hexwar.tracker.steps")  # helper B's steps
     hexwar = find_system("hexwar")
     backend, lay = marked_tracker(hexwar)
     block = lay.block("Battle_Buttons")
@@ -355,12 +356,12 @@ def noncommercial_license() -> Iterator[None]:
 @pytest.fixture(scope="module")
 def hex_tracker(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The embedded hex example, loaded into a workbook holding the hex layout's sheets
-    (needs helper B's ``sheetsync.app.hexwar_tracker``)."""
-    ht = pytest.importorskip("sheetsync.app.hexwar_tracker")
+    (needs helper B's ``sheetsync.systems.hexwar.tracker.steps``)."""
+    ht = pytest.importorskip("sheetsync.systems.hexwar.tracker.steps")
     import yaml
 
     from sheetsync.backends.excel import ExcelBackend
-    from sheetsync.rules.hexwar import example_battle_data, load_battle
+    from sheetsync.systems.hexwar.rules import example_battle_data, load_battle
 
     hexwar = find_system("hexwar")
     lay = hexwar.layout(None)

@@ -21,9 +21,18 @@ import pytest
 from battles import make_battle
 from fake_sheets_api import FakeSheetsServer, fake_client
 
-from sheetsync.app import steps, usecases
-from sheetsync.app.bbn import writer
-from sheetsync.app.bbn.layout import (
+from sheetsync.app import usecases
+from sheetsync.app.gsheet_cli import copy_tracker, init_spreadsheet
+from sheetsync.app.workbook_cli import run_workbook, tracker_from
+from sheetsync.backends.gsheets import GSheetsBackend
+from sheetsync.backends.xlwings_backend import XlwingsBackend
+from sheetsync.backends.xlwings_remote import apply_actions, payload_from_openpyxl, remote_book
+from sheetsync.core.errors import BattleStateError, InputError, SheetFormatError
+from sheetsync.sheets import marks as steps
+from sheetsync.sheets.backend import MemoryBackend, SheetBackend
+from sheetsync.systems.bbn.rules import Battle, load_battle
+from sheetsync.systems.bbn.tracker import writer
+from sheetsync.systems.bbn.tracker.layout import (
     CAPACITY,
     MAX_CAPACITY,
     Layout,
@@ -31,15 +40,7 @@ from sheetsync.app.bbn.layout import (
     capacity_json,
     layout,
 )
-from sheetsync.app.bbn.template import MARK, static_cells
-from sheetsync.app.gsheet_cli import copy_tracker, init_spreadsheet
-from sheetsync.app.workbook_cli import run_workbook, tracker_from
-from sheetsync.backends.gsheets import GSheetsBackend
-from sheetsync.backends.xlwings_backend import XlwingsBackend
-from sheetsync.backends.xlwings_remote import apply_actions, payload_from_openpyxl, remote_book
-from sheetsync.errors import BattleStateError, InputError, SheetFormatError
-from sheetsync.rules.bbn import Battle, load_battle
-from sheetsync.sheets.backend import MemoryBackend, SheetBackend
+from sheetsync.systems.bbn.tracker.template import MARK, static_cells
 
 COHORTS, CHARACTERS = 60, 300
 
@@ -123,7 +124,7 @@ def test_issue9_capacity_blank_tracker_keeps_todays_layout() -> None:
     cells = {(s, r, c): v for s, r, c, v in static_cells(lay)}
     assert cells[("State", 1, 2)] == MARK == "bbn@1"
     assert json.loads(cells[("State", 2, 2)]) == CAPACITY
-    from sheetsync.rules.bbn.system import SYSTEM
+    from sheetsync.systems.bbn.system import SYSTEM
 
     (mark,) = steps.mark_updates(SYSTEM, LAY.capacity)  # what the template writes is what steps write
     assert (mark.range, mark.values) == ("State!B1:B2", [[MARK], [capacity_json(LAY.capacity)]])

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from sheetsync.app import usecases
 from sheetsync.app.check_view import print_check
 from sheetsync.app.cli import app
-from sheetsync.errors import BattleStateError
+from sheetsync.core.errors import BattleStateError
 
 runner = CliRunner()
 NO_RANGE = ("no range is set between Cohort 0 and Cohort 1; the Storyteller sets it: Melee Attack needs Personal range "

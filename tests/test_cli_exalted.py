@@ -14,8 +14,8 @@ import yaml
 from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
-from sheetsync.rules.exalted.loader import load_battle
-from sheetsync.rules.exalted.system import SYSTEM
+from sheetsync.systems.exalted.files.loader import load_battle
+from sheetsync.systems.exalted.system import SYSTEM
 
 runner = CliRunner()
 
@@ -119,8 +119,8 @@ def test_demo_runs_the_embedded_battle_and_writes_its_files(tmp_path: Path) -> N
     last = load_battle(yaml.safe_load(Path(data["files"]["after"][-1]).read_text(encoding="utf-8")))
     assert len(last.history) == 3
     # the same battle as a tracker workbook, built and its first long tick resolved
-    from sheetsync.app.exalted_tracker import export
     from sheetsync.app.workbook_cli import excel_backend
+    from sheetsync.systems.exalted.tracker.steps import export
 
     workbook = Path(data["files"]["workbook"])
     assert workbook.name == "exalted-tracker.xlsx"

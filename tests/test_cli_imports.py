@@ -20,8 +20,10 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from sheetsync.app.files import example_path, read_data_file
-from sheetsync.app.render import (
+from sheetsync.sheets import terminal as render
+from sheetsync.sheets.disk import example_path, read_data_file
+from sheetsync.systems.bbn.rules import load_battle, resolve_phase
+from sheetsync.systems.bbn.views import (
     Col,
     Grid,
     Out,
@@ -30,8 +32,6 @@ from sheetsync.app.render import (
     print_standing,
     wrap_frags,
 )
-from sheetsync.rules.bbn import load_battle, resolve_phase
-from sheetsync.sheets import terminal as render
 
 HEAVY = {"openpyxl", "gspread", "xlwings", "fastapi", "uvicorn", "PIL", "matplotlib"}
 
@@ -58,7 +58,7 @@ def test_help_loads_no_backend_no_rules_no_rich_no_pydantic(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert "resolve" in done.stdout and "forecast" in done.stdout and "gsheet" in done.stdout
     assert not _packages(modules) & (HEAVY | {"rich", "pydantic", "yaml"})
-    assert not {m for m in modules if m.startswith(("sheetsync.rules", "sheetsync.backends", "sheetsync.sheets"))}
+    assert not {m for m in modules if m.startswith(("sheetsync.systems", "sheetsync.backends", "sheetsync.sheets"))}
 
 
 def test_a_command_help_loads_no_backend(tmp_path: Path) -> None:
@@ -75,7 +75,7 @@ def test_resolving_a_battle_file_loads_no_workbook_library(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     assert "Phase 1" in done.stdout and "Ghoul Pack" in done.stdout
     assert not _packages(modules) & HEAVY
-    assert "rich.table" not in modules  # the tables are drawn by sheetsync.app.render
+    assert "rich.table" not in modules  # the tables are drawn by sheetsync.systems.bbn.views
 
 
 def test_resolve_json_loads_no_terminal_library(tmp_path: Path) -> None:
@@ -337,14 +337,14 @@ def test_importing_the_battalion_rules_builds_no_validator() -> None:
     """Issue 12: every model's validator is built on first use; importing the battalion
     rules builds none (pydantic's plugin scan, its first build, waits too), and a battle
     without house rules gets exactly ``HouseRules()``."""
-    code = ("import sys\nimport sheetsync.rules.bbn as bbn\n"
+    code = ("import sys\nimport sheetsync.systems.bbn.rules as bbn\n"
             "built = [m.__name__ for m in (bbn.Battle, bbn.HouseRules, bbn.CohortSpec) if m.__pydantic_complete__]\n"
             "print(built, 'pydantic.plugin._loader' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.split() == ["[]", "False"]
 
-    from sheetsync.rules.bbn import HouseRules
-    from sheetsync.rules.bbn.battle import Battle
+    from sheetsync.systems.bbn.rules import HouseRules
+    from sheetsync.systems.bbn.rules.battle import Battle
 
     battle = load_battle(read_data_file(example_path()))
     data = battle.to_data()
@@ -355,8 +355,8 @@ def test_importing_the_battalion_rules_builds_no_validator() -> None:
 
 
 def test_hex_and_exalted_defaults_equal_their_validated_models() -> None:
-    from sheetsync.rules.exalted.models import Character, Weapon
-    from sheetsync.rules.hexwar.models import Battle, HouseRules, TurnOrders
+    from sheetsync.systems.exalted.rules.models import Character, Weapon
+    from sheetsync.systems.hexwar.rules.models import Battle, HouseRules, TurnOrders
 
     assert Battle.model_fields["house_rules"].default == HouseRules()
     assert Battle.model_fields["orders"].default == TurnOrders()

@@ -17,8 +17,8 @@ import typer
 from typer.testing import CliRunner
 
 from sheetsync.app.cli import app, main
-from sheetsync.app.files import example_path
 from sheetsync.app.workbook_cli import new_workbook, run_workbook
+from sheetsync.sheets.disk import example_path
 
 runner = CliRunner()
 _MADE: dict[str, Path] = {}

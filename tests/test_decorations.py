@@ -13,8 +13,6 @@ import pytest
 from fake_sheets_api import FakeSheetsServer
 from openpyxl import Workbook
 
-from sheetsync.app.bbn.layout import layout as bbn_layout
-from sheetsync.app.bbn.template import add_chart, build_template, restore_chart
 from sheetsync.backends.gsheets_draw import init_requests_for, sheet_ids_for
 from sheetsync.backends.gsheets_layout import init_requests
 from sheetsync.core.layout import (
@@ -31,6 +29,8 @@ from sheetsync.core.layout import (
     col_letter,
 )
 from sheetsync.sheets.draw import draw_charts, draw_workbook
+from sheetsync.systems.bbn.tracker.layout import layout as bbn_layout
+from sheetsync.systems.bbn.tracker.template import add_chart, build_template, restore_chart
 
 
 def small() -> Layout:

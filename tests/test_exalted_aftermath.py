@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from sheetsync.dice import ScriptedRoller
-from sheetsync.errors import InputError
-from sheetsync.rules.exalted import Character, Fate, casualties, healing_days, second_wind
+from sheetsync.core.dice import ScriptedRoller
+from sheetsync.core.errors import InputError
+from sheetsync.systems.exalted.rules import Character, Fate, casualties, healing_days, second_wind
 
 # Wits 2 + Willpower 3 = 5 dice each
 ANNA = Character(name="Anna", wits=2, willpower=3)

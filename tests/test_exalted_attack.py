@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from sheetsync.dice import ScriptedRoller
-from sheetsync.errors import InputError
-from sheetsync.rules.exalted import (
+from sheetsync.core.dice import ScriptedRoller
+from sheetsync.core.errors import InputError
+from sheetsync.systems.exalted.rules import (
     AttackKind,
     Character,
     DamageType,
@@ -28,7 +28,7 @@ from sheetsync.rules.exalted import (
     plan_attack,
     resolve_attack,
 )
-from sheetsync.rules.exalted.dice import count_successes
+from sheetsync.systems.exalted.rules.dice import count_successes
 
 SWORD = Weapon(name="Sword", damage=5, damage_type=DamageType.LETHAL)
 GENERAL = Character(name="General", dexterity=3, strength=3, essence=2, abilities={"Melee": 5, "War": 4},

@@ -11,11 +11,11 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sheetsync.errors import BattleStateError, InputError
-from sheetsync.rules.exalted.battle import odds_json, resolve, undo, units_json
-from sheetsync.rules.exalted.loader import load_battle
-from sheetsync.rules.exalted.state import Battle
-from sheetsync.rules.exalted.system import SYSTEM
+from sheetsync.core.errors import BattleStateError, InputError
+from sheetsync.systems.exalted.files.loader import load_battle
+from sheetsync.systems.exalted.rules.battle import odds_json, resolve, undo, units_json
+from sheetsync.systems.exalted.rules.state import Battle
+from sheetsync.systems.exalted.system import SYSTEM
 
 
 def _data(**changes: Any) -> dict[str, Any]:

@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from sheetsync.dice import RandomRoller, ScriptedRoller
-from sheetsync.errors import InputError
-from sheetsync.rules.exalted.dice import (
+from sheetsync.core.dice import RandomRoller, ScriptedRoller
+from sheetsync.core.errors import InputError
+from sheetsync.systems.exalted.rules.dice import (
     DiceSource,
     at_least,
     botch_chance,

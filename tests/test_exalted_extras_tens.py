@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 import yaml
 
-from sheetsync.dice import ScriptedRoller
-from sheetsync.errors import InputError
-from sheetsync.rules.exalted import (
+from sheetsync.core.dice import ScriptedRoller
+from sheetsync.core.errors import InputError
+from sheetsync.systems.exalted.files.loader import load_battle
+from sheetsync.systems.exalted.rules import (
     Character,
     HouseRules,
     UnitSpec,
@@ -22,11 +23,15 @@ from sheetsync.rules.exalted import (
     plan_attack,
     resolve_attack,
 )
-from sheetsync.rules.exalted.actions import command_difficulty, command_pool, command_roll, turn
-from sheetsync.rules.exalted.attack import AttackKind
-from sheetsync.rules.exalted.battle import resolve
-from sheetsync.rules.exalted.loader import load_battle
-from sheetsync.rules.exalted.system import SYSTEM
+from sheetsync.systems.exalted.rules.actions import (
+    command_difficulty,
+    command_pool,
+    command_roll,
+    turn,
+)
+from sheetsync.systems.exalted.rules.attack import AttackKind
+from sheetsync.systems.exalted.rules.battle import resolve
+from sheetsync.systems.exalted.system import SYSTEM
 
 OFF = HouseRules(extras_double_tens=False)
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from sheetsync.errors import InputError
-from sheetsync.rules.exalted import (
+from sheetsync.core.errors import InputError
+from sheetsync.systems.exalted.rules import (
     AttackKind,
     Character,
     Formation,
@@ -28,7 +28,7 @@ from sheetsync.rules.exalted import (
     magnitude_difference,
     move_yards,
 )
-from sheetsync.rules.exalted.formations import magnitude_multiplier, shield_cover_factor
+from sheetsync.systems.exalted.rules.formations import magnitude_multiplier, shield_cover_factor
 
 
 def foot(**kw: Any) -> UnitSpec:

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 import yaml
 
-from sheetsync.errors import InputError
-from sheetsync.rules.exalted.battle import resolve
-from sheetsync.rules.exalted.loader import battle_to_file, load_battle
-from sheetsync.rules.exalted.system import SYSTEM
+from sheetsync.core.errors import InputError
+from sheetsync.systems.exalted.files.loader import battle_to_file, load_battle
+from sheetsync.systems.exalted.rules.battle import resolve
+from sheetsync.systems.exalted.system import SYSTEM
 
 
 def _example() -> dict[str, Any]:

@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
-from sheetsync.errors import BattleStateError, InputError
-from sheetsync.rules.exalted.battle import departures_at_end, resolve, undo, units_json
-from sheetsync.rules.exalted.loader import battle_to_file, load_battle
-from sheetsync.rules.exalted.state import Battle
-from sheetsync.rules.exalted.system import SYSTEM
-from sheetsync.rules.exalted.views import aftermath_json
+from sheetsync.core.errors import BattleStateError, InputError
+from sheetsync.systems.exalted.files.loader import battle_to_file, load_battle
+from sheetsync.systems.exalted.rules.battle import departures_at_end, resolve, undo, units_json
+from sheetsync.systems.exalted.rules.breakdowns import aftermath_json
+from sheetsync.systems.exalted.rules.state import Battle
+from sheetsync.systems.exalted.system import SYSTEM
 
 runner = CliRunner()
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from sheetsync.dice import ScriptedRoller
-from sheetsync.errors import InputError
-from sheetsync.rules.exalted import (
+from sheetsync.core.dice import ScriptedRoller
+from sheetsync.core.errors import InputError
+from sheetsync.systems.exalted.rules import (
     Character,
     Formation,
     HouseRules,

@@ -15,24 +15,24 @@ from typing import Any
 import pytest
 from fake_sheets_api import FakeSheetsServer, fake_client
 
-from sheetsync.app import exalted_tracker as et
-from sheetsync.app import steps
 from sheetsync.app.gsheet_cli import init_spreadsheet
 from sheetsync.app.usecases import export_steps, run_steps
 from sheetsync.backends.excel import ExcelBackend
 from sheetsync.backends.gsheets import GSheetsBackend
 from sheetsync.core.registry import find_system
-from sheetsync.rules.exalted.attack import AttackKind, AttackPlan, attack_odds
-from sheetsync.rules.exalted.battle import odds_json
-from sheetsync.rules.exalted.dice import success_distribution
-from sheetsync.rules.exalted.formulas import ODDS_DICE, ODDS_KEYS, odds_table
-from sheetsync.rules.exalted.loader import load_battle
-from sheetsync.rules.exalted.models import DamageType, HouseRules
-from sheetsync.rules.exalted.sheet import house_rule_rows, layout
-from sheetsync.rules.exalted.sheet_views import ODDS_INPUTS, odds_rows
-from sheetsync.rules.exalted.traits import Trait
+from sheetsync.sheets import marks as steps
 from sheetsync.sheets.backend import Formula, MemoryBackend, RangeUpdate
 from sheetsync.sheets.draw import draw_workbook
+from sheetsync.systems.exalted.files.loader import load_battle
+from sheetsync.systems.exalted.rules.attack import AttackKind, AttackPlan, attack_odds
+from sheetsync.systems.exalted.rules.battle import odds_json
+from sheetsync.systems.exalted.rules.dice import success_distribution
+from sheetsync.systems.exalted.rules.models import DamageType, HouseRules
+from sheetsync.systems.exalted.rules.traits import Trait
+from sheetsync.systems.exalted.tracker import steps as et
+from sheetsync.systems.exalted.tracker.cells import ODDS_INPUTS, odds_rows
+from sheetsync.systems.exalted.tracker.formulas import ODDS_DICE, ODDS_KEYS, odds_table
+from sheetsync.systems.exalted.tracker.layout import house_rule_rows, layout
 
 LAY = layout(None)
 SYSTEM = find_system("exalted")
@@ -343,6 +343,6 @@ def test_e1_x8_odds_formulas_equal_engine_for_an_extra_commander_and_unit_hardne
 
 
 def _plans_of(battle: Any) -> dict[int, AttackPlan]:
-    from sheetsync.rules.exalted.battle import attack_plans
+    from sheetsync.systems.exalted.rules.battle import attack_plans
 
     return attack_plans(battle)

@@ -6,16 +6,16 @@ import json
 import subprocess
 import sys
 
-import sheetsync.rules.exalted as exalted
+import sheetsync.systems.exalted.rules as exalted
 
 
 def test_exalted_rules_core_is_pure() -> None:
     """Importing the engine loads no spreadsheet, network, YAML or terminal library."""
-    code = "import sys, json; import sheetsync.rules.exalted; print(json.dumps(sorted(sys.modules)))"
+    code = "import sys, json; import sheetsync.systems.exalted.rules; print(json.dumps(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(json.loads(out.stdout))
     assert not loaded & {"openpyxl", "gspread", "xlwings", "fastapi", "requests", "yaml", "httpx", "rich", "typer"}
-    assert "sheetsync.rules.bbn" not in loaded and "sheetsync.rules.hexwar" not in loaded
+    assert "sheetsync.systems.bbn.rules" not in loaded and "sheetsync.systems.hexwar.rules" not in loaded
 
 
 def test_exalted_public_names_exist() -> None:

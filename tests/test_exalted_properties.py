@@ -9,9 +9,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sheetsync.dice import RandomRoller
-from sheetsync.errors import InputError
-from sheetsync.rules.exalted import (
+from sheetsync.core.dice import RandomRoller
+from sheetsync.core.errors import InputError
+from sheetsync.systems.exalted.rules import (
     Action,
     Character,
     Formation,
@@ -33,7 +33,7 @@ from sheetsync.rules.exalted import (
     success_distribution,
     timing,
 )
-from sheetsync.rules.exalted.timeline import Clock, Timeline
+from sheetsync.systems.exalted.rules.timeline import Clock, Timeline
 
 SETTINGS = settings(max_examples=200, deadline=None, database=None)
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
 from sheetsync.core.registry import find_system
-from sheetsync.rules.exalted.loader import load_battle
+from sheetsync.systems.exalted.files.loader import load_battle
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()

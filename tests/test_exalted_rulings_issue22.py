@@ -13,12 +13,12 @@ from typing import Any
 
 import yaml
 
-from sheetsync.errors import InputError
-from sheetsync.rules.exalted.battle import TickResult, current_unit, resolve, units_json
-from sheetsync.rules.exalted.loader import battle_to_file, load_battle
-from sheetsync.rules.exalted.state import Battle
-from sheetsync.rules.exalted.system import SYSTEM
-from sheetsync.rules.exalted.views import aftermath_json
+from sheetsync.core.errors import InputError
+from sheetsync.systems.exalted.files.loader import battle_to_file, load_battle
+from sheetsync.systems.exalted.rules.battle import TickResult, current_unit, resolve, units_json
+from sheetsync.systems.exalted.rules.breakdowns import aftermath_json
+from sheetsync.systems.exalted.rules.state import Battle
+from sheetsync.systems.exalted.system import SYSTEM
 
 
 def _data(orders: list[dict[str, Any]]) -> dict[str, Any]:

@@ -63,9 +63,9 @@ from typing import Any
 import pytest
 import yaml
 
-from sheetsync.dice import ScriptedRoller
-from sheetsync.errors import InputError
-from sheetsync.rules.exalted import (
+from sheetsync.core.dice import ScriptedRoller
+from sheetsync.core.errors import InputError
+from sheetsync.systems.exalted.rules import (
     Action,
     AttackKind,
     Character,
@@ -128,7 +128,7 @@ from sheetsync.rules.exalted import (
     timing,
     turn,
 )
-from sheetsync.rules.exalted.timeline import Clock, Timeline
+from sheetsync.systems.exalted.rules.timeline import Clock, Timeline
 
 SCENARIOS = Path(__file__).parent / "scenarios_exalted"
 FILES = sorted(SCENARIOS.glob("*.yaml"))
@@ -512,7 +512,7 @@ def _volley(case: dict[str, Any], want: dict[str, Any], rules: HouseRules, where
 
 
 def _alone(case: dict[str, Any], want: dict[str, Any], rules: HouseRules, where: str) -> None:
-    from sheetsync.rules.exalted.timeline import join_war_pool
+    from sheetsync.systems.exalted.rules.timeline import join_war_pool
 
     c = _char(case["character"])
     unit = alone(c)

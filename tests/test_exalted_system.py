@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
+from sheetsync.core.errors import BackendError, BattleStateError, SheetFormatError
 from sheetsync.core.registry import find_system, system_ids, tracker_system_ids
 from sheetsync.core.system import ACTIONS, RuleSystem
-from sheetsync.errors import BackendError, BattleStateError, SheetFormatError
 from sheetsync.sheets.backend import MemoryBackend
 
 
@@ -40,7 +40,7 @@ def test_the_registry_imports_exalted_only_when_asked() -> None:
     code = ("import sys, json; import sheetsync.core.registry as r; r.tracker_system_ids(); r.find_system('hexwar'); "
             "print(json.dumps(sorted(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert not any(m.startswith("sheetsync.rules.exalted") for m in json.loads(out.stdout))
+    assert not any(m.startswith("sheetsync.systems.exalted.rules") for m in json.loads(out.stdout))
 
 
 def test_exalted_example_is_the_embedded_battle_file() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from sheetsync.dice import ScriptedRoller
-from sheetsync.errors import InputError
-from sheetsync.rules.exalted import (
+from sheetsync.core.dice import ScriptedRoller
+from sheetsync.core.errors import InputError
+from sheetsync.systems.exalted.rules import (
     Action,
     Character,
     HouseRules,
@@ -22,7 +22,7 @@ from sheetsync.rules.exalted import (
     suffer_attack,
     timing,
 )
-from sheetsync.rules.exalted.timeline import Clock, Timeline
+from sheetsync.systems.exalted.rules.timeline import Clock, Timeline
 
 GENERAL = Character(name="General", wits=3, abilities={"War": 4, "Awareness": 1})
 SCOUT = Character(name="Scout", wits=3, abilities={"War": 1, "Awareness": 2})

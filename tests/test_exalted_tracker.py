@@ -14,9 +14,6 @@ import pytest
 import yaml
 from fake_sheets_api import FakeSheetsServer, fake_client
 
-from sheetsync.app import exalted_tracker as et
-from sheetsync.app import session as ss
-from sheetsync.app import steps
 from sheetsync.app.gsheet_cli import copy_tracker, house_rule_rows_of, tracker_ranges
 from sheetsync.app.usecases import check_steps, export_steps, load_steps, run_steps
 from sheetsync.backends.excel import ExcelBackend
@@ -24,15 +21,18 @@ from sheetsync.backends.gsheets import GSheetsBackend
 from sheetsync.backends.gsheets_draw import init_requests_for
 from sheetsync.backends.xlwings_backend import XlwingsBackend
 from sheetsync.backends.xlwings_remote import apply_actions, payload_from_openpyxl, remote_book
+from sheetsync.core.errors import BattleStateError, InputError
 from sheetsync.core.registry import find_system
-from sheetsync.errors import BattleStateError, InputError
-from sheetsync.rules.exalted.battle import resolve
-from sheetsync.rules.exalted.loader import load_battle
-from sheetsync.rules.exalted.sheet import DieCell, house_rule_rows, layout
-from sheetsync.rules.exalted.sheet_views import aftermath_rows
-from sheetsync.rules.exalted.views import aftermath_json
+from sheetsync.sheets import marks as steps
+from sheetsync.sheets import session as ss
 from sheetsync.sheets.backend import Formula, MemoryBackend, RangeUpdate
 from sheetsync.sheets.draw import draw_workbook
+from sheetsync.systems.exalted.files.loader import load_battle
+from sheetsync.systems.exalted.rules.battle import resolve
+from sheetsync.systems.exalted.rules.breakdowns import aftermath_json
+from sheetsync.systems.exalted.tracker import steps as et
+from sheetsync.systems.exalted.tracker.cells import aftermath_rows
+from sheetsync.systems.exalted.tracker.layout import DieCell, house_rule_rows, layout
 
 LAY = layout(None)
 SYSTEM = find_system("exalted")

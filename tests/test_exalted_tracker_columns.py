@@ -15,13 +15,13 @@ from test_exalted_loop_actions import _data as loop_data
 from test_exalted_tracker import FILE, LAY, SUBJECT, blank, type_battle
 
 from sheetsync.app.usecases import export_steps, load_steps, run_steps
-from sheetsync.errors import InputError
-from sheetsync.rules.exalted.battle import resolve, units_json
-from sheetsync.rules.exalted.loader import load_battle
-from sheetsync.rules.exalted.sheet import TRACK
-from sheetsync.rules.exalted.sheet_views import unit_rows
-from sheetsync.rules.exalted.traits import derive_traits
+from sheetsync.core.errors import InputError
 from sheetsync.sheets.backend import MemoryBackend, RangeUpdate
+from sheetsync.systems.exalted.files.loader import load_battle
+from sheetsync.systems.exalted.rules.battle import resolve, units_json
+from sheetsync.systems.exalted.rules.traits import derive_traits
+from sheetsync.systems.exalted.tracker.cells import unit_rows
+from sheetsync.systems.exalted.tracker.layout import TRACK
 
 ORDERS, UNITS, CHARS = LAY.block("Orders_Table"), LAY.block("Units_Table"), LAY.block("Characters_Table")
 

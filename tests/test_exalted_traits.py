@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from sheetsync.rules.exalted import (
+from sheetsync.systems.exalted.rules import (
     Character,
     HouseRules,
     Mount,
@@ -17,7 +17,7 @@ from sheetsync.rules.exalted import (
     magnitude_for_headcount,
     row_minimum,
 )
-from sheetsync.rules.exalted.traits import communication_failure
+from sheetsync.systems.exalted.rules.traits import communication_failure
 
 CAPTAIN = Character(name="Captain", valor=3, stamina=3, shield_dv=1, abilities={"War": 4})
 

@@ -20,11 +20,11 @@ import openpyxl
 import pytest
 from typer.testing import CliRunner
 
-from sheetsync.app import files
 from sheetsync.app.cli import app
-from sheetsync.app.files import atomic_write_bytes, clear_stale_temps, example_path
 from sheetsync.app.workbook_cli import new_workbook, run_workbook
-from sheetsync.errors import BackendError, BattleStateError
+from sheetsync.core.errors import BackendError, BattleStateError
+from sheetsync.sheets import disk as files
+from sheetsync.sheets.disk import atomic_write_bytes, clear_stale_temps, example_path
 
 runner = CliRunner()
 

@@ -22,12 +22,12 @@ from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
 from sheetsync.app.forecast import forecast, mean_interval, wilson
-from sheetsync.app.forecast_bbn import BbnForecast
-from sheetsync.app.forecast_hexwar import HexForecast
-from sheetsync.errors import BattleStateError, InputError
-from sheetsync.rules.bbn import battle_to_file, load_battle
-from sheetsync.rules.bbn.models import Band, State
-from sheetsync.rules.hexwar.loader import load_battle as load_hex
+from sheetsync.core.errors import BattleStateError, InputError
+from sheetsync.systems.bbn.forecast import BbnForecast
+from sheetsync.systems.bbn.rules import battle_to_file, load_battle
+from sheetsync.systems.bbn.rules.models import Band, State
+from sheetsync.systems.hexwar.files.loader import load_battle as load_hex
+from sheetsync.systems.hexwar.forecast import HexForecast
 
 runner = CliRunner()
 
@@ -105,7 +105,7 @@ def test_h8_h11_simulated_hits_and_casualties_agree_with_exact_ones() -> None:
     for e in data["next_step"]["entities"]:
         assert e["after"]["low"] <= e["exact"]["mean"] <= e["after"]["high"], e
     # H11: the expected casualties of a chance of c% are c(c-1)/200
-    from sheetsync.rules.hexwar.turn import preview_attacks
+    from sheetsync.systems.hexwar.rules.turn import preview_attacks
 
     for o, plan in zip(attacks, preview_attacks(battle), strict=True):
         c = plan.chance
@@ -326,7 +326,7 @@ def test_r13_rollback_copy_shares_no_container_with_the_standing() -> None:
     """A refused order rolls its cohorts back to a copy taken before it (R13); the copy
     must share no dict, list or set with the live standing, or a refusal would keep part
     of what the order changed."""
-    from sheetsync.rules.bbn.phase import _Cohort, _copy
+    from sheetsync.systems.bbn.rules.phase import _Cohort, _copy
 
     battle = load_battle(duel_data())
     co = _Cohort.of(battle.state["Watch 1"])
@@ -394,8 +394,8 @@ def test_write_is_refused_when_the_tracker_changed_while_the_forecast_ran(
 def test_r13_resolve_phase_without_a_record_gives_the_same_standing() -> None:
     """The forecast resolves phases with ``record=False``: the same dice give the same
     events and standing as a recorded phase, with no undo snapshot and no log added."""
-    from sheetsync.dice import RandomRoller
-    from sheetsync.rules.bbn.phase import resolve_phase
+    from sheetsync.core.dice import RandomRoller
+    from sheetsync.systems.bbn.rules.phase import resolve_phase
 
     battle = load_battle(duel_data())
     recorded = resolve_phase(battle, RandomRoller("same"))
@@ -431,8 +431,8 @@ def test_r13_r22_a_refused_heal_does_not_use_up_the_support_cohorts_aid() -> Non
     """The Heal on Alpha passes the aid check (R22) and is refused on its range (R24): it
     must cost nothing, so the Support cohort can still aid Bravo; once it aids Bravo, it
     has aided its one cohort this phase."""
-    from sheetsync.dice import RandomRoller
-    from sheetsync.rules.bbn.phase import resolve_phase, simulate_phase
+    from sheetsync.core.dice import RandomRoller
+    from sheetsync.systems.bbn.rules.phase import resolve_phase, simulate_phase
 
     battle = _support_battle()
     result = resolve_phase(battle, RandomRoller(1))
@@ -446,8 +446,8 @@ def test_r13_r22_a_refused_heal_does_not_use_up_the_support_cohorts_aid() -> Non
 
 
 def _both_ways(battle: Any, seed: int) -> tuple[Any, Any]:
-    from sheetsync.dice import RandomRoller
-    from sheetsync.rules.bbn import phase as engine
+    from sheetsync.core.dice import RandomRoller
+    from sheetsync.systems.bbn.rules import phase as engine
 
     plain = engine.resolve_phase(battle, RandomRoller(seed))
     saved = engine._ROLLBACK
@@ -481,8 +481,8 @@ def test_r13_verify_then_apply_gives_what_the_rollback_copy_gave(case: tuple[Any
 def test_r13_simulate_phase_is_resolve_phase_without_the_records(case: tuple[Any, list[dict[str, Any]], int]) -> None:
     """The forecast's phase rolls the same dice, in the same order, and leaves the same
     battle as ``resolve_phase(record=False)``, with each order's outcome."""
-    from sheetsync.dice import RandomRoller
-    from sheetsync.rules.bbn.phase import resolve_phase, simulate_phase
+    from sheetsync.core.dice import RandomRoller
+    from sheetsync.systems.bbn.rules.phase import resolve_phase, simulate_phase
 
     battle, _, seed = case
     fast_roller, full_roller = RandomRoller(seed), RandomRoller(seed)
@@ -499,8 +499,8 @@ def test_r20_r25_a_frozen_standing_is_a_validated_cohort_state() -> None:
     tokens) is equal to a validated one in every way the program looks at it."""
     import pickle
 
-    from sheetsync.rules.bbn.models import CohortState
-    from sheetsync.rules.bbn.phase import _Cohort
+    from sheetsync.systems.bbn.rules.models import CohortState
+    from sheetsync.systems.bbn.rules.phase import _Cohort
 
     battle = load_battle(duel_data())
     co = _Cohort.of(battle.state["Watch 1"])
@@ -523,7 +523,7 @@ def test_r20_r25_a_frozen_standing_is_a_validated_cohort_state() -> None:
 
 
 def test_r24_a_band_is_the_same_both_ways_and_the_first_entry_counts() -> None:
-    from sheetsync.rules.bbn.battle import Battle
+    from sheetsync.systems.bbn.rules.battle import Battle
 
     data = load_battle(duel_data()).to_data()
     data["ranges"] = [{"a": "Watch 1", "b": "Pack 1", "band": "Distanced"},

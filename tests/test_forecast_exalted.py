@@ -16,12 +16,12 @@ from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
 from sheetsync.app.forecast import forecast
-from sheetsync.app.forecast_exalted import ExaltedForecast, Sim
 from sheetsync.app.forecast_systems import ADAPTERS, adapter_for
-from sheetsync.errors import BattleStateError
-from sheetsync.rules.exalted.battle import odds_json, resolve
-from sheetsync.rules.exalted.state import Battle
-from sheetsync.rules.exalted.system import SYSTEM
+from sheetsync.core.errors import BattleStateError
+from sheetsync.systems.exalted.forecast import ExaltedForecast, Sim
+from sheetsync.systems.exalted.rules.battle import odds_json, resolve
+from sheetsync.systems.exalted.rules.state import Battle
+from sheetsync.systems.exalted.system import SYSTEM
 
 runner = CliRunner()
 
@@ -147,7 +147,7 @@ def test_issue11_exalted_dump_and_load_keep_the_battle_and_its_routs(after_tick_
 
 def test_issue11_exalted_forecast_cli_json(after_tick_0: Battle, tmp_path: Path) -> None:
     path = tmp_path / "after0.yaml"
-    from sheetsync.app.files import dump_battle_file
+    from sheetsync.sheets.disk import dump_battle_file
 
     dump_battle_file(SYSTEM.dump(after_tick_0), path)
     res = runner.invoke(app, ["forecast", str(path), "--runs", "40", "--workers", "1", "--json", "--seed", "1"])

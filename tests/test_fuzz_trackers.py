@@ -52,7 +52,7 @@ def test_issue26_fuzz_judges_a_traceback_and_a_changed_file_as_crashes(tmp_path:
     """The judge itself: a foreign exception is a crash, and so is a refusal after the
     file was changed."""
     from sheetsync.app import workbook_cli
-    from sheetsync.errors import BattleStateError
+    from sheetsync.core.errors import BattleStateError
 
     build_case = next(c for c in range(len(fz.COMMANDS)) if fz.COMMANDS[c][0] == "build")
 

@@ -11,12 +11,12 @@ import pytest
 from fake_sheets_api import FakeSheetsServer, service_account_info
 from typer.testing import CliRunner
 
-from sheetsync.app.bbn.layout import layout
 from sheetsync.app.cli import app
-from sheetsync.app.files import example_path
-from sheetsync.app.state_journal import parse_state
 from sheetsync.app.workbook_cli import excel_backend, new_workbook
-from sheetsync.errors import BackendError, BattleStateError
+from sheetsync.core.errors import BackendError, BattleStateError
+from sheetsync.sheets.disk import example_path
+from sheetsync.systems.bbn.tracker.journal import parse_state
+from sheetsync.systems.bbn.tracker.layout import layout
 
 runner = CliRunner()
 
@@ -156,7 +156,7 @@ def test_issue11_gsheet_has_forecast_report_and_import() -> None:
 
 def test_issue11_gsheet_import_of_a_grapevine_file_is_refused_before_any_request(
         server: FakeSheetsServer, key_file: Path, tmp_path: Path) -> None:
-    from sheetsync.errors import InputError
+    from sheetsync.core.errors import InputError
 
     key = server.create_spreadsheet("Import")
     gex = Path(__file__).parent / "data" / "grapevine" / "lanterns.gex"

@@ -12,10 +12,10 @@ from fake_sheets_api import FakeSheetsServer
 from test_gsheet_cli import key_file, server  # noqa: F401  (fixtures)
 from typer.testing import CliRunner
 
-from sheetsync.app import steps
 from sheetsync.app.cli import app
 from sheetsync.app.workbook_cli import excel_backend, system_tracker_from
 from sheetsync.core.registry import find_system
+from sheetsync.sheets import marks as steps
 
 runner = CliRunner()
 

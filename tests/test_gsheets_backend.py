@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sheetsync.backends.gsheets import METADATA_FIELDS, READ_FIELDS, GSheetsBackend
-from sheetsync.errors import BackendError, SheetSyncError
+from sheetsync.core.errors import BackendError, SheetSyncError
 from sheetsync.sheets.backend import Formula, RangeUpdate, SheetBackend, trim_grid
 
 SHEETS = ["Orders", "Log", "House Rules", "Characters"]

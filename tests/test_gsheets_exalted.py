@@ -12,14 +12,15 @@ import pytest
 import yaml
 from fake_sheets_api import FakeSheetsServer, fake_client
 
-from sheetsync.app import exalted_tracker, steps
 from sheetsync.app.gsheet_cli import init_spreadsheet
 from sheetsync.app.watch import WatchState, poll_once
 from sheetsync.backends.gsheets import GSheetsBackend
+from sheetsync.core.errors import BattleStateError
 from sheetsync.core.registry import Mark
-from sheetsync.errors import BattleStateError
-from sheetsync.rules.exalted.system import SYSTEM
+from sheetsync.sheets import marks as steps
 from sheetsync.sheets.backend import RangeUpdate, col_letter
+from sheetsync.systems.exalted.system import SYSTEM
+from sheetsync.systems.exalted.tracker import steps as exalted_tracker
 
 
 @pytest.fixture

@@ -12,14 +12,14 @@ import pytest
 import yaml
 from fake_sheets_api import FakeSheetsServer, fake_client
 
-from sheetsync.app import steps
 from sheetsync.app.gsheet_cli import house_rule_rows_of, init_spreadsheet
 from sheetsync.backends.gsheets import SNAPSHOT_FIELDS, GSheetsBackend
 from sheetsync.backends.gsheets_draw import init_requests_for
+from sheetsync.core.errors import BackendError, BattleStateError
 from sheetsync.core.registry import Mark
-from sheetsync.errors import BackendError, BattleStateError
-from sheetsync.rules.hexwar.sheet import layout
-from sheetsync.rules.hexwar.system import SYSTEM
+from sheetsync.sheets import marks as steps
+from sheetsync.systems.hexwar.system import SYSTEM
+from sheetsync.systems.hexwar.tracker.layout import layout
 
 LAY = layout()
 
@@ -345,9 +345,9 @@ def _example() -> Any:
 
 
 def test_h3_h9_h12_example_battle_steps_are_two_requests_each(server: FakeSheetsServer) -> None:
-    """Needs ``sheetsync.app.hexwar_tracker`` (helper B): load the example battle, then
+    """Needs ``sheetsync.systems.hexwar.tracker.steps`` (helper B): load the example battle, then
     resolve, undo, resolve, end, each on a fresh backend in exactly one GET and one POST."""
-    from sheetsync.app import hexwar_tracker
+    from sheetsync.systems.hexwar.tracker import steps as hexwar_tracker
 
     key = _hex_tracker(server)
     backend = _fresh(server, key)

@@ -17,7 +17,7 @@ import requests
 from fake_sheets_api import FakeSheetsServer, fake_client
 
 from sheetsync.backends.gsheets import GSheetsBackend
-from sheetsync.errors import BackendError
+from sheetsync.core.errors import BackendError
 from sheetsync.sheets.backend import RangeUpdate
 
 

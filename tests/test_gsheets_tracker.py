@@ -14,14 +14,14 @@ from battles import make_battle
 from fake_sheets_api import FakeSheetsServer, fake_client
 
 from sheetsync.app import usecases
-from sheetsync.app.bbn.layout import layout
-from sheetsync.app.files import example_path, read_data_file
 from sheetsync.app.gsheet_cli import copy_tracker, init_spreadsheet, tracker_ranges
 from sheetsync.app.watch import watch
 from sheetsync.app.workbook_cli import excel_backend, new_workbook
 from sheetsync.backends.gsheets import GSheetsBackend
-from sheetsync.errors import BackendError, BattleStateError, SheetFormatError
-from sheetsync.rules.bbn import load_battle
+from sheetsync.core.errors import BackendError, BattleStateError, SheetFormatError
+from sheetsync.sheets.disk import example_path, read_data_file
+from sheetsync.systems.bbn.rules import load_battle
+from sheetsync.systems.bbn.tracker.layout import layout
 
 LAY = layout()
 

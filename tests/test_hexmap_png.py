@@ -1,4 +1,4 @@
-"""The picture of a hex battle's map (sheetsync.app.hexmap_png, ``sheetsync map``): the
+"""The picture of a hex battle's map (sheetsync.systems.hexwar.picture, ``sheetsync map``): the
 hexes where grid.py puts them (H2), impassable hexes shaded (5.1), each unit's box in its
 hex in its side's colour (H1), the casualty bar (H10), destroyed units off the map (H9),
 the CLI, and Pillow imported only when a picture is drawn."""
@@ -18,9 +18,10 @@ import pytest
 import yaml
 from PIL import Image
 
-from sheetsync.app import hexmap_png
 from sheetsync.app.cli import main
-from sheetsync.app.hexmap_png import (
+from sheetsync.core.errors import InputError
+from sheetsync.systems.hexwar import picture as hexmap_png
+from sheetsync.systems.hexwar.picture import (
     BAR_FILL,
     IMPASSABLE_FILL,
     PASSABLE_FILL,
@@ -31,8 +32,7 @@ from sheetsync.app.hexmap_png import (
     save_map_png,
     side_colours,
 )
-from sheetsync.errors import InputError
-from sheetsync.rules.hexwar import (
+from sheetsync.systems.hexwar.rules import (
     Battle,
     example_battle_data,
     load_battle,
@@ -288,7 +288,7 @@ def test_cli_map_writes_a_valid_png(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 def test_cli_map_refuses_a_battalion_battle_file_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    from sheetsync.app.files import example_path
+    from sheetsync.sheets.disk import example_path
 
     png = tmp_path / "map.png"
     code, out, err = _run(monkeypatch, capsys, "map", str(example_path()), "--png", str(png))
@@ -328,8 +328,8 @@ def test_cli_map_bad_input_names_the_problem_and_writes_nothing(tmp_path: Path, 
 
 
 def test_pillow_is_imported_only_when_a_map_is_drawn() -> None:
-    code = ("import sys, json; import sheetsync.app.cli, sheetsync.app.hexmap_png as m; before = 'PIL' in sys.modules; "
-            "import yaml; from sheetsync.rules.hexwar import example_battle_data, load_battle; "
+    code = ("import sys, json; import sheetsync.app.cli, sheetsync.systems.hexwar.picture as m; before = 'PIL' in sys.modules; "
+            "import yaml; from sheetsync.systems.hexwar.rules import example_battle_data, load_battle; "
             "m.render_map(load_battle(yaml.safe_load(example_battle_data())), hex_size=20); "
             "print(json.dumps([before, 'PIL' in sys.modules]))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)

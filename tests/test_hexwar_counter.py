@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sheetsync.rules.hexwar import (
+from sheetsync.systems.hexwar.rules import (
     Charge,
     Counter,
     RangeKind,

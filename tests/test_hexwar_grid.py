@@ -7,8 +7,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sheetsync.rules.hexwar import Hex, HexMap, hex_distance, hex_line, neighbours, parse_hex
-from sheetsync.rules.hexwar.grid import Cube
+from sheetsync.systems.hexwar.rules import (
+    Hex,
+    HexMap,
+    hex_distance,
+    hex_line,
+    neighbours,
+    parse_hex,
+)
+from sheetsync.systems.hexwar.rules.grid import Cube
 
 SETTINGS = settings(max_examples=300, deadline=None, database=None)
 hexes = st.builds(Hex, st.integers(0, 99), st.integers(0, 99))

@@ -10,9 +10,14 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sheetsync.errors import BattleStateError, InputError
-from sheetsync.rules.hexwar import battle_to_file, example_battle_data, load_battle, resolve_turn
-from sheetsync.rules.hexwar.models import HouseRules
+from sheetsync.core.errors import BattleStateError, InputError
+from sheetsync.systems.hexwar.rules import (
+    battle_to_file,
+    example_battle_data,
+    load_battle,
+    resolve_turn,
+)
+from sheetsync.systems.hexwar.rules.models import HouseRules
 
 
 def contract() -> dict[str, Any]:

@@ -8,8 +8,8 @@ import sys
 
 import yaml
 
-import sheetsync.rules.hexwar as hexwar
-from sheetsync.rules.hexwar import (
+import sheetsync.systems.hexwar.rules as hexwar
+from sheetsync.systems.hexwar.rules import (
     AttackEvent,
     MoveEvent,
     example_battle_data,
@@ -21,11 +21,11 @@ from sheetsync.rules.hexwar import (
 
 def test_hexwar_rules_core_is_pure() -> None:
     """Importing the engine loads no spreadsheet, network, YAML or terminal library."""
-    code = "import sys, json; import sheetsync.rules.hexwar; print(json.dumps(sorted(sys.modules)))"
+    code = "import sys, json; import sheetsync.systems.hexwar.rules; print(json.dumps(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(json.loads(out.stdout))
     assert not loaded & {"openpyxl", "gspread", "xlwings", "fastapi", "requests", "yaml", "httpx", "rich", "typer"}
-    assert "sheetsync.rules.bbn" not in loaded
+    assert "sheetsync.systems.bbn.rules" not in loaded
 
 
 def test_hexwar_public_names_exist() -> None:

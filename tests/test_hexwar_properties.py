@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sheetsync.rules.hexwar import (
+from sheetsync.systems.hexwar.rules import (
     AttackEvent,
     Battle,
     MoveEvent,

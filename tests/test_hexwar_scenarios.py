@@ -27,9 +27,9 @@ from typing import Any
 import pytest
 import yaml
 
-from sheetsync.dice import ScriptedRoller
-from sheetsync.errors import BattleStateError, InputError
-from sheetsync.rules.hexwar import (
+from sheetsync.core.dice import ScriptedRoller
+from sheetsync.core.errors import BattleStateError, InputError
+from sheetsync.systems.hexwar.rules import (
     AttackEvent,
     Battle,
     MoveEvent,

@@ -14,18 +14,18 @@ import yaml
 from openpyxl.workbook.workbook import Workbook
 
 from sheetsync.core.layout import Layout
-from sheetsync.rules.hexwar import (
+from sheetsync.sheets.draw import draw_workbook
+from sheetsync.systems.hexwar.rules import (
     Battle,
     HouseRules,
     example_battle_data,
     load_battle,
     preview_attacks,
 )
-from sheetsync.rules.hexwar.formulas import HELPER_COLUMNS, helper_values, house_rule_rows
-from sheetsync.rules.hexwar.grid import parse_hex
-from sheetsync.rules.hexwar.sheet import SIDE_COLOURS, layout
-from sheetsync.rules.hexwar.system import SYSTEM
-from sheetsync.sheets.draw import draw_workbook
+from sheetsync.systems.hexwar.rules.grid import parse_hex
+from sheetsync.systems.hexwar.system import SYSTEM
+from sheetsync.systems.hexwar.tracker.formulas import HELPER_COLUMNS, helper_values, house_rule_rows
+from sheetsync.systems.hexwar.tracker.layout import SIDE_COLOURS, layout
 
 CAPTIONS = [s.caption for s in SYSTEM.steps]
 
@@ -204,7 +204,7 @@ def _fill(lay: Layout, wb: Workbook, battle: Battle, *, to_as_number: bool = Fal
           resolved: tuple[tuple[str, str], ...] = ()) -> None:
     """Type the battle into the drawn workbook as a Tracker would, and write the computed
     Units columns a build writes (``views.unit_rows``: Hex now, values, the helper columns)."""
-    from sheetsync.rules.hexwar.views import unit_rows
+    from sheetsync.systems.hexwar.tracker.cells import unit_rows
 
     units, moves, attacks = (lay.block(n) for n in ("Units_Table", "Moves_Table", "Attacks_Table"))
     ws = wb["Units"]

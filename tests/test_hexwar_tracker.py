@@ -13,15 +13,15 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sheetsync.app import hexwar_tracker as ht
-from sheetsync.app import session as ss
-from sheetsync.app import steps
 from sheetsync.backends.excel import ExcelBackend
+from sheetsync.core.errors import BattleStateError, InputError, SheetFormatError
 from sheetsync.core.registry import find_system
-from sheetsync.errors import BattleStateError, InputError, SheetFormatError
-from sheetsync.rules.hexwar import aftermath, example_battle_data, load_battle, resolve_turn
-from sheetsync.rules.hexwar.sheet import layout
+from sheetsync.sheets import marks as steps
+from sheetsync.sheets import session as ss
 from sheetsync.sheets.backend import Formula, MemoryBackend, RangeUpdate
+from sheetsync.systems.hexwar.rules import aftermath, example_battle_data, load_battle, resolve_turn
+from sheetsync.systems.hexwar.tracker import steps as ht
+from sheetsync.systems.hexwar.tracker.layout import layout
 
 LAY = layout(None)
 
@@ -188,7 +188,7 @@ def test_h2_the_map_shows_hexes_units_and_impassable() -> None:
     backend = loaded()
     area = LAY.areas["Map_Grid"]
     grid = backend.read_ranges([area.range()])[0]
-    from sheetsync.rules.hexwar.sheet import map_cell
+    from sheetsync.systems.hexwar.tracker.layout import map_cell
 
     top, col = map_cell(4, 5)
     assert grid[top][col] == "0405"
@@ -259,7 +259,7 @@ def test_export_gives_a_battle_file_that_undoes() -> None:
     out = ht.export(backend)
     battle = load_battle(out["battle"])
     assert out["turn"] == 2 and len(battle.history) == 1
-    from sheetsync.rules.hexwar import undo
+    from sheetsync.systems.hexwar.rules import undo
 
     assert undo(battle).units == load_battle(example_data()).units
 
@@ -314,8 +314,8 @@ def test_undo_of_a_turn_from_the_battle_file_types_its_orders_again() -> None:
 
 
 def _drawn(tmp_path: Path) -> Path:
-    from sheetsync.rules.hexwar.formulas import house_rule_rows
     from sheetsync.sheets.draw import draw_workbook
+    from sheetsync.systems.hexwar.tracker.formulas import house_rule_rows
 
     system = find_system("hexwar")
     wb = draw_workbook(LAY, captions=[s.caption for s in system.steps], house_rules=house_rule_rows())
@@ -340,7 +340,7 @@ def test_a_drawn_workbook_keeps_its_headers_through_the_steps(tmp_path: Path) ->
 def test_h11_live_odds_of_a_loaded_tracker_match_the_engine_in_libreoffice(tmp_path: Path) -> None:
     from libreoffice import error_cells, recalc_and_convert, require_libreoffice
 
-    from sheetsync.rules.hexwar import preview_attacks
+    from sheetsync.systems.hexwar.rules import preview_attacks
 
     require_libreoffice()
     path = _drawn(tmp_path)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from test_hexwar_tracker import LAY, cell, example_data, loaded, put
 
-from sheetsync.app import steps
-from sheetsync.rules.hexwar import load_battle, resolve_turn
+from sheetsync.sheets import marks as steps
+from sheetsync.systems.hexwar.rules import load_battle, resolve_turn
 
 
 def _house_row(key: str) -> int:

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from sheetsync.dice import RandomRoller, ScriptedRoller
-from sheetsync.errors import BattleStateError
-from sheetsync.rules.hexwar import (
+from sheetsync.core.dice import RandomRoller, ScriptedRoller
+from sheetsync.core.errors import BattleStateError
+from sheetsync.systems.hexwar.rules import (
     AttackEvent,
     Battle,
     MoveEvent,
@@ -158,7 +158,7 @@ def test_h7_6_2_chance_floors_the_percentage() -> None:
 
 
 def test_h4_a_move_built_without_destination_or_path_is_refused_not_a_crash() -> None:
-    from sheetsync.rules.hexwar import MoveOrder, TurnOrders
+    from sheetsync.systems.hexwar.rules import MoveOrder, TurnOrders
 
     battle = duel().model_copy(update={"orders": TurnOrders(initiative="Party", moves=(MoveOrder(unit="Footmen"),))})
     (ev,) = resolve_turn(battle).events

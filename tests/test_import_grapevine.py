@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from sheetsync.errors import InputError
+from sheetsync.core.errors import InputError
 from sheetsync.importers import GrapevineMap, default_map, import_gex, load_map
-from sheetsync.rules.bbn import compute_pools, load_battle
-from sheetsync.rules.bbn.models import CohortSpec
+from sheetsync.systems.bbn.rules import compute_pools, load_battle
+from sheetsync.systems.bbn.rules.models import CohortSpec
 
 DATA = Path(__file__).parent / "data" / "grapevine"
 
@@ -330,8 +330,8 @@ def test_cli_new_from_a_gex_writes_a_battle_file_or_a_tracker_and_refuses_an_exi
     from typer.testing import CliRunner
 
     from sheetsync.app.cli import app
-    from sheetsync.app.files import read_data_file
-    from sheetsync.rules.bbn import load_battle
+    from sheetsync.sheets.disk import read_data_file
+    from sheetsync.systems.bbn.rules import load_battle
 
     gex = DATA / "lanterns.gex"
     runner = CliRunner()

@@ -16,8 +16,8 @@ import openpyxl
 import pytest
 
 from sheetsync.app.cli import main
-from sheetsync.app.files import example_path
 from sheetsync.app.workbook_cli import new_workbook, run_workbook, write_template
+from sheetsync.sheets.disk import example_path
 
 GEX = Path(__file__).parent / "data" / "grapevine" / "lanterns.gex"
 

@@ -10,9 +10,9 @@ import pytest
 from input_trackers import orders, put, put_seed, snapshot, two_cohorts
 
 from sheetsync.app import usecases
-from sheetsync.errors import InputError, SheetFormatError, did_you_mean
-from sheetsync.rules.bbn import load_battle
+from sheetsync.core.errors import InputError, SheetFormatError, did_you_mean
 from sheetsync.sheets.backend import Formula, MemoryBackend
+from sheetsync.systems.bbn.rules import load_battle
 
 HUGE = "1" * 5000
 """More digits than Python's int() takes from text (4,300)."""
@@ -264,7 +264,7 @@ def test_issue8_item8_a_battle_file_with_a_5000_digit_number_is_a_path_error_not
     import subprocess
     import sys
 
-    from sheetsync.app.files import example_path, read_data_file
+    from sheetsync.sheets.disk import example_path, read_data_file
 
     data = read_data_file(example_path())
     data["cohorts"][0]["temper"] = "HUGE"

@@ -17,16 +17,16 @@ from input_trackers import LAY, blank, orders, put, snapshot, two_cohorts
 from typer.testing import CliRunner
 
 from sheetsync.app import usecases
-from sheetsync.app.bbn.layout import (
+from sheetsync.app.cli import app
+from sheetsync.core.errors import BattleStateError, InputError, SheetFormatError
+from sheetsync.systems.bbn.rules import battle_to_file, load_battle
+from sheetsync.systems.bbn.tracker.layout import (
     HISTORY_PHASES,
     MAX_CHARACTERS,
     MAX_COHORTS,
     ORDER_ROWS,
     RANGE_ROWS,
 )
-from sheetsync.app.cli import app
-from sheetsync.errors import BattleStateError, InputError, SheetFormatError
-from sheetsync.rules.bbn import battle_to_file, load_battle
 
 runner = CliRunner()
 
@@ -154,7 +154,7 @@ def test_issue8_item6_a_battle_past_the_health_by_phase_rows_is_refused_not_drop
 
 
 def test_issue8_item6_the_read_plan_reads_past_each_fixed_block() -> None:
-    from sheetsync.app.bbn.reader import read_plan
+    from sheetsync.systems.bbn.tracker.reader import read_plan
 
     plan = read_plan(LAY)
     assert "Characters!A3:" in plan[1] and not plan[1][-1].isdigit()

@@ -283,9 +283,9 @@ def trackers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """A loaded tracker of every system (.xlsx), ready to resolve."""
     import yaml
 
-    from sheetsync.app.files import example_path
     from sheetsync.app.workbook_cli import new_workbook, system_tracker_from
     from sheetsync.core.registry import find_system
+    from sheetsync.sheets.disk import example_path
 
     tmp = tmp_path_factory.mktemp("trackers22")
     out = {"bbn": tmp / "bbn.xlsx"}
@@ -379,12 +379,12 @@ def test_issue22_3_state_too_narrow_leaves_the_commit_unwritten_and_says_so(
 
 def record_columns(sid: str) -> int:
     """The last column a system's undo records are written to."""
-    from sheetsync.app.session import RECORDS_RANGE
     from sheetsync.core.registry import find_system
     from sheetsync.sheets.backend import parse_range
+    from sheetsync.sheets.session import RECORDS_RANGE
 
     if sid == "bbn":
-        from sheetsync.app.state_journal import HISTORY_BLOCK
+        from sheetsync.systems.bbn.tracker.journal import HISTORY_BLOCK
 
         return int(find_system(sid).layout(None).block(HISTORY_BLOCK).last_col)
     rng = parse_range(RECORDS_RANGE)
@@ -414,8 +414,8 @@ def test_issue22_3_every_trackers_state_sheet_spans_its_undo_records(
 
 
 def test_issue22_3_the_records_header_is_no_record() -> None:
-    from sheetsync.app.session import RECORDS_HEADER, parse
     from sheetsync.core.registry import find_system
+    from sheetsync.sheets.session import RECORDS_HEADER, parse
 
     for sid in ("hexwar", "exalted"):
         block = find_system(sid).layout(None).block("State_Records")
@@ -525,9 +525,9 @@ def test_issue22_3_download_gives_back_every_cell_of_the_local_tracker(
     from fake_sheets_api import FakeSheetsServer, service_account_info
     from typer.testing import CliRunner
 
-    from sheetsync.app import steps
     from sheetsync.app.cli import app
     from sheetsync.app.workbook_cli import excel_backend
+    from sheetsync.sheets import marks as steps
 
     local = tmp_path / f"local-{sid}.xlsx"
     shutil.copy(trackers[sid], local)

@@ -15,9 +15,9 @@ import pytest
 
 from sheetsync.app.cli import main
 from sheetsync.app.workbook_cli import write_template
-from sheetsync.errors import InputError
+from sheetsync.core.errors import InputError
 from sheetsync.importers import import_gex
-from sheetsync.rules.bbn import load_battle
+from sheetsync.systems.bbn.rules import load_battle
 
 DATA = Path(__file__).parent / "data"
 LANTERNS = DATA / "grapevine" / "lanterns.gex"
@@ -343,7 +343,7 @@ def test_issue22_a_csv_of_its_own_system_with_a_bad_header_is_not_called_another
 @pytest.fixture(scope="module")
 def hex_tracker(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A hex tracker made from the hex example battle (H1, H2), built and ready for turn 1."""
-    from sheetsync.rules.hexwar import example_battle_data
+    from sheetsync.systems.hexwar.rules import example_battle_data
 
     folder = tmp_path_factory.mktemp("hex")
     battle_file = folder / "hex.yaml"
@@ -363,9 +363,9 @@ def test_issue22_map_png_takes_a_hex_tracker_workbook(
     import yaml
     from PIL import Image
 
-    from sheetsync.app.hexmap_png import render_map
-    from sheetsync.rules.hexwar import example_battle_data
-    from sheetsync.rules.hexwar import load_battle as load_hex
+    from sheetsync.systems.hexwar.picture import render_map
+    from sheetsync.systems.hexwar.rules import example_battle_data
+    from sheetsync.systems.hexwar.rules import load_battle as load_hex
 
     held = hex_tracker.read_bytes()
     png = tmp_path / "map.png"
@@ -410,7 +410,7 @@ def _hex_sized(tmp_path: Path) -> Path:
     a 600-man battalion and the Human Irregular Footmen two battalions (H1)."""
     import yaml
 
-    from sheetsync.rules.hexwar import example_battle_data
+    from sheetsync.systems.hexwar.rules import example_battle_data
 
     data = yaml.safe_load(example_battle_data())
     for u in data["units"]:
@@ -488,8 +488,8 @@ def test_issue22_h1_a_typed_squadron_survives_resolve_out_and_reads_back_as_size
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import yaml
 
-    from sheetsync.rules.hexwar import load_battle as load_hex
-    from sheetsync.rules.hexwar.loader import battle_to_file
+    from sheetsync.systems.hexwar.files.loader import battle_to_file
+    from sheetsync.systems.hexwar.rules import load_battle as load_hex
 
     first = _hex_sized(tmp_path)
     after = tmp_path / "after.yaml"

@@ -14,9 +14,9 @@ from battles import make_battle
 from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
-from sheetsync.rules.bbn import Battle, PhaseResult, load_battle, resolve_phase
-from sheetsync.rules.exalted.formations import formation_refusal
-from sheetsync.rules.exalted.models import Formation
+from sheetsync.systems.bbn.rules import Battle, PhaseResult, load_battle, resolve_phase
+from sheetsync.systems.exalted.rules.formations import formation_refusal
+from sheetsync.systems.exalted.rules.models import Formation
 
 runner = CliRunner()
 
@@ -51,9 +51,9 @@ def test_issue22_x11_communication_failure_names_relays_needed_and_present() -> 
 
 
 def test_issue22_x11_battle_file_communication_failure_names_relays_needed_and_present() -> None:
-    from sheetsync.errors import InputError
-    from sheetsync.rules.exalted.loader import load_battle as load_exalted
-    from sheetsync.rules.exalted.system import SYSTEM
+    from sheetsync.core.errors import InputError
+    from sheetsync.systems.exalted.files.loader import load_battle as load_exalted
+    from sheetsync.systems.exalted.system import SYSTEM
 
     data = yaml.safe_load(SYSTEM.example_data())
     data["units"][1]["special_characters"] = {"relays": ["One-Eyed Pell"]}  # Magnitude 3, one relay
@@ -226,7 +226,7 @@ def test_issue22_forecast_losses_and_phases_fought_have_no_interval_below_what_t
 
 def test_issue22_hexwar_casualties_added_never_have_an_interval_below_zero() -> None:
     from sheetsync.app.forecast import forecast
-    from sheetsync.rules.hexwar.system import SYSTEM as HEX
+    from sheetsync.systems.hexwar.system import SYSTEM as HEX
 
     battle = HEX.load(yaml.safe_load(HEX.example_data()), "example.yaml")
     data = forecast(battle, "hexwar", runs=40, phases=2, seed=1, workers=1)
@@ -238,8 +238,8 @@ def test_issue22_forecast_json_gives_exact_chances_unrounded() -> None:
     from fractions import Fraction
 
     from sheetsync.app.forecast import forecast
-    from sheetsync.rules.exalted.battle import resolve
-    from sheetsync.rules.exalted.system import SYSTEM
+    from sheetsync.systems.exalted.rules.battle import resolve
+    from sheetsync.systems.exalted.system import SYSTEM
 
     after_tick_0 = resolve(SYSTEM.load(yaml.safe_load(SYSTEM.example_data()), "example.yaml")).battle
     data = forecast(after_tick_0, "exalted", runs=20, phases=1, seed=11, workers=1)

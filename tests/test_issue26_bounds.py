@@ -36,20 +36,20 @@ from test_exalted_tracker import (
 )
 from test_server import KEY, serving
 
-from sheetsync.app.files import example_path
 from sheetsync.app.server import create_app
 from sheetsync.app.usecases import run_steps
 from sheetsync.backends.excel import ExcelBackend
 from sheetsync.backends.xlwings_remote import payload_from_openpyxl
-from sheetsync.errors import InputError
-from sheetsync.rules.bbn.loader import load_battle as load_bbn_battle
-from sheetsync.rules.exalted.loader import load_battle
-from sheetsync.rules.exalted.sheet import house_rule_rows
-from sheetsync.rules.exalted.traits import CHARACTER_RANGES, UNIT_RANGES
-from sheetsync.rules.hexwar import example_battle_data
-from sheetsync.rules.hexwar import load_battle as load_hex_battle
+from sheetsync.core.errors import InputError
 from sheetsync.sheets.backend import RangeUpdate
+from sheetsync.sheets.disk import example_path
 from sheetsync.sheets.draw import draw_workbook
+from sheetsync.systems.bbn.files.loader import load_battle as load_bbn_battle
+from sheetsync.systems.exalted.files.loader import load_battle
+from sheetsync.systems.exalted.rules.traits import CHARACTER_RANGES, UNIT_RANGES
+from sheetsync.systems.exalted.tracker.layout import house_rule_rows
+from sheetsync.systems.hexwar.rules import example_battle_data
+from sheetsync.systems.hexwar.rules import load_battle as load_hex_battle
 
 CPU_BUDGET = 1.0
 """Seconds of CPU a refusal may take (issue 26 asks for under a second; it takes a few ms)."""

@@ -26,8 +26,8 @@ import pytest
 from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
+from sheetsync.core.errors import SheetFormatError, SheetSyncError
 from sheetsync.core.registry import parse_mark
-from sheetsync.errors import SheetFormatError, SheetSyncError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -114,7 +114,7 @@ def test_issue26_state_undo_record_nested_30000_deep_is_refused(tmp_path: Path) 
 def test_issue26_state_nested_deeper_than_sheetsync_writes_is_not_taken() -> None:
     """Below the recursion limit, JSON nested past any depth sheetsync writes is refused too
     (a later step would recurse through it)."""
-    from sheetsync.app import session as ss
+    from sheetsync.sheets import session as ss
 
     deep = "[" * 500 + "]" * 500
     with pytest.raises(SheetFormatError, match=r"^State!A2: "):
@@ -127,7 +127,7 @@ def test_issue26_state_nested_deeper_than_sheetsync_writes_is_not_taken() -> Non
 @pytest.mark.parametrize("value", ["9" * 4301, fz.RawNumber("9" * 4301)], ids=["text", "number"])
 def test_issue26_exalted_dice_cell_of_4301_digits_is_refused(tmp_path: Path, value: str) -> None:
     """An order's Dice cell (E1) holding 4,301 digits: past what ``int()`` converts."""
-    from sheetsync.rules.exalted.sheet import layout
+    from sheetsync.systems.exalted.tracker.layout import layout
 
     block = layout(None).block("Orders_Table")
     where = block.cell(0, "dice")
@@ -239,7 +239,7 @@ def test_issue26_hex_impassable_1e309_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan, 1e309, 1.5])
 def test_issue26_hex_codecs_refuse_numbers_that_are_no_hex_ids(value: float) -> None:
     from sheetsync.core.layout import CodecError
-    from sheetsync.rules.hexwar.sheet import HEX, HEXES
+    from sheetsync.systems.hexwar.tracker.layout import HEX, HEXES
 
     for codec in (HEX, HEXES):
         with pytest.raises(CodecError, match="not a hex id"):
@@ -253,10 +253,10 @@ def test_issue26_http_payload_nan_or_infinity_in_hex_id_or_path_cell_is_a_cell_e
                                                                                      column: str) -> None:
     """What the endpoint's payload engine runs (``server._step``): JSON's NaN and Infinity
     arrive as floats, and must be the cell's problem, not a bug's generic alert."""
-    from sheetsync.app import steps
     from sheetsync.backends.payload import PayloadBackend
     from sheetsync.backends.xlwings_remote import payload_from_openpyxl
-    from sheetsync.rules.hexwar.sheet import layout
+    from sheetsync.sheets import marks as steps
+    from sheetsync.systems.hexwar.tracker.layout import layout
 
     payload = payload_from_openpyxl(openpyxl.load_workbook(io.BytesIO(tracker("hexwar", False))), "Google Apps Script")
     block = layout(None).block("Moves_Table")

@@ -18,12 +18,14 @@ import yaml
 from fake_sheets_api import FakeSheetsServer, fake_client
 from test_state_collisions import _Together
 
-from sheetsync.app import exalted_tracker, hexwar_tracker, steps
 from sheetsync.app.gsheet_cli import init_spreadsheet
 from sheetsync.backends.gsheets import GSheetsBackend
+from sheetsync.core.errors import BattleStateError
 from sheetsync.core.registry import find_system
-from sheetsync.errors import BattleStateError
+from sheetsync.sheets import marks as steps
 from sheetsync.sheets.backend import RangeUpdate
+from sheetsync.systems.exalted.tracker import steps as exalted_tracker
+from sheetsync.systems.hexwar.tracker import steps as hexwar_tracker
 
 
 @pytest.fixture
@@ -131,7 +133,7 @@ def test_issue26_2_a_resolve_and_an_undo_at_once_are_never_lost_unreported(
 
 def test_issue26_2_the_battalion_check_is_the_shared_one() -> None:
     """Every system reports a lost step through the one check of the State journal."""
-    from sheetsync.app import state_journal as sj
+    from sheetsync.systems.bbn.tracker import journal as sj
 
     log = [["1:aa:build:0:1"], ["2:bb:resolve:1:1"], ["2:cc:undo:1"], ["2:cc:undo:1"], ["3:dd:resolve:2"]]
     lost, twice = sj.find_lost([(1, "aa"), (2, "bb"), (3, "dd")], [], 0, log)

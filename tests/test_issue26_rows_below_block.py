@@ -24,15 +24,17 @@ import yaml
 from fake_sheets_api import FakeSheetsServer, fake_client
 from typer.testing import CliRunner
 
-from sheetsync.app import exalted_tracker, hexwar_tracker, steps
-from sheetsync.app.bbn.layout import MAX_CHARACTERS
 from sheetsync.app.cli import app
 from sheetsync.app.gsheet_cli import init_spreadsheet
 from sheetsync.app.workbook_cli import system_tracker_from
 from sheetsync.backends.gsheets import GSheetsBackend
+from sheetsync.core.errors import InputError, SheetSyncError
 from sheetsync.core.registry import find_system
-from sheetsync.errors import InputError, SheetSyncError
+from sheetsync.sheets import marks as steps
 from sheetsync.sheets.backend import RangeUpdate
+from sheetsync.systems.bbn.tracker.layout import MAX_CHARACTERS
+from sheetsync.systems.exalted.tracker import steps as exalted_tracker
+from sheetsync.systems.hexwar.tracker import steps as hexwar_tracker
 
 runner = CliRunner()
 

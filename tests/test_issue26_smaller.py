@@ -12,9 +12,9 @@ import yaml
 from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
-from sheetsync.app.files import example_path
 from sheetsync.app.report import md_escape
-from sheetsync.errors import SheetSyncError
+from sheetsync.core.errors import SheetSyncError
+from sheetsync.sheets.disk import example_path
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +37,7 @@ def _example(system: str) -> str:
         return example_path().read_text(encoding="utf-8")
     if system == "hexwar":
         return (ROOT / "sheetsync" / "rules" / "hexwar" / "example.yaml").read_text(encoding="utf-8")
-    from sheetsync.rules.exalted.system import SYSTEM
+    from sheetsync.systems.exalted.system import SYSTEM
 
     return SYSTEM.example_data()
 
@@ -158,11 +158,12 @@ def _exalted_battle(units: int) -> dict[str, Any]:
 def test_issue26_capacity_figures_headroom_never_refuses_a_battle_that_fits() -> None:
     """The issue's 267 hex units (401 with headroom) and 150 Exalted units with 400
     characters fit: the headroom stops at the limit instead of refusing the battle."""
-    from sheetsync.app import exalted_tracker, hexwar_tracker
-    from sheetsync.rules.exalted.sheet import MAX_CAPACITY as EX_MAX
-    from sheetsync.rules.exalted.system import SYSTEM as EXALTED
-    from sheetsync.rules.hexwar.sheet import MAX_CAPACITY as HEX_MAX
-    from sheetsync.rules.hexwar.system import SYSTEM as HEXWAR
+    from sheetsync.systems.exalted.system import SYSTEM as EXALTED
+    from sheetsync.systems.exalted.tracker import steps as exalted_tracker
+    from sheetsync.systems.exalted.tracker.layout import MAX_CAPACITY as EX_MAX
+    from sheetsync.systems.hexwar.system import SYSTEM as HEXWAR
+    from sheetsync.systems.hexwar.tracker import steps as hexwar_tracker
+    from sheetsync.systems.hexwar.tracker.layout import MAX_CAPACITY as HEX_MAX
 
     cap = hexwar_tracker.capacity_for(HEXWAR.load(_hex_battle(267), "x"))
     assert cap["units"] == HEX_MAX["units"] and (cap["moves"], cap["attacks"]) == (2 * 267, 267)
@@ -177,7 +178,7 @@ def test_issue26_capacity_figures_at_the_limit_makes_a_tracker_past_it_names_the
         system: str, limit: int, tmp_path: Path) -> None:
     from importlib import import_module
 
-    max_units = import_module(f"sheetsync.rules.{system}.sheet").MAX_CAPACITY["units"]
+    max_units = import_module(f"sheetsync.systems.{system}.tracker.layout").MAX_CAPACITY["units"]
     assert max_units == limit
     make = _hex_battle if system == "hexwar" else _exalted_battle
     fits, past = tmp_path / "fits.yaml", tmp_path / "past.yaml"

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sheetsync.app.json_bytes import dumps
 from sheetsync.sheets.backend import Formula
+from sheetsync.sheets.json_bytes import dumps
 
 _PLAIN = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(2**63), max_value=2**64 - 1) | st.text(),

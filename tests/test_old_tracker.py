@@ -10,7 +10,7 @@ import pytest
 
 from sheetsync.app import usecases
 from sheetsync.backends.excel import ExcelBackend
-from sheetsync.errors import BattleStateError
+from sheetsync.core.errors import BattleStateError
 
 DATA = Path(__file__).parent / "data" / "trackers"
 
@@ -31,8 +31,8 @@ def test_old_tracker_opens_resolves_undoes_and_ends_as_bbn(tmp_path: Path) -> No
 
 
 def test_old_blank_tracker_reads_as_bbn_and_takes_a_battle(tmp_path: Path) -> None:
-    from sheetsync.app.files import example_path, read_data_file
-    from sheetsync.rules.bbn import load_battle
+    from sheetsync.sheets.disk import example_path, read_data_file
+    from sheetsync.systems.bbn.rules import load_battle
 
     book = tmp_path / "blank.xlsx"
     shutil.copy(DATA / "bbn-blank-before-seam.xlsx", book)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import sheetsync
-from sheetsync.errors import BackendError, SheetSyncError
+from sheetsync.core.errors import BackendError, SheetSyncError
 
 EXPECTED = {
     "Battle", "BackendError", "BattleStateError", "ExcelBackend", "Formula", "InputError", "MemoryBackend", "Problem",
@@ -44,7 +44,7 @@ def test_private_modules_declare_all() -> None:
 
 def test_rules_core_is_pure() -> None:
     """The rules core loads no spreadsheet, network or YAML library (DESIGN convention 1)."""
-    loaded = _modules_after("import sheetsync.rules.bbn")
+    loaded = _modules_after("import sheetsync.systems.bbn.rules")
     assert not loaded & {"openpyxl", "gspread", "xlwings", "fastapi", "requests", "yaml", "httpx", "rich", "typer"}
 
 
@@ -74,7 +74,7 @@ def test_cli_prints_the_problem_first_without_class_name_or_traceback(tmp_path: 
 
 
 def test_every_error_is_a_sheetsync_error() -> None:
-    from sheetsync import errors
+    from sheetsync.core import errors
 
     for name in errors.__all__:
         cls = getattr(errors, name)

@@ -17,13 +17,13 @@ import yaml
 from fake_sheets_api import FakeSheetsServer, fake_client
 from hex_battles import make_hex_battle
 
-from sheetsync.app import steps
 from sheetsync.app.gsheet_cli import copy_tracker, init_spreadsheet, tracker_ranges
 from sheetsync.app.workbook_cli import excel_backend, system_tracker_from, tracker_from
 from sheetsync.backends.gsheets import GSheetsBackend
 from sheetsync.backends.xlwings_backend import XlwingsBackend
 from sheetsync.backends.xlwings_remote import apply_actions, payload_from_openpyxl, remote_book
 from sheetsync.core.registry import find_system, tracker_system_ids
+from sheetsync.sheets import marks as steps
 from sheetsync.sheets.backend import MemoryBackend
 
 STEPS = ("build", "resolve", "undo", "resolve", "end")

@@ -36,8 +36,8 @@ from sheetsync.backends.xlwings_remote import (
     payload_from_openpyxl,
     remote_book,
 )
+from sheetsync.core.errors import BackendError
 from sheetsync.core.registry import find_system
-from sheetsync.errors import BackendError
 from sheetsync.sheets.backend import Formula, RangeUpdate
 
 KEY = "payload-key"

@@ -15,14 +15,14 @@ import openpyxl
 import pytest
 
 from sheetsync.app import usecases
-from sheetsync.app.bbn.layout import layout
-from sheetsync.app.bbn.template import align_of, build_template, house_choices
-from sheetsync.app.bbn.writer import house_rules_rows, odds_formula
-from sheetsync.app.files import example_path
 from sheetsync.app.workbook_cli import excel_backend, new_workbook, run_workbook
 from sheetsync.backends.gsheets_layout import init_requests
-from sheetsync.errors import BattleStateError
+from sheetsync.core.errors import BattleStateError
 from sheetsync.sheets.backend import MemoryBackend
+from sheetsync.sheets.disk import example_path
+from sheetsync.systems.bbn.tracker.layout import layout
+from sheetsync.systems.bbn.tracker.template import align_of, build_template, house_choices
+from sheetsync.systems.bbn.tracker.writer import house_rules_rows, odds_formula
 
 LAY = layout()
 ORDERS = LAY.block("Orders_Table")
@@ -235,8 +235,8 @@ def test_r25_resolve_after_undo_rolls_again_instead_of_reading_a_typed_die() -> 
     """Undo then resolve gives the same events as the first resolve: the rolled dice are
     marked rolled again, not taken for typed ones."""
     backend = MemoryBackend({s: {} for s in LAY.sheets})
-    from sheetsync.app.files import read_data_file
-    from sheetsync.rules.bbn import load_battle
+    from sheetsync.sheets.disk import read_data_file
+    from sheetsync.systems.bbn.rules import load_battle
 
     usecases.load_battle_into(backend, load_battle(read_data_file(example_path())))
     first = usecases.resolve(backend).result

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sheetsync.app import steps
 from sheetsync.app.cli import app
 from sheetsync.app.workbook_cli import excel_backend
 from sheetsync.core.registry import find_system
+from sheetsync.sheets import marks as steps
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()

@@ -17,8 +17,8 @@ import openpyxl
 import pytest
 from typer.testing import CliRunner
 
-from sheetsync.app.bbn.layout import layout
 from sheetsync.app.cli import app
+from sheetsync.systems.bbn.tracker.layout import layout
 
 ROOT = Path(__file__).resolve().parent.parent
 LAY = layout()

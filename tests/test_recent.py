@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sheetsync.recent import keep
+from sheetsync.core.recent import keep
 
 
 def test_issue12_keep_puts_an_entry_newest_and_drops_the_oldest_past_the_limit() -> None:

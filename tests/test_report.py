@@ -22,7 +22,6 @@ from test_gsheet_cli import key_file, server  # noqa: F401  (fixtures)
 from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
-from sheetsync.app.files import example_path
 from sheetsync.app.report import (
     REPORTERS,
     Account,
@@ -32,7 +31,8 @@ from sheetsync.app.report import (
     to_html,
     to_markdown,
 )
-from sheetsync.errors import BackendError, InputError, SheetSyncError
+from sheetsync.core.errors import BackendError, InputError, SheetSyncError
+from sheetsync.sheets.disk import example_path
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,10 +18,10 @@ from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
 from sheetsync.app.report import REPORTERS, Account, build_account, to_html, to_markdown
-from sheetsync.app.report_exalted import account
-from sheetsync.rules.exalted.battle import resolve
-from sheetsync.rules.exalted.system import SYSTEM
-from sheetsync.rules.exalted.views import aftermath_json
+from sheetsync.systems.exalted.report import account
+from sheetsync.systems.exalted.rules.battle import resolve
+from sheetsync.systems.exalted.rules.breakdowns import aftermath_json
+from sheetsync.systems.exalted.system import SYSTEM
 
 runner = CliRunner()
 
@@ -53,7 +53,7 @@ def acc(played: tuple[Path, list[dict[str, Any]]]) -> Account:
 
 
 def test_issue11_exalted_is_registered_and_the_refusal_is_gone(played: tuple[Path, list[dict[str, Any]]]) -> None:
-    assert REPORTERS["exalted"] == "sheetsync.app.report_exalted:account"
+    assert REPORTERS["exalted"] == "sheetsync.systems.exalted.report:account"
     res = _ok(["report", str(played[0])])
     assert "no after-action report" not in res.output and "Long tick 5" in res.output
 

@@ -7,9 +7,14 @@ from typing import Any
 
 import pytest
 
-from sheetsync.dice import ScriptedRoller
-from sheetsync.rules.bbn import AftermathEntry, aftermath, aftermath_json, load_battle
-from sheetsync.rules.bbn.aftermath import LASTING_TABLES, aegis_halve, lasting_result, split_damage
+from sheetsync.core.dice import ScriptedRoller
+from sheetsync.systems.bbn.rules import AftermathEntry, aftermath, aftermath_json, load_battle
+from sheetsync.systems.bbn.rules.aftermath import (
+    LASTING_TABLES,
+    aegis_halve,
+    lasting_result,
+    split_damage,
+)
 
 
 def entries(*cohorts: dict[str, Any], dice: tuple[int, ...] = (), **kw: Any) -> dict[str, AftermathEntry]:

@@ -9,9 +9,16 @@ from typing import Any
 import pytest
 import yaml
 
-from sheetsync.dice import ScriptedRoller
-from sheetsync.errors import InputError, SheetSyncError
-from sheetsync.rules.bbn import Battle, State, Task, battle_to_file, load_battle, resolve_phase
+from sheetsync.core.dice import ScriptedRoller
+from sheetsync.core.errors import InputError, SheetSyncError
+from sheetsync.systems.bbn.rules import (
+    Battle,
+    State,
+    Task,
+    battle_to_file,
+    load_battle,
+    resolve_phase,
+)
 
 
 def base() -> dict[str, Any]:

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from sheetsync.dice import RandomRoller, ScriptedRoller
-from sheetsync.errors import BattleStateError
-from sheetsync.rules.bbn import (
+from sheetsync.core.dice import RandomRoller, ScriptedRoller
+from sheetsync.core.errors import BattleStateError
+from sheetsync.systems.bbn.rules import (
     Battle,
     Order,
     PhaseResult,
@@ -571,7 +571,7 @@ def test_r37_a_gone_cohort_can_be_neither_healed_nor_rescued() -> None:
 
 
 def test_r37_side_out_of_the_fight() -> None:
-    from sheetsync.rules.bbn import side_out_of_fight
+    from sheetsync.systems.bbn.rules import side_out_of_fight
 
     b = battle(cohort("A", states={"A1": "Knocked Out", "A2": "Stabilized", "A3": "Dead"}),
                cohort("B", states={"B1": "Dead", "B2": "Dead", "B3": "Dead"}),

@@ -6,10 +6,16 @@ from typing import Any
 
 import pytest
 
-from sheetsync.rules.bbn import CohortSpec, HouseRules, State, compute_pools, default_catalog
-from sheetsync.rules.bbn.catalog import normalize
-from sheetsync.rules.bbn.models import CharacterSheet
-from sheetsync.rules.bbn.pools import actions_available, member_movement, temper_cap
+from sheetsync.systems.bbn.rules import (
+    CohortSpec,
+    HouseRules,
+    State,
+    compute_pools,
+    default_catalog,
+)
+from sheetsync.systems.bbn.rules.catalog import normalize
+from sheetsync.systems.bbn.rules.models import CharacterSheet
+from sheetsync.systems.bbn.rules.pools import actions_available, member_movement, temper_cap
 
 
 def spec(*members: Any, **extra: Any) -> CohortSpec:

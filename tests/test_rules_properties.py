@@ -16,8 +16,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sheetsync.dice import RandomRoller
-from sheetsync.rules.bbn import (
+from sheetsync.core.dice import RandomRoller
+from sheetsync.systems.bbn.rules import (
     Band,
     Battle,
     Benefit,
@@ -32,8 +32,8 @@ from sheetsync.rules.bbn import (
     resolve_phase,
     undo,
 )
-from sheetsync.rules.bbn.phase import RANGE_NEEDED
-from sheetsync.rules.bbn.pools import actions_available
+from sheetsync.systems.bbn.rules.phase import RANGE_NEEDED
+from sheetsync.systems.bbn.rules.pools import actions_available
 
 SETTINGS = settings(max_examples=150, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

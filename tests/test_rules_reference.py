@@ -16,17 +16,17 @@ from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
 from sheetsync.app.rules_doc import print_rules
-from sheetsync.rules.bbn import HouseRules, battle_to_file, load_battle, resolve_phase
-from sheetsync.rules.bbn.file_schema import BattleFile, FileCohort, battle_file_schema
-from sheetsync.rules.bbn.loader import STATE_KEYS, TOP_KEYS
-from sheetsync.rules.bbn.models import CohortSpec
-from sheetsync.rules.bbn.reference import (
+from sheetsync.systems.bbn.files.loader import STATE_KEYS, TOP_KEYS
+from sheetsync.systems.bbn.files.schema import BattleFile, FileCohort, battle_file_schema
+from sheetsync.systems.bbn.reference import (
     RULINGS,
     SECTIONS,
     find_ruling,
     render_document,
     rulings_for,
 )
+from sheetsync.systems.bbn.rules import HouseRules, battle_to_file, load_battle, resolve_phase
+from sheetsync.systems.bbn.rules.models import CohortSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "rules" / "bbn.md"
@@ -39,9 +39,9 @@ runner = CliRunner()
 
 def test_rules_doc_matches_the_generator() -> None:
     """The house-rule table, the rulings and the sections of docs/rules/bbn.md are what
-    ``python -m sheetsync.rules.bbn.reference docs/rules/bbn.md`` writes now."""
+    ``python -m sheetsync.systems.bbn.reference docs/rules/bbn.md`` writes now."""
     doc = DOC.read_text(encoding="utf-8")
-    assert doc == render_document(doc), "run: python -m sheetsync.rules.bbn.reference docs/rules/bbn.md"
+    assert doc == render_document(doc), "run: python -m sheetsync.systems.bbn.reference docs/rules/bbn.md"
 
 
 def test_rules_doc_lists_every_house_rule_key_with_its_default() -> None:
@@ -201,7 +201,7 @@ def test_schema_refuses_what_the_loader_refuses(change: Any, where: str) -> None
 def test_readme_names_every_battle_file_key() -> None:
     """The README's battle-file section names each key the schema has (``willpower_spent``,
     not ``willpower``), and sends readers to docs/rules/bbn.md, which is in the repository."""
-    from sheetsync.rules.bbn.models import CharacterSheet, Order
+    from sheetsync.systems.bbn.rules.models import CharacterSheet, Order
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## For Storytellers: battle files", 1)[1].split("\n## ", 1)[0]

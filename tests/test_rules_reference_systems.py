@@ -21,9 +21,9 @@ from typer.testing import CliRunner
 from sheetsync.app.cli import app
 from sheetsync.app.rules_doc import SYSTEMS, print_rules, reference
 from sheetsync.core.reference import Reference
-from sheetsync.rules.exalted.models import HouseRules as ExaltedHouseRules
-from sheetsync.rules.exalted.sheet import HOUSE_RULE_NOTES
-from sheetsync.rules.hexwar.models import HouseRules as HexwarHouseRules
+from sheetsync.systems.exalted.rules.models import HouseRules as ExaltedHouseRules
+from sheetsync.systems.exalted.tracker.layout import HOUSE_RULE_NOTES
+from sheetsync.systems.hexwar.rules.models import HouseRules as HexwarHouseRules
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -50,10 +50,10 @@ def _flat(text: str) -> str:
 @pytest.mark.parametrize("system", NEW)
 def test_issue22_rules_doc_matches_the_reference_data(system: str) -> None:
     """The house-rule table, the rulings and the sections of docs/rules/<system>.md are what
-    ``python -m sheetsync.rules.<system>.reference`` writes now."""
+    ``python -m sheetsync.systems.<system>.reference`` writes now."""
     doc = (ROOT / "docs" / "rules" / f"{system}.md").read_text(encoding="utf-8")
     assert doc == _ref(system).render_document(doc), (
-        f"run: python -m sheetsync.rules.{system}.reference docs/rules/{system}.md")
+        f"run: python -m sheetsync.systems.{system}.reference docs/rules/{system}.md")
 
 
 @pytest.mark.parametrize("system", NEW)
@@ -88,8 +88,8 @@ def test_h7_h8_sections_take_in_their_subsections() -> None:
 
 
 @pytest.mark.parametrize(("system", "pattern", "folders"), [
-    ("hexwar", r"\b(H\d+)\b", ["sheetsync/rules/hexwar", "sheetsync/app/hexwar_tracker.py"]),
-    ("exalted", r"\b([EX]\d+)\b", ["sheetsync/rules/exalted", "sheetsync/app/exalted_tracker.py"]),
+    ("hexwar", r"\b(H\d+)\b", ["sheetsync/systems/hexwar", "sheetsync/systems/hexwar/tracker/steps.py"]),
+    ("exalted", r"\b([EX]\d+)\b", ["sheetsync/systems/exalted", "sheetsync/systems/exalted/tracker/steps.py"]),
 ])
 def test_issue22_every_ruling_the_engine_cites_is_in_the_reference(system: str, pattern: str,
                                                                    folders: list[str]) -> None:
@@ -307,7 +307,7 @@ def test_issue22_docs_house_rules_example_loads(system: str) -> None:
 def _schema(system: str) -> dict[str, Any]:
     from importlib import import_module
 
-    schema: dict[str, Any] = import_module(f"sheetsync.rules.{system}.file_schema").battle_file_schema()
+    schema: dict[str, Any] = import_module(f"sheetsync.systems.{system}.files.schema").battle_file_schema()
     return schema
 
 
@@ -346,7 +346,7 @@ def test_issue22_cli_schema_unknown_system_is_refused_plainly(monkeypatch: pytes
 
 
 def test_h1_h4_hexwar_schema_covers_every_key_the_loader_reads() -> None:
-    from sheetsync.rules.hexwar.loader import TOP_KEYS, TURN_KEYS, UNIT_KEYS
+    from sheetsync.systems.hexwar.files.loader import TOP_KEYS, TURN_KEYS, UNIT_KEYS
 
     schema = _schema("hexwar")
     assert set(schema["properties"]) == TOP_KEYS
@@ -356,8 +356,13 @@ def test_h1_h4_hexwar_schema_covers_every_key_the_loader_reads() -> None:
 
 
 def test_x1_x11_exalted_schema_covers_every_key_the_loader_reads() -> None:
-    from sheetsync.rules.exalted.loader import DICE_KEYS, SPECIAL_KEYS, TOP_KEYS, UNIT_EXTRA_KEYS
-    from sheetsync.rules.exalted.models import UnitSpec
+    from sheetsync.systems.exalted.files.loader import (
+        DICE_KEYS,
+        SPECIAL_KEYS,
+        TOP_KEYS,
+        UNIT_EXTRA_KEYS,
+    )
+    from sheetsync.systems.exalted.rules.models import UnitSpec
 
     schema = _schema("exalted")
     assert set(schema["properties"]) == TOP_KEYS
@@ -397,8 +402,8 @@ def test_issue22_schema_is_valid_and_the_example_and_a_resolved_battle_validate(
 def test_issue22_schema_refuses_what_the_loader_refuses(system: str, change: Any, where: str) -> None:
     import jsonschema
 
+    from sheetsync.core.errors import InputError
     from sheetsync.core.registry import find_system
-    from sheetsync.errors import InputError
 
     data = _example(system)
     change(data)

@@ -26,9 +26,9 @@ from typing import Any
 import pytest
 import yaml
 
-from sheetsync.dice import ScriptedRoller
-from sheetsync.errors import InputError
-from sheetsync.rules.bbn import (
+from sheetsync.core.dice import ScriptedRoller
+from sheetsync.core.errors import InputError
+from sheetsync.systems.bbn.rules import (
     Battle,
     Effect,
     Event,

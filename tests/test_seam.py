@@ -12,8 +12,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from sheetsync.app import steps
 from sheetsync.app.cli import app
+from sheetsync.core.errors import InputError, SheetFormatError
 from sheetsync.core.registry import (
     Mark,
     find_system,
@@ -23,7 +23,7 @@ from sheetsync.core.registry import (
     tracker_system_ids,
 )
 from sheetsync.core.system import ACTIONS, RuleSystem, step_of
-from sheetsync.errors import InputError, SheetFormatError
+from sheetsync.sheets import marks as steps
 from sheetsync.sheets.backend import MemoryBackend
 
 runner = CliRunner()
@@ -56,7 +56,7 @@ def test_aliases_find_their_system_and_a_typo_gets_a_suggestion() -> None:
 def test_registry_imports_a_system_only_when_asked() -> None:
     """A button click imports only its tracker's system."""
     loaded = _modules_after("import sheetsync.core.registry as r; r.find_system('bbn')")
-    assert "sheetsync.rules.bbn.system" in loaded and not any(m.startswith("sheetsync.rules.hexwar") for m in loaded)
+    assert "sheetsync.systems.bbn.system" in loaded and not any(m.startswith("sheetsync.systems.hexwar.rules") for m in loaded)
 
 
 def test_sheets_and_core_import_no_rule_system() -> None:
@@ -71,11 +71,11 @@ def test_sheets_and_core_import_no_rule_system() -> None:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            found += [f"{path.name}: {n}" for n in names if n.startswith(("sheetsync.rules", "sheetsync.app"))]
+            found += [f"{path.name}: {n}" for n in names if n.startswith(("sheetsync.systems", "sheetsync.app"))]
     assert found == []
     loaded = _modules_after("import " + ", ".join(f"sheetsync.{p.parent.name}.{p.stem}" for p in modules
-                                                    if p.stem != "__init__") + ", sheetsync.app.steps")
-    assert not any(m.startswith("sheetsync.rules") for m in loaded)
+                                                    if p.stem != "__init__") + ", sheetsync.sheets.marks")
+    assert not any(m.startswith("sheetsync.systems") for m in loaded)
 
 
 def test_a_battle_file_without_system_is_battalion() -> None:
@@ -213,5 +213,5 @@ def test_a_hex_step_imports_no_battalion_code() -> None:
         "s = find_system('hexwar'); lay = s.layout(); b = MemoryBackend({n: {} for n in lay.sheets}); "
         "b.write_ranges(steps.mark_updates(s, lay.capacity)); "
         "ht.load_into(b, s.load(yaml.safe_load(s.example_data())), lay.capacity); steps.run('resolve', b)")
-    assert "sheetsync.rules.hexwar.turn" in loaded
-    assert not any(m.startswith("sheetsync.rules.bbn") for m in loaded), sorted(m for m in loaded if "bbn" in m)
+    assert "sheetsync.systems.hexwar.rules.turn" in loaded
+    assert not any(m.startswith("sheetsync.systems.bbn.rules") for m in loaded), sorted(m for m in loaded if "bbn" in m)

@@ -36,11 +36,11 @@ import yaml
 from battles import make_battle
 
 from sheetsync.app import usecases
-from sheetsync.app.bbn.layout import layout
-from sheetsync.app.files import example_path
 from sheetsync.app.server import create_app
 from sheetsync.app.workbook_cli import excel_backend, new_workbook, write_template
 from sheetsync.backends.xlwings_remote import CLIENTS, apply_actions, payload_from_openpyxl
+from sheetsync.sheets.disk import example_path
+from sheetsync.systems.bbn.tracker.layout import layout
 
 KEY = "s3cret-battle-key"
 LAY = layout()

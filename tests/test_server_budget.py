@@ -21,7 +21,6 @@ import pytest
 from test_server import KEY, serving
 
 from sheetsync.app import server
-from sheetsync.app.files import example_path
 from sheetsync.app.server import (
     DEFAULT_STEP_BUDGET,
     STEP_BUDGET_ENV,
@@ -31,8 +30,9 @@ from sheetsync.app.server import (
 )
 from sheetsync.app.workbook_cli import new_workbook
 from sheetsync.backends.xlwings_remote import payload_from_openpyxl
-from sheetsync.errors import BackendError
+from sheetsync.core.errors import BackendError
 from sheetsync.sheets.backend import RangeUpdate
+from sheetsync.sheets.disk import example_path
 
 BUDGET = 0.3
 """The budget of the test servers' steps, in seconds."""
@@ -89,7 +89,7 @@ def test_issue26_a_slow_step_is_stopped_after_its_budget_and_the_lock_is_release
         app: Any, url: str, payload: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     """A pure-Python step that never ends (it has queued a write first) is stopped at the
     budget: the answer is the alert alone, and the same tracker's next click is answered."""
-    from sheetsync.app import steps
+    from sheetsync.sheets import marks as steps
 
     real_run = steps.run
     calls: list[str] = []

@@ -24,12 +24,12 @@ import pytest
 from test_server import KEY, LAY, serving
 
 from sheetsync.app import usecases
-from sheetsync.app.files import example_path
 from sheetsync.app.server import FAILED, create_app
 from sheetsync.app.workbook_cli import new_workbook
 from sheetsync.backends.xlwings_remote import open_remote_books, payload_from_openpyxl
-from sheetsync.errors import BackendError, BattleStateError
+from sheetsync.core.errors import BackendError, BattleStateError
 from sheetsync.sheets.backend import RangeUpdate
+from sheetsync.sheets.disk import example_path
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -20,14 +20,14 @@ import pytest
 from battles import make_battle
 from fake_sheets_api import FakeSheetsServer, fake_client
 
-from sheetsync.app import state_journal as sj
 from sheetsync.app import usecases
-from sheetsync.app.bbn.layout import STATE_CHUNKS, layout
 from sheetsync.app.gsheet_cli import init_spreadsheet
 from sheetsync.backends.gsheets import GSheetsBackend
-from sheetsync.errors import BattleStateError
-from sheetsync.rules.bbn import load_battle
+from sheetsync.core.errors import BattleStateError
 from sheetsync.sheets.backend import Grid, MemoryBackend, RangeUpdate
+from sheetsync.systems.bbn.rules import load_battle
+from sheetsync.systems.bbn.tracker import journal as sj
+from sheetsync.systems.bbn.tracker.layout import STATE_CHUNKS, layout
 
 LAY = layout()
 ORDERS = LAY.block("Orders_Table")
@@ -327,7 +327,7 @@ def test_fake_append_cells_puts_rows_after_the_last_row_with_data_and_grows_the_
 
 
 def test_fake_append_cells_without_fields_is_refused_like_google(server: FakeSheetsServer) -> None:
-    from sheetsync.errors import BackendError
+    from sheetsync.core.errors import BackendError
 
     key = server.create_spreadsheet("Append")
     backend = _backend(server, key)

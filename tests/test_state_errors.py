@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sheetsync.app import usecases
-from sheetsync.app.bbn.layout import STATE_CHUNKS, layout
-from sheetsync.errors import BattleStateError, SheetSyncError
-from sheetsync.rules.bbn import load_battle
+from sheetsync.core.errors import BattleStateError, SheetSyncError
 from sheetsync.sheets.backend import MemoryBackend, RangeUpdate
+from sheetsync.systems.bbn.rules import load_battle
+from sheetsync.systems.bbn.tracker.layout import STATE_CHUNKS, layout
 
 LAY = layout()
 STATE = LAY.block("State_Blob")

@@ -13,13 +13,13 @@ from typing import Any
 
 from battles import make_battle
 
-from sheetsync.app import state_journal as sj
 from sheetsync.app import usecases
-from sheetsync.app.bbn.layout import STATE_CHUNKS, Layout, layout
-from sheetsync.app.steps import mark_updates
 from sheetsync.core.registry import find_system
-from sheetsync.rules.bbn import Battle, load_battle
 from sheetsync.sheets.backend import Grid, MemoryBackend, RangeUpdate
+from sheetsync.sheets.marks import mark_updates
+from sheetsync.systems.bbn.rules import Battle, load_battle
+from sheetsync.systems.bbn.tracker import journal as sj
+from sheetsync.systems.bbn.tracker.layout import STATE_CHUNKS, Layout, layout
 
 COHORTS = 12
 LAY = layout(capacity={"orders": 600})
@@ -145,7 +145,7 @@ def test_issue9_export_gives_the_whole_history_a_battle_file_can_undo() -> None:
         usecases.resolve(backend, LAY)
     data = usecases.export(backend, LAY)["battle"]
     assert [h["phase"] for h in data["history"]] == [1, 2, 3]
-    from sheetsync.rules.bbn import undo
+    from sheetsync.systems.bbn.rules import undo
 
     battle = load_battle(data)
     for phase in (3, 2, 1):
@@ -190,7 +190,7 @@ def test_issue9_a_missing_undo_record_is_a_clear_error_and_nothing_is_written() 
     before = {k: dict(v) for k, v in backend.sheets.items()}
     import pytest
 
-    from sheetsync.errors import BattleStateError
+    from sheetsync.core.errors import BattleStateError
 
     with pytest.raises(BattleStateError, match=r"State!A1: .*undo record .* is missing from State!C:F"):
         usecases.undo(backend, LAY)
@@ -227,7 +227,7 @@ def test_issue9_lost_undo_leaves_no_undone_mark_and_the_records_that_stand_still
     Resolve's record is marked lost.  Undo then goes back through both phases."""
     import pytest
 
-    from sheetsync.errors import BattleStateError
+    from sheetsync.core.errors import BattleStateError
 
     backend = _tracker(cohorts=4)
     usecases.resolve(backend, LAY)
@@ -319,7 +319,7 @@ def test_issue9_lost_undo_past_the_journal_window_is_still_found() -> None:
     Undo then goes back through both phases."""
     import pytest
 
-    from sheetsync.errors import BattleStateError
+    from sheetsync.core.errors import BattleStateError
 
     backend = _tracker(cohorts=4)
     for phase in range(1, sj.JOURNAL + 3):
@@ -340,7 +340,7 @@ def test_issue9_lost_undo_past_the_journal_window_is_still_found() -> None:
 def test_issue9_a_damaged_count_of_log_rows_checked_is_refused_and_nothing_is_written() -> None:
     import pytest
 
-    from sheetsync.errors import BattleStateError
+    from sheetsync.core.errors import BattleStateError
 
     backend = _tracker(cohorts=4)
     usecases.resolve(backend, LAY)
@@ -387,9 +387,9 @@ def test_issue9_workbook_part_check_looks_at_the_same_elements_however_long_the_
     import openpyxl
     import pytest
 
-    from sheetsync.app.bbn.template import build_template
     from sheetsync.backends.excel import check_workbook_parts
-    from sheetsync.errors import BackendError
+    from sheetsync.core.errors import BackendError
+    from sheetsync.systems.bbn.tracker.template import build_template
 
     short, long = tmp_path / "short.xlsx", tmp_path / "long.xlsx"
     build_template(LAY).save(short)
@@ -551,7 +551,7 @@ def test_issue9_resolve_reads_the_stamped_orders_rows_without_a_lookup_each(monk
     """``parse_turn`` (issue 9): the Orders rows stamped by earlier phases are skipped on
     their Phase cell alone, so reading a phase's orders takes as many field lookups at
     phase 5 as at phase 1 (each phase stamps 24 more rows)."""
-    from sheetsync.app.bbn import reader
+    from sheetsync.systems.bbn.tracker import reader
 
     calls = [0]
     real = reader._value_at

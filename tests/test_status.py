@@ -9,8 +9,11 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
-from sheetsync.app.files import example_path, read_data_file
-from sheetsync.app.render import (
+from sheetsync.app.workbook_cli import new_workbook, run_workbook
+from sheetsync.core.dice import RandomRoller
+from sheetsync.sheets.disk import example_path, read_data_file
+from sheetsync.systems.bbn.rules import aftermath, load_battle, resolve_phase
+from sheetsync.systems.bbn.views import (
     health_bar,
     print_aftermath,
     print_phase,
@@ -18,9 +21,6 @@ from sheetsync.app.render import (
     print_standing,
     print_status,
 )
-from sheetsync.app.workbook_cli import new_workbook, run_workbook
-from sheetsync.dice import RandomRoller
-from sheetsync.rules.bbn import aftermath, load_battle, resolve_phase
 
 runner = CliRunner()
 BATTLE = load_battle(read_data_file(example_path()))

@@ -14,18 +14,18 @@ from typing import Any
 import pytest
 from battles import make_battle
 
-from sheetsync.app import state_journal as sj
 from sheetsync.app import usecases
-from sheetsync.app.bbn import reader, writer
-from sheetsync.app.bbn.layout import STATE_CHUNKS, layout
-from sheetsync.app.bbn.reader import Sheets, parse_turn, read_plan
-from sheetsync.app.bbn.steps import journal
-from sheetsync.app.steps import mark_updates
+from sheetsync.core.errors import BattleStateError, InputError, SheetFormatError
 from sheetsync.core.registry import find_system
-from sheetsync.errors import BattleStateError, InputError, SheetFormatError
-from sheetsync.rules.bbn import Battle, battle_to_file, load_battle, resolve_phase
-from sheetsync.rules.bbn.loader import load_turn
 from sheetsync.sheets.backend import Formula, MemoryBackend, RangeUpdate
+from sheetsync.sheets.marks import mark_updates
+from sheetsync.systems.bbn.files.loader import load_turn
+from sheetsync.systems.bbn.rules import Battle, battle_to_file, load_battle, resolve_phase
+from sheetsync.systems.bbn.tracker import journal as sj
+from sheetsync.systems.bbn.tracker import reader, writer
+from sheetsync.systems.bbn.tracker.layout import STATE_CHUNKS, layout
+from sheetsync.systems.bbn.tracker.reader import Sheets, parse_turn, read_plan
+from sheetsync.systems.bbn.tracker.steps import journal
 
 LAY = layout()
 
@@ -324,7 +324,7 @@ def test_issue12_cohort_sheet_pools_by_the_cohort_object_follow_the_house_rules(
     """Cohort Sheet 1.1-1.7: pools remembered by the cohort object are that cohort's pools
     under the battle's own house rules and catalog: the same object under other rules or
     another catalog is computed anew, and the same object under the same ones is not."""
-    from sheetsync.rules.bbn import battle as battle_module
+    from sheetsync.systems.bbn.rules import battle as battle_module
 
     computed: list[tuple[str, str]] = []
 
@@ -360,7 +360,7 @@ def test_issue12_r25_snapshot_orders_compact_from_their_objects_as_from_their_du
     fast, slow = sj._canonical(snap), sj._canonical(copied)
     assert fast == slow and json.dumps(fast) == json.dumps(slow)
     assert any(len(o) < len(snap["orders"][i]) for i, o in enumerate(fast["orders"]))  # defaults left out
-    from sheetsync.rules.bbn.battle import orders_behind
+    from sheetsync.systems.bbn.rules.battle import orders_behind
 
     assert orders_behind(snap["orders"]) is battle.orders and orders_behind(copied["orders"]) is None
 
@@ -370,8 +370,8 @@ def test_issue12_r24_an_unchanged_ranges_sheet_is_checked_once_and_keeps_its_ent
     entries (shared with its undo snapshot, dumped once); the same sheet again is not
     checked again; a changed sheet gives its own entries, and a wrong one is refused every
     time, never remembered."""
-    from sheetsync.rules.bbn import battle as battle_module
-    from sheetsync.rules.bbn import loader
+    from sheetsync.systems.bbn.files import loader
+    from sheetsync.systems.bbn.rules import battle as battle_module
 
     stored = _played(1)
     rules = stored.house_rules.model_dump(mode="json")

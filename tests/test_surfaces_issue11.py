@@ -22,9 +22,9 @@ from fake_sheets_api import FakeSheetsServer, service_account_info
 from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
-from sheetsync.app.files import example_path
+from sheetsync.core.errors import BattleStateError, InputError
 from sheetsync.core.registry import find_system
-from sheetsync.errors import BattleStateError, InputError
+from sheetsync.sheets.disk import example_path
 
 runner = CliRunner()
 SYSTEMS = ("bbn", "hexwar", "exalted")
@@ -314,9 +314,9 @@ def test_r12_csv_import_reads_back_the_same_in_a_battle_file_a_workbook_and_a_go
     the built battle is the battle file's."""
     from fake_sheets_api import fake_client
 
-    from sheetsync.app.steps import detect
     from sheetsync.app.workbook_cli import excel_backend
     from sheetsync.backends.gsheets import GSheetsBackend
+    from sheetsync.sheets.marks import detect
 
     files = [str(p) for p in _csvs(system, tmp_path)]
     out = tmp_path / "imported.yaml"
@@ -414,7 +414,7 @@ def test_x3_exalted_units_csv_alone_needs_the_trackers_characters(tmp_path: Path
 
 
 def test_exalted_template_csv_writes_the_characters_or_units_headers(tmp_path: Path) -> None:
-    from sheetsync.rules.exalted.sheet import layout
+    from sheetsync.systems.exalted.tracker.layout import layout
 
     lay = layout(None)
     for name, sheet, block in (("chars.csv", [], "Characters_Table"), ("units.csv", [], "Units_Table"),

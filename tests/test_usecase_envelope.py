@@ -19,14 +19,15 @@ from typing import Any
 import pytest
 import yaml
 
-from sheetsync.app import steps, usecases
+from sheetsync.app import usecases
 from sheetsync.app.gsheet_cli import copy_tracker
-from sheetsync.app.step_report import StepReport
 from sheetsync.app.workbook_cli import excel_backend, system_tracker_from, tracker_from
 from sheetsync.core import registry
+from sheetsync.core.errors import BattleStateError, Problem, SheetFormatError
 from sheetsync.core.system import StepRefused, TrackerSteps
-from sheetsync.errors import BattleStateError, Problem, SheetFormatError
+from sheetsync.sheets import marks as steps
 from sheetsync.sheets.backend import Grid, MemoryBackend, RangeUpdate
+from sheetsync.sheets.step_report import StepReport
 
 PLAN = ["Fake!A1:B2", "Fake!D1:D1"]
 
@@ -266,8 +267,8 @@ def test_issue9_envelope_usecases_imports_no_rule_system() -> None:
     code = "import sys, json; import sheetsync.app.usecases; print(json.dumps(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = json.loads(out.stdout)
-    assert [m for m in loaded if m.startswith(("sheetsync.rules", "sheetsync.app.bbn", "sheetsync.app.hexwar"))] == []
+    assert [m for m in loaded if m.startswith(("sheetsync.systems", "sheetsync.systems.bbn.tracker", "sheetsync.systems.hexwar"))] == []
     path = Path(__file__).resolve().parent.parent / "sheetsync" / "app" / "usecases.py"
     top = [n for n in ast.parse(path.read_text(encoding="utf-8")).body if isinstance(n, ast.ImportFrom | ast.Import)]
     names = [(n.module or "") if isinstance(n, ast.ImportFrom) else a.name for n in top for a in n.names]
-    assert not [n for n in names if n.startswith(("sheetsync.rules", "sheetsync.app.bbn", "sheetsync.app.hexwar"))]
+    assert not [n for n in names if n.startswith(("sheetsync.systems", "sheetsync.systems.bbn.tracker", "sheetsync.systems.hexwar"))]

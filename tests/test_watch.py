@@ -7,10 +7,10 @@ from collections.abc import Sequence
 import pytest
 from rich.console import Console
 
-from sheetsync.app.bbn.layout import layout
 from sheetsync.app.watch import DEFAULT_INTERVAL, live_watch, watch
-from sheetsync.errors import BackendError
+from sheetsync.core.errors import BackendError
 from sheetsync.sheets.backend import Grid, MemoryBackend, RangeUpdate
+from sheetsync.systems.bbn.tracker.layout import layout
 
 LAY = layout()
 

@@ -14,13 +14,13 @@ import yaml
 from typer.testing import CliRunner
 
 from sheetsync.app import usecases
-from sheetsync.app.bbn.layout import layout
-from sheetsync.app.bbn.template import build_template, defined_names
 from sheetsync.app.cli import app
-from sheetsync.app.files import example_path
 from sheetsync.app.workbook_cli import excel_backend, new_workbook, run_workbook, write_template
-from sheetsync.errors import BattleStateError, SheetFormatError, WorkbookLockedError
-from sheetsync.rules.bbn import load_battle, resolve_phase
+from sheetsync.core.errors import BattleStateError, SheetFormatError, WorkbookLockedError
+from sheetsync.sheets.disk import example_path
+from sheetsync.systems.bbn.rules import load_battle, resolve_phase
+from sheetsync.systems.bbn.tracker.layout import layout
+from sheetsync.systems.bbn.tracker.template import build_template, defined_names
 
 runner = CliRunner()
 LAY = layout()
@@ -105,7 +105,7 @@ def test_committed_template_matches_generator() -> None:
 
 
 def test_layout_doc_is_current() -> None:
-    from sheetsync.app.bbn.layout_doc import layout_markdown
+    from sheetsync.systems.bbn.tracker.layout_doc import layout_markdown
 
     doc = (Path(__file__).resolve().parent.parent / "docs" / "LAYOUT.md").read_text(encoding="utf-8")
     assert doc == layout_markdown()
@@ -246,7 +246,7 @@ def test_build_refused_once_battle_started(tmp_path: Path) -> None:
 
 def test_r12_a_trait_added_to_the_catalog_gets_its_column() -> None:
     """The Characters columns come from the catalog: extending it adds a column."""
-    from sheetsync.rules.bbn import default_catalog
+    from sheetsync.systems.bbn.rules import default_catalog
 
     extended = default_catalog().extend({"pools": {"melee": {"disciplines": ["Feral Claws"]}}})
     lay = layout(extended)

@@ -15,8 +15,6 @@ import openpyxl
 import pytest
 from libreoffice import error_cells, inspect_macros, recalc_and_convert, require_libreoffice
 
-from sheetsync.app.bbn.layout import layout
-from sheetsync.app.files import example_path, read_data_file
 from sheetsync.app.workbook_cli import (
     excel_backend,
     new_workbook,
@@ -25,7 +23,9 @@ from sheetsync.app.workbook_cli import (
     write_template,
 )
 from sheetsync.backends.excel import ExcelBackend
-from sheetsync.rules.bbn import hit_chance, load_battle
+from sheetsync.sheets.disk import example_path, read_data_file
+from sheetsync.systems.bbn.rules import hit_chance, load_battle
+from sheetsync.systems.bbn.tracker.layout import layout
 
 LAY = layout()
 pytestmark = pytest.mark.filterwarnings("ignore:.*extension is not supported:UserWarning")
@@ -157,7 +157,7 @@ def test_log_rows_of_an_undone_phase_are_struck_through_in_libreoffice(tmp_path:
     the Undo row and the second phase 1 rows stand."""
     from libreoffice import cell_values
 
-    from sheetsync.app.bbn.template import log_undone_formula
+    from sheetsync.systems.bbn.tracker.template import log_undone_formula
 
     wb = tmp_path / "log.xlsx"
     new_workbook(wb, example_path())

@@ -16,11 +16,11 @@ import openpyxl
 import pytest
 
 from sheetsync.app import usecases
-from sheetsync.app.bbn.layout import layout
-from sheetsync.app.files import example_path, lock_path
 from sheetsync.app.workbook_cli import excel_backend, new_workbook, run_workbook
 from sheetsync.backends.excel import lock_files
-from sheetsync.errors import BackendError
+from sheetsync.core.errors import BackendError
+from sheetsync.sheets.disk import example_path, lock_path
+from sheetsync.systems.bbn.tracker.layout import layout
 
 LAY = layout()
 PHASE_2 = [
@@ -133,7 +133,7 @@ def _hold_lock(wb: Path) -> subprocess.Popen[str]:
     script = textwrap.dedent(f"""
         import time
         from pathlib import Path
-        from sheetsync.app.files import file_lock
+        from sheetsync.sheets.disk import file_lock
         with file_lock(Path({str(wb)!r})):
             print("held", flush=True)
             time.sleep(300)
@@ -186,8 +186,8 @@ def test_issue8_3_the_lock_is_held_from_before_the_read_until_after_the_save(in_
             seen.append("first saving")
             probe = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
                 from pathlib import Path
-                from sheetsync.app.files import file_lock
-                from sheetsync.errors import BackendError
+                from sheetsync.sheets.disk import file_lock
+                from sheetsync.core.errors import BackendError
                 try:
                     with file_lock(Path({str(wb)!r}), 0.3):
                         print("got in")

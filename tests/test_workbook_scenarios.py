@@ -13,11 +13,11 @@ import pytest
 import yaml
 
 from sheetsync.app import usecases
-from sheetsync.app.bbn.layout import layout
 from sheetsync.app.workbook_cli import excel_backend, new_workbook
-from sheetsync.errors import InputError
-from sheetsync.rules.bbn import battle_to_file, load_battle, resolve_phase
-from sheetsync.rules.bbn.phase import cohorts_json
+from sheetsync.core.errors import InputError
+from sheetsync.systems.bbn.rules import battle_to_file, load_battle, resolve_phase
+from sheetsync.systems.bbn.rules.phase import cohorts_json
+from sheetsync.systems.bbn.tracker.layout import layout
 
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.yaml"))
 LAY = layout()

@@ -17,7 +17,6 @@ import openpyxl
 import pytest
 import yaml
 
-from sheetsync.app import steps
 from sheetsync.app.workbook_cli import (
     excel_backend,
     run_workbook,
@@ -26,8 +25,9 @@ from sheetsync.app.workbook_cli import (
 )
 from sheetsync.backends.excel import ExcelBackend
 from sheetsync.backends.xlsx_package import PackageFallback, XlsxPackage
+from sheetsync.core.errors import BackendError, SheetSyncError
 from sheetsync.core.registry import find_system, tracker_system_ids
-from sheetsync.errors import BackendError, SheetSyncError
+from sheetsync.sheets import marks as steps
 from sheetsync.sheets.backend import Formula, RangeUpdate
 
 STEPS = ("build", "resolve", "undo", "resolve", "end")

@@ -31,7 +31,7 @@ from sheetsync.backends.xlwings_remote import (
     simulate_request,
     supported_actions,
 )
-from sheetsync.errors import BackendError
+from sheetsync.core.errors import BackendError
 from sheetsync.sheets.backend import CellValue, Formula, RangeUpdate
 
 

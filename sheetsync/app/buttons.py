@@ -3,7 +3,7 @@
 Each button in the workbook calls, for example,
 ``RunPython "import sheetsync.app.buttons as b; b.resolve()"``.  The entry point finds the
 calling workbook with ``xw.Book.caller()``, finds the tracker's rule system from the mark
-it carries (``State!B1``, :func:`sheetsync.app.steps.run`), runs that system's step through
+it carries (``State!B1``, :func:`sheetsync.sheets.marks.run`), runs that system's step through
 the xlwings backend, and shows the outcome in a message box: on failure the error with its
 cell.  The entry points are the four actions (build, resolve, undo, end), whatever the
 system calls them ("Resolve Phase", "Resolve Turn"): the VBA sub of each step calls the
@@ -23,9 +23,9 @@ def run_button(action: str, book: Any = None) -> str:
     mark names; returns the message shown."""
     import xlwings as xw
 
-    from sheetsync.app import steps
     from sheetsync.backends.xlwings_backend import XlwingsBackend, alert
-    from sheetsync.errors import SheetSyncError
+    from sheetsync.core.errors import SheetSyncError
+    from sheetsync.sheets import marks as steps
 
     book = book if book is not None else xw.Book.caller()
     try:

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sheetsync.errors import SheetSyncError
+from sheetsync.core.errors import SheetSyncError
 
 __all__ = ["app", "main"]
 
@@ -95,14 +95,14 @@ def _root(
 def _is_workbook(path: Path) -> bool:
     """A tracker workbook (.xlsx/.xlsm); anything else must be a battle file (.yaml, .yml,
     .json), and any other name is refused in one line that says what to do."""
-    from sheetsync.app.files import BATTLE_SUFFIXES, WORKBOOK_SUFFIXES, check_suffix
+    from sheetsync.sheets.disk import BATTLE_SUFFIXES, WORKBOOK_SUFFIXES, check_suffix
 
     check_suffix(path, BATTLE_SUFFIXES + WORKBOOK_SUFFIXES, "a battle file or a tracker workbook")
     return path.suffix.lower() in WORKBOOK_SUFFIXES
 
 
 def _workbook_only(path: Path) -> None:
-    from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix
+    from sheetsync.sheets.disk import WORKBOOK_SUFFIXES, check_suffix
 
     check_suffix(path, WORKBOOK_SUFFIXES, "a tracker workbook")
 
@@ -111,7 +111,7 @@ def _load(path: Path, seed: int | None = None) -> Any:
     """A battalion battle file (the commands that only the battalion system has)."""
     system, battle = _load_any(path, seed)
     if system.id != "bbn":
-        from sheetsync.errors import BackendError
+        from sheetsync.core.errors import BackendError
 
         raise BackendError(f"{path} is a {system.title} battle (system: {system.id}); this command is for "
                            "battalion battles")
@@ -121,8 +121,8 @@ def _load(path: Path, seed: int | None = None) -> Any:
 def _load_any(path: Path, seed: int | None = None) -> tuple[Any, Any]:
     """A battle file of any rule system: its ``system:`` key picks the system (none: the
     battalion system), which checks the file and reports every problem with its path."""
-    from sheetsync.app.files import BATTLE_SUFFIXES, check_suffix, read_data_file
     from sheetsync.core.registry import system_of_data
+    from sheetsync.sheets.disk import BATTLE_SUFFIXES, check_suffix, read_data_file
 
     check_suffix(path, BATTLE_SUFFIXES, "a battle file")
     data = read_data_file(path)
@@ -145,7 +145,7 @@ def _needs_tracker(system: Any) -> None:
     """A system without a tracker workbook (``has_tracker = False``) is refused before any
     file or spreadsheet is touched."""
     if not getattr(system, "has_tracker", True):
-        from sheetsync.errors import BattleStateError
+        from sheetsync.core.errors import BattleStateError
 
         raise BattleStateError(f"the {system.title} tracker workbook is not built yet; use a battle file "
                                f"(sheetsync demo --system {system.id} writes an example)")
@@ -156,8 +156,8 @@ def _other_workbook(file: Path, what: str, as_json: bool) -> bool:
     system other than the battalion one (its State!B1 mark says which); nothing is
     written.  Returns False for a battalion tracker, which the caller handles."""
     from sheetsync.app import usecases
-    from sheetsync.app.steps import detect
     from sheetsync.app.workbook_cli import excel_backend
+    from sheetsync.sheets.marks import detect
 
     backend = excel_backend(file)
     with backend.locked():
@@ -187,7 +187,7 @@ def _other_workbook(file: Path, what: str, as_json: bool) -> bool:
     if system.id == "exalted":
         _exalted_workbook(what, system, battle, data, file, as_json)
         return True
-    from sheetsync.app import render_hexwar
+    from sheetsync.systems.hexwar import views as render_hexwar
 
     if what == "pools":
         out = system.pools_json(battle)
@@ -202,7 +202,7 @@ def _other_workbook(file: Path, what: str, as_json: bool) -> bool:
         else:
             render_hexwar.print_report(console, out)
     else:
-        from sheetsync.rules.hexwar.turn import units_json
+        from sheetsync.systems.hexwar.rules.turn import units_json
 
         ended = " The battle has ended (End Battle wrote the report)." if data.get("ended") else ""
         console.print(f"{file}: turn {battle.turn} to resolve.{ended}")
@@ -212,8 +212,8 @@ def _other_workbook(file: Path, what: str, as_json: bool) -> bool:
 
 def _exalted_workbook(what: str, system: Any, battle: Any, data: dict[str, Any], file: Path, as_json: bool) -> None:
     """``pools``, ``aftermath`` and ``status`` of an Exalted tracker (X1-X11, X40-X41, E5)."""
-    from sheetsync.app import render_exalted
-    from sheetsync.rules.exalted.battle import units_json
+    from sheetsync.systems.exalted import views as render_exalted
+    from sheetsync.systems.exalted.rules.battle import units_json
 
     if what in ("pools", "aftermath"):
         out = system.pools_json(battle) if what == "pools" else system.aftermath_json(battle)
@@ -247,16 +247,16 @@ def pools(file: Path, as_json: JsonOpt = False) -> None:
                 _print_json(data)
                 return
             if system.id == "exalted":
-                from sheetsync.app.render_exalted import print_values
+                from sheetsync.systems.exalted.views import print_values
             else:
-                from sheetsync.app.render_hexwar import print_values
+                from sheetsync.systems.hexwar.views import print_values
 
             print_values(console, data)
             return
     if as_json:
         _print_json({"cohorts": [pools_json(p) for p in battle.pools.values()]})
         return
-    from sheetsync.app.render import print_pools
+    from sheetsync.systems.bbn.views import print_pools
 
     print_pools(console, battle.pools.values())
 
@@ -290,28 +290,28 @@ def resolve(
     system, loaded = _load_any(file, seed)
     step = system.resolve_file(_ensure_seed(loaded))
     if out is not None:
-        from sheetsync.app.files import dump_battle_file
+        from sheetsync.sheets.disk import dump_battle_file
 
         dump_battle_file(system.dump(step.battle), out)
     if as_json:
         _print_json(step.json)
         return
     if system.id == "bbn":
-        from sheetsync.app.render import print_phase
+        from sheetsync.systems.bbn.views import print_phase
 
         print_phase(console, step.result)
         if out is not None:
             console.print(f"New battle state written to {out}; resolve it for phase {step.result.phase + 1}.")
         return
     if system.id == "exalted":
-        from sheetsync.app.render_exalted import print_tick
+        from sheetsync.systems.exalted.views import print_tick
 
         print_tick(console, step.json)
         if out is not None:
             console.print(f"The battle after long tick {step.json['tick']} written to {out}; type the next orders "
                           "under orders:, then resolve it.")
         return
-    from sheetsync.app.render_hexwar import print_turn
+    from sheetsync.systems.hexwar.views import print_turn
 
     print_turn(console, step.json)
     if out is not None:
@@ -323,7 +323,7 @@ def _refuse_workbook_seed(file: Path) -> None:
     """R25: a tracker's dice come from the seed stored at Build Cohorts and the phase
     number, so that a phase resolved again after an Undo rolls the same dice.  A one-off
     ``--seed`` would break that, so it is refused on a workbook."""
-    from sheetsync.errors import BackendError
+    from sheetsync.core.errors import BackendError
 
     raise BackendError(f"{file}: --seed can't be used on a workbook; nothing was written. A tracker's dice come from "
                        "the seed stored when the cohorts were built and the phase number, so that a phase resolved "
@@ -343,7 +343,7 @@ def undo(
 
         undo_workbook(file, console=console, out=out)
         return
-    from sheetsync.app.files import dump_battle_file
+    from sheetsync.sheets.disk import dump_battle_file
 
     system, loaded = _load_any(file)
     step = system.undo_file(loaded)
@@ -363,15 +363,15 @@ def undo(
 def aftermath(file: Path, as_json: JsonOpt = False) -> None:
     """Battle Aftermath (R26-R30): each character's damage, Aegis, Torpor, lasting effects.
     On a workbook it previews what `sheetsync end` would write, and writes nothing."""
-    from sheetsync.dice import RandomRoller
-    from sheetsync.rules.bbn import aftermath as run_aftermath
-    from sheetsync.rules.bbn import aftermath_json
+    from sheetsync.core.dice import RandomRoller
+    from sheetsync.systems.bbn.rules import aftermath as run_aftermath
+    from sheetsync.systems.bbn.rules import aftermath_json
 
     if _is_workbook(file) and _other_workbook(file, "aftermath", as_json):
         return
     if _is_workbook(file):
         from sheetsync.app.workbook_cli import aftermath_preview
-        from sheetsync.rules.bbn.aftermath import AftermathEntry
+        from sheetsync.systems.bbn.rules.aftermath import AftermathEntry
 
         report = aftermath_preview(file)
         entries = [AftermathEntry.model_validate(c) for c in (report.aftermath or {}).get("characters", [])]
@@ -383,9 +383,9 @@ def aftermath(file: Path, as_json: JsonOpt = False) -> None:
                 _print_json(data)
                 return
             if system.id == "exalted":
-                from sheetsync.app.render_exalted import print_aftermath as print_report
+                from sheetsync.systems.exalted.views import print_aftermath as print_report
             else:
-                from sheetsync.app.render_hexwar import print_report
+                from sheetsync.systems.hexwar.views import print_report
 
             print_report(console, data)
             return
@@ -394,7 +394,7 @@ def aftermath(file: Path, as_json: JsonOpt = False) -> None:
     if as_json:
         _print_json(aftermath_json(entries))
         return
-    from sheetsync.app.render import print_aftermath
+    from sheetsync.systems.bbn.views import print_aftermath
 
     print_aftermath(console, entries)
 
@@ -423,8 +423,8 @@ def demo(
     if system.id != "bbn":
         _demo_other(system, out_dir, as_json)
         return
-    from sheetsync.app.files import dump_battle_file, example_path
-    from sheetsync.rules.bbn import battle_to_file, resolve_phase
+    from sheetsync.sheets.disk import dump_battle_file, example_path
+    from sheetsync.systems.bbn.rules import battle_to_file, resolve_phase
 
     battle = _load(example_path())
     result = resolve_phase(battle)
@@ -437,7 +437,7 @@ def demo(
         _print_json({"pools": [pools_json(p) for p in battle.pools.values()], "resolve": result.to_json(),
                      "workbook": str(workbook) if workbook else None})
         return
-    from sheetsync.app.render import print_phase, print_pools
+    from sheetsync.systems.bbn.views import print_phase, print_pools
 
     console.rule("sheetsync demo: the example battle")
     print_pools(console, battle.pools.values(), breakdown=False)
@@ -453,7 +453,7 @@ def _demo_other(system: Any, out_dir: Path, as_json: bool) -> None:
     battle file, a picture of the map after the turn, and the same battle as a tracker."""
     import yaml
 
-    from sheetsync.app.files import dump_battle_file
+    from sheetsync.sheets.disk import dump_battle_file
 
     data = yaml.safe_load(system.example_data())
     battle = system.load(data, f"the embedded {system.id} example")
@@ -463,7 +463,7 @@ def _demo_other(system: Any, out_dir: Path, as_json: bool) -> None:
     example.write_text(system.example_data(), encoding="utf-8")
     after = out_dir / f"{system.id}-after-turn-1.yaml"
     dump_battle_file(system.dump(step.battle), after)
-    from sheetsync.app.hexmap_png import save_map_png
+    from sheetsync.systems.hexwar.picture import save_map_png
 
     picture = out_dir / f"{system.id}-map-after-turn-1.png"
     save_map_png(step.battle, picture)
@@ -475,7 +475,7 @@ def _demo_other(system: Any, out_dir: Path, as_json: bool) -> None:
                      "files": {"example": str(example), "after": str(after), "map": str(picture),
                                "workbook": str(workbook) if workbook else None}})
         return
-    from sheetsync.app.render_hexwar import print_turn
+    from sheetsync.systems.hexwar.views import print_turn
 
     console.rule(f"sheetsync demo: the example {system.title.lower()} battle")
     print_turn(console, step.json)
@@ -542,7 +542,7 @@ def template(
         _template_csv(csv_out, out, macros=macros, force=force, system_name=system_name, sheet=sheet)
         return
     if out is None:
-        from sheetsync.errors import InputError, Problem
+        from sheetsync.core.errors import InputError, Problem
 
         raise InputError([Problem("OUT", "name the tracker workbook to write (sheetsync template battle.xlsx), or "
                                   "write the CSV of characters with --csv chars.csv")])
@@ -593,8 +593,8 @@ def new(
 
     From Grapevine .gex files (repeat --from for the players' and the Storyteller's file),
     WORKBOOK may also be a battle file (.yaml or .json) to write."""
-    from sheetsync.app.files import BATTLE_SUFFIXES, WORKBOOK_SUFFIXES, check_suffix
-    from sheetsync.errors import InputError, Problem
+    from sheetsync.core.errors import InputError, Problem
+    from sheetsync.sheets.disk import BATTLE_SUFFIXES, WORKBOOK_SUFFIXES, check_suffix
 
     grapevine = [f for f in from_file if f.suffix.lower() in (".gex", ".gv3")]
     if grapevine:
@@ -628,8 +628,8 @@ def new(
 def _new_from_grapevine(out: Path, gex: list[Path], *, force: bool, cohort_by: str, only: list[str] | None,
                         cohorts: list[str] | None = None) -> None:
     """Characters from Grapevine exchange files (read as one), as a battle file or a tracker."""
-    from sheetsync.app.files import BATTLE_SUFFIXES, dump_battle_file, refuse_existing
     from sheetsync.importers.grapevine import import_gex
+    from sheetsync.sheets.disk import BATTLE_SUFFIXES, dump_battle_file, refuse_existing
 
     refuse_existing(out, force)  # before any work: nothing to import into
     names = [n.strip() for item in (only or []) for n in item.split(",") if n.strip()] or None
@@ -644,7 +644,7 @@ def _new_from_grapevine(out: Path, gex: list[Path], *, force: bool, cohort_by: s
         console.print(f"{out}: {summary}. Add ranges and orders, then: sheetsync pools {out}")
         return
     from sheetsync.app.workbook_cli import tracker_from
-    from sheetsync.rules.bbn import load_battle
+    from sheetsync.systems.bbn.rules import load_battle
 
     report = tracker_from(out, load_battle(result.battle, result.source), force=force)
     console.print(f"{out}: {summary}. {report.message}")
@@ -653,10 +653,10 @@ def _new_from_grapevine(out: Path, gex: list[Path], *, force: bool, cohort_by: s
 def _template_csv(csv_out: Path, out: Path | None, *, macros: bool, force: bool, system_name: str,
                   sheet: str | None = None) -> None:
     """``template --csv``: the empty CSV whose headers ``sheetsync import`` reads."""
-    from sheetsync.app.files import check_suffix
+    from sheetsync.core.errors import InputError, Problem
     from sheetsync.core.registry import find_system
-    from sheetsync.errors import InputError, Problem
     from sheetsync.importers.csv_import import template_sheet, write_template_csv
+    from sheetsync.sheets.disk import check_suffix
 
     if out is not None or macros:
         raise InputError([Problem("--csv", "writes the CSV only: leave out the workbook name and --macros (write the "
@@ -805,7 +805,7 @@ def export(workbook: Path, as_json: JsonOpt = True) -> None:
 def status(file: Path) -> None:
     """The battle at a glance: the phase, each cohort's Health as a bar, temper, control,
     actions left and members by state (a workbook or a battle file; nothing is written)."""
-    from sheetsync.app.render import print_status
+    from sheetsync.systems.bbn.views import print_status
 
     if not _is_workbook(file):
         system, battle = _load_any(file)
@@ -813,15 +813,15 @@ def status(file: Path) -> None:
             print_status(console, battle)
             return
         if system.id == "exalted":
-            from sheetsync.app.render_exalted import print_units as print_exalted_units
-            from sheetsync.rules.exalted.battle import units_json as exalted_units
+            from sheetsync.systems.exalted.rules.battle import units_json as exalted_units
+            from sheetsync.systems.exalted.views import print_units as print_exalted_units
 
             console.print(f"Long tick {battle.tick}" + ("" if battle.started else " (Join War not rolled yet)")
                           + f"; {len(battle.orders)} orders typed.")
             print_exalted_units(console, exalted_units(battle))
             return
-        from sheetsync.app.render_hexwar import print_units
-        from sheetsync.rules.hexwar.turn import units_json
+        from sheetsync.systems.hexwar.rules.turn import units_json
+        from sheetsync.systems.hexwar.views import print_units
 
         console.print(f"Turn {battle.turn} to resolve; {len(battle.orders.moves)} moves and "
                       f"{len(battle.orders.attacks)} attacks typed.")
@@ -829,11 +829,11 @@ def status(file: Path) -> None:
         return
     if _other_workbook(file, "status", False):
         return
-    from sheetsync.app.bbn.layout import layout
     from sheetsync.app.usecases import export as export_state
     from sheetsync.app.usecases import tracker_layout
     from sheetsync.app.workbook_cli import excel_backend
-    from sheetsync.rules.bbn import load_battle
+    from sheetsync.systems.bbn.rules import load_battle
+    from sheetsync.systems.bbn.tracker.layout import layout
 
     backend = excel_backend(file)
     with backend.locked():
@@ -879,7 +879,7 @@ def gsheet_init(spreadsheet: str, service_account: ServiceAccount = None, oauth:
 
 
 def _gsheet_step(action: str, spreadsheet: str, service_account: Path | None, oauth: bool, as_json: bool) -> None:
-    from sheetsync.app.steps import run
+    from sheetsync.sheets.marks import run
 
     backend = _gsheet(spreadsheet, service_account, oauth)
     report = run(action, backend)
@@ -895,16 +895,16 @@ def _print_step_result(report: Any) -> None:
     """A step's result as tables: a battalion phase, a hex turn or an Exalted long tick."""
     data = report.to_json()
     if data.get("system") == "hexwar":
-        from sheetsync.app.render_hexwar import print_turn
+        from sheetsync.systems.hexwar.views import print_turn
 
         print_turn(console, data)
         return
     if data.get("system") == "exalted":
-        from sheetsync.app.render_exalted import print_tick
+        from sheetsync.systems.exalted.views import print_tick
 
         print_tick(console, data)
         return
-    from sheetsync.app.render import print_phase
+    from sheetsync.systems.bbn.views import print_phase
 
     print_phase(console, report.result)
 
@@ -1012,8 +1012,8 @@ def upload(workbook: Path, spreadsheet: str, service_account: ServiceAccount = N
            init: Annotated[bool, typer.Option(help="Lay out the tracker first (a spreadsheet without one).")] = True) -> None:
     """Move a battle from a workbook into a Google Sheet (undo history included)."""
     from sheetsync.app.gsheet_cli import copy_tracker, init_spreadsheet
-    from sheetsync.app.steps import detect
     from sheetsync.app.workbook_cli import excel_backend
+    from sheetsync.sheets.marks import detect
 
     _workbook_only(workbook)
     backend = _gsheet(spreadsheet, service_account, oauth)
@@ -1029,8 +1029,8 @@ def upload(workbook: Path, spreadsheet: str, service_account: ServiceAccount = N
 def download(spreadsheet: str, workbook: Path, service_account: ServiceAccount = None, oauth: OAuth = False) -> None:
     """Move a battle from a Google Sheet into a tracker workbook."""
     from sheetsync.app.gsheet_cli import copy_tracker
-    from sheetsync.app.steps import detect
     from sheetsync.app.workbook_cli import excel_backend, write_template
+    from sheetsync.sheets.marks import detect
 
     _workbook_only(workbook)
     backend = _gsheet(spreadsheet, service_account, oauth)
@@ -1126,7 +1126,7 @@ def schema(system_name: SystemOpt = "bbn") -> None:
     from sheetsync.core.registry import find_system
 
     system = find_system(system_name)  # an unknown name is refused, listing the systems
-    _print_json(import_module(f"sheetsync.rules.{system.id}.file_schema").battle_file_schema())
+    _print_json(import_module(f"sheetsync.systems.{system.id}.files.schema").battle_file_schema())
 
 
 @app.command("map", short_help="Draw a hex battle's map as a PNG (from a battle file or a hex tracker).")
@@ -1141,15 +1141,20 @@ def map_picture(
     shaded, and each unit's box with its value line and casualties (H1, H2, H9).  FILE is a
     battle file, or a hex tracker workbook (the battle as its last step left it; the
     workbook is only read)."""
-    from sheetsync.app.files import BATTLE_SUFFIXES, WORKBOOK_SUFFIXES, check_suffix, read_data_file
-    from sheetsync.errors import InputError, Problem
+    from sheetsync.core.errors import InputError, Problem
+    from sheetsync.sheets.disk import (
+        BATTLE_SUFFIXES,
+        WORKBOOK_SUFFIXES,
+        check_suffix,
+        read_data_file,
+    )
 
     check_suffix(file, BATTLE_SUFFIXES + WORKBOOK_SUFFIXES, "a hex battle file or a hex tracker workbook")
     if png.suffix.lower() != ".png":
         raise InputError([Problem(str(png), "the picture is written as PNG, so its name must end in .png; "
                                             "nothing was written")])
-    from sheetsync.app.hexmap_png import font_note, save_map_png
     from sheetsync.app.workbook_cli import battle_of_tracker
+    from sheetsync.systems.hexwar.picture import font_note, save_map_png
 
     if file.suffix.lower() in WORKBOOK_SUFFIXES:
         battle = battle_of_tracker(file)
@@ -1161,7 +1166,7 @@ def map_picture(
                     else "a battalion battle file (it has no 'system' key: the Baltimore by Night rules)")
             raise InputError([Problem(str(file), f"this is {kind}, and sheetsync map draws hex wargame battles only "
                                                  "(system: hexwar); nothing was written")])
-        from sheetsync.rules.hexwar import load_battle
+        from sheetsync.systems.hexwar.rules import load_battle
 
         battle = load_battle(data, str(file))
     note = font_note()
@@ -1220,7 +1225,7 @@ def forecast(
     Every simulated figure has its 95% confidence interval.  The battle is never changed;
     --write adds a Forecast sheet (with a chart) to a tracker workbook."""
     from sheetsync.app import forecast_io
-    from sheetsync.errors import BattleStateError
+    from sheetsync.core.errors import BattleStateError
 
     shown = None if as_json else err_console
     google = service_account is not None or oauth or source.startswith(("https://", "http://"))

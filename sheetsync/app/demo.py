@@ -21,8 +21,8 @@ def demo(console: Console, system: Any, out_dir: Path, as_json: bool,
     workbook with its first long tick resolved (Build Units, then Next Tick)."""
     import yaml
 
-    from sheetsync.app.files import dump_battle_file
-    from sheetsync.app.render_exalted import print_tick, print_values
+    from sheetsync.sheets.disk import dump_battle_file
+    from sheetsync.systems.exalted.views import print_tick, print_values
 
     text = system.example_data()
     battle = system.load(yaml.safe_load(text), f"the embedded {system.id} example")

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sheetsync.app.forecast_systems import ForecastAdapter, adapter_for
-from sheetsync.dice import RandomRoller
+from sheetsync.core.dice import RandomRoller
 
 __all__ = ["CHUNK", "Tally", "forecast", "mean_interval", "run_chunk", "wilson"]
 
@@ -252,7 +252,7 @@ def simulate(adapter: ForecastAdapter, battle: Any, *, runs: int, phases: int, s
 
 
 def _check_args(runs: int, phases: int) -> None:
-    from sheetsync.errors import InputError, Problem
+    from sheetsync.core.errors import InputError, Problem
 
     problems = []
     if runs < 1:

@@ -34,10 +34,10 @@ SHEET = "Forecast"
 def _bbn_pending(backend: Any) -> tuple[Any, list[str]]:
     """R13: a battalion tracker's stored battle with its pending Orders rows (those with
     no phase stamp), read as Resolve Phase reads them; and each order's cell."""
-    from sheetsync.app import state_journal as sj
-    from sheetsync.app.bbn.reader import Sheets, parse_turn, read_plan
     from sheetsync.app.usecases import tracker_layout
-    from sheetsync.errors import BattleStateError
+    from sheetsync.core.errors import BattleStateError
+    from sheetsync.systems.bbn.tracker import journal as sj
+    from sheetsync.systems.bbn.tracker.reader import Sheets, parse_turn, read_plan
 
     lay = tracker_layout(backend)
     sh = Sheets.from_grids(backend.read_ranges(read_plan(lay)))
@@ -52,9 +52,9 @@ def _bbn_pending(backend: Any) -> tuple[Any, list[str]]:
 def _hex_pending(backend: Any, capacity: dict[str, int] | None) -> tuple[Any, list[str]]:
     """H4, H7: a hex tracker's stored battle with its pending Moves and Attacks rows, read
     as Resolve Turn reads them (every bad cell at once); and each order's cell."""
-    from sheetsync.app import hexwar_tracker as ht
-    from sheetsync.errors import InputError, Problem
-    from sheetsync.rules.hexwar.sheet import layout
+    from sheetsync.core.errors import InputError, Problem
+    from sheetsync.systems.hexwar.tracker import steps as ht
+    from sheetsync.systems.hexwar.tracker.layout import layout
 
     lay = layout(capacity or None)
     rd = ht._parse(lay, backend.read_ranges(ht._plan(lay)))
@@ -78,11 +78,11 @@ def _exalted_pending(backend: Any, capacity: dict[str, int] | None) -> tuple[Any
     dice go on as Next Tick's would) and its pending Orders rows (Resolved blank), read as
     Next Tick reads them: every bad cell at once, a die typed wrong for its pool at its
     cell; and each order's cell."""
-    from sheetsync.app import exalted_tracker as et
-    from sheetsync.errors import BattleStateError, InputError, Problem
-    from sheetsync.rules.exalted.battle import resolve
-    from sheetsync.rules.exalted.sheet import layout
+    from sheetsync.core.errors import BattleStateError, InputError, Problem
     from sheetsync.sheets import table
+    from sheetsync.systems.exalted.rules.battle import resolve
+    from sheetsync.systems.exalted.tracker import steps as et
+    from sheetsync.systems.exalted.tracker.layout import layout
 
     lay = layout(capacity or None)
     rd = et._parse(lay, backend.read_ranges(et._plan(lay)))
@@ -106,7 +106,7 @@ def _exalted_pending(backend: Any, capacity: dict[str, int] | None) -> tuple[Any
 
 def battle_of_backend(backend: Any) -> tuple[str, Any, list[str]]:
     """The tracker's system id, its battle with the pending orders, and each order's cell."""
-    from sheetsync.app.steps import detect
+    from sheetsync.sheets.marks import detect
 
     tracker = detect(backend)
     if tracker.system.id == "bbn":
@@ -537,7 +537,7 @@ def gsheet_forecast(backend: Any, name: str, *, runs: int, phases: int, seed: in
     Forecast sheet (replacing an older one) and its chart go in ONE ``batchUpdate``, after
     the cells the forecast read are read again: when a step changed them meanwhile,
     nothing is written (the forecast would be of an older battle)."""
-    from sheetsync.errors import BattleStateError
+    from sheetsync.core.errors import BattleStateError
 
     reading = _Recording(backend)
     system_id, battle, places = battle_of_backend(reading)
@@ -563,9 +563,9 @@ def workbook_forecast(path: Path, *, runs: int, phases: int, seed: int | None, w
     step does; the simulation does not, so a long forecast never holds up a Resolve.  With
     ``write`` the Forecast sheet is saved under the lock again, and refused when the
     workbook was saved meanwhile (its forecast would be of an older battle)."""
-    from sheetsync.app.files import target_of
     from sheetsync.app.workbook_cli import excel_backend
-    from sheetsync.errors import BattleStateError
+    from sheetsync.core.errors import BattleStateError
+    from sheetsync.sheets.disk import target_of
 
     def stamp() -> tuple[int, int]:
         st = target_of(path).stat()

@@ -13,9 +13,9 @@ from sheetsync.core.forecast import Exact, ForecastAdapter, OrderInfo
 __all__ = ["ADAPTERS", "Exact", "ForecastAdapter", "OrderInfo", "adapter_for"]
 
 _PATHS: dict[str, str] = {
-    "bbn": "sheetsync.app.forecast_bbn:BbnForecast",
-    "hexwar": "sheetsync.app.forecast_hexwar:HexForecast",
-    "exalted": "sheetsync.app.forecast_exalted:ExaltedForecast",
+    "bbn": "sheetsync.systems.bbn.forecast:BbnForecast",
+    "hexwar": "sheetsync.systems.hexwar.forecast:HexForecast",
+    "exalted": "sheetsync.systems.exalted.forecast:ExaltedForecast",
 }
 
 
@@ -41,7 +41,7 @@ adapter here."""
 
 def adapter_for(system_id: str) -> ForecastAdapter:
     """The forecast adapter of a rule system, or a clear error for one that has none yet."""
-    from sheetsync.errors import BattleStateError
+    from sheetsync.core.errors import BattleStateError
 
     try:
         cls = ADAPTERS[system_id]

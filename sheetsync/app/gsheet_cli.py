@@ -9,9 +9,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sheetsync.app.bbn.layout import Layout, layout
-from sheetsync.errors import BackendError
+from sheetsync.core.errors import BackendError
 from sheetsync.sheets.backend import RangeUpdate, SheetBackend
+from sheetsync.systems.bbn.tracker.layout import Layout, layout
 
 __all__ = ["copy_tracker", "gsheet_backend", "gspread_client", "house_rule_rows_of", "init_spreadsheet",
            "service_account_key", "spreadsheet_key", "tracker_ranges"]
@@ -67,7 +67,7 @@ def service_account_key(path: Path) -> dict[str, Any]:
 
     fix = ("Download a JSON key for the service account (Google Cloud console > IAM > "
            "Service accounts > Keys > Add key) and pass that file.")
-    from sheetsync.app.files import refuse_special_file
+    from sheetsync.sheets.disk import refuse_special_file
 
     if not path.is_dir():  # a folder is named below, as before; a FIFO would hang the read
         refuse_special_file(path)
@@ -158,13 +158,13 @@ def house_rule_rows_of(system: Any) -> list[dict[str, Any]]:
 
     described: dict[str, tuple[str, Any, list[Any]]] = {}
     try:
-        described = import_module(f"sheetsync.rules.{system.id}.models").HouseRules.describe()
+        described = import_module(f"sheetsync.systems.{system.id}.rules.models").HouseRules.describe()
     except (ImportError, AttributeError):
         pass
     rows: list[Any] | None = None
-    for name in ("formulas", "sheet"):
+    for name in ("tracker.formulas", "tracker.layout"):
         try:
-            module = import_module(f"sheetsync.rules.{system.id}.{name}")
+            module = import_module(f"sheetsync.systems.{system.id}.{name}")
         except ImportError:
             continue
         make = getattr(module, "house_rule_rows", None)
@@ -190,7 +190,7 @@ def tracker_ranges(lay: Layout) -> list[str]:
     ranges += [b.header_range() for b in lay.blocks.values() if b.sheet not in ("Lists", "State")]
     ranges += [c.ref for c in lay.cells.values()]
     ranges += [a.range() for a in getattr(lay, "areas", {}).values()]
-    from sheetsync.app.steps import MARK_RANGE
+    from sheetsync.sheets.marks import MARK_RANGE
 
     ranges += [MARK_RANGE, "State!C1:F"]  # the mark and capacity, and the appended undo records
     return ranges

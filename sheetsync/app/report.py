@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from sheetsync.core.account import Account, Chart, Group, Line, Picture, ReportSource, StepBlock
-from sheetsync.errors import BackendError, InputError, Problem
+from sheetsync.core.errors import BackendError, InputError, Problem
 
 __all__ = [
     "REPORTERS",
@@ -58,26 +58,26 @@ __all__ = [
 ]
 
 REPORTERS: dict[str, str] = {
-    "bbn": "sheetsync.app.report_bbn:account",
-    "hexwar": "sheetsync.app.report_hexwar:account",
-    "exalted": "sheetsync.app.report_exalted:account",
+    "bbn": "sheetsync.systems.bbn.report:account",
+    "hexwar": "sheetsync.systems.hexwar.report:account",
+    "exalted": "sheetsync.systems.exalted.report:account",
 }
 """The per-system account function of each rule system, by system id ("module:function")."""
 
 
 def _tracker_source(backend: Any, name: str, kind: str) -> ReportSource:
     """A tracker's battle with its full history, read through ``backend`` (nothing written)."""
-    from sheetsync.app.steps import detect
+    from sheetsync.sheets.marks import detect
 
     tracker = detect(backend)
     system = tracker.system
     if system.id == "bbn":
-        from sheetsync.app.bbn.layout import layout
         from sheetsync.app.usecases import export
+        from sheetsync.systems.bbn.tracker.layout import layout
 
         data = export(backend, layout(capacity=tracker.capacity))
         return ReportSource(system, system.load(data["battle"], name), name, kind, backend)
-    module = import_module(f"sheetsync.app.{system.id}_tracker")
+    module = import_module(f"sheetsync.systems.{system.id}.tracker.steps")
     data = module.export(backend, tracker.capacity or None)
     return ReportSource(system, system.load(data["battle"], name), name, kind, backend, bool(data.get("ended")))
 
@@ -88,7 +88,7 @@ def is_gsheet(source: str) -> bool:
 
 
 def _checked_path(source: str) -> Path:
-    from sheetsync.app.files import (
+    from sheetsync.sheets.disk import (
         BATTLE_SUFFIXES,
         WORKBOOK_SUFFIXES,
         check_suffix,
@@ -106,7 +106,7 @@ def _checked_path(source: str) -> Path:
 
 
 def _is_workbook(path: Path) -> bool:
-    from sheetsync.app.files import WORKBOOK_SUFFIXES
+    from sheetsync.sheets.disk import WORKBOOK_SUFFIXES
 
     return path.suffix.lower() in WORKBOOK_SUFFIXES
 
@@ -129,8 +129,8 @@ def load_source(source: str, *, service_account: Path | None = None, oauth: bool
         backend = excel_backend(path)
         with backend.locked():
             return _tracker_source(backend, str(path), "workbook")
-    from sheetsync.app.files import read_data_file
     from sheetsync.core.registry import system_of_data
+    from sheetsync.sheets.disk import read_data_file
 
     try:
         data = read_data_file(path)
@@ -513,7 +513,7 @@ def write_reports(acc: Account, source: str, *, html_path: Path | None = None,
                   md_path: Path | None = None) -> list[Path]:
     """Write the HTML and/or Markdown report; both names are checked before either is
     written, and each goes through a temporary file."""
-    from sheetsync.app.files import atomic_write_text
+    from sheetsync.sheets.disk import atomic_write_text
 
     if html_path is not None:
         _check_out(html_path, (".html", ".htm"), "HTML", source)

@@ -28,7 +28,7 @@ SYSTEMS = {
 def _bbn() -> Reference:
     """The battalion reference in the common shape (its data stays in rules/bbn/reference.py,
     where the house-rule rows come from the model)."""
-    from sheetsync.rules.bbn import reference as bbn
+    from sheetsync.systems.bbn import reference as bbn
 
     return Reference(
         "bbn", "Baltimore by Night battalion rules",
@@ -43,11 +43,11 @@ def reference(system: str) -> Reference:
     if system == "bbn":
         return _bbn()
     if system == "hexwar":
-        from sheetsync.rules.hexwar.reference import REFERENCE as HEXWAR
+        from sheetsync.systems.hexwar.reference import REFERENCE as HEXWAR
 
         return HEXWAR
     if system == "exalted":
-        from sheetsync.rules.exalted.reference import REFERENCE as EXALTED
+        from sheetsync.systems.exalted.reference import REFERENCE as EXALTED
 
         return EXALTED
     raise KeyError(system)

@@ -12,7 +12,7 @@ range it touches).
 
 The routes are the four actions (``/api/build``, ``/resolve``, ``/undo``, ``/end``) of every
 rule system: the step finds the tracker's system from the mark in its hidden State sheet
-(``State!B1``, which the clients send with the other sheets; :func:`sheetsync.app.steps.run`),
+(``State!B1``, which the clients send with the other sheets; :func:`sheetsync.sheets.marks.run`),
 so one endpoint serves a battalion tracker's Resolve Phase and a hex tracker's Resolve
 Turn.  Nothing of a
 request is kept after its answer (on the xlwings path the book is closed and xlwings'
@@ -66,12 +66,12 @@ from typing import Any, TypeVar
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from sheetsync.app import steps
-from sheetsync.app.files import whole_or_text
-from sheetsync.app.json_bytes import dumps
 from sheetsync.backends.xlwings_remote import step_answer
+from sheetsync.core.errors import SheetSyncError
 from sheetsync.core.system import ACTIONS, StepRefused
-from sheetsync.errors import SheetSyncError
+from sheetsync.sheets import marks as steps
+from sheetsync.sheets.disk import whole_or_text
+from sheetsync.sheets.json_bytes import dumps
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_STEP_BUDGET", "ENGINES", "FAILED", "STEP_BUDGET_ENV", "STUCK_GRACE",
            "StepOverBudget", "TrackerLocks", "alert_answer", "create_app", "over_budget_message",
@@ -102,7 +102,7 @@ log = logging.getLogger("sheetsync.server")
 
 
 class _Answer(JSONResponse):
-    """A step's answer, encoded by :func:`sheetsync.app.json_bytes.dumps`: the very bytes of
+    """A step's answer, encoded by :func:`sheetsync.sheets.json_bytes.dumps`: the very bytes of
     :class:`JSONResponse` (compact, UTF-8) for the plain data an answer holds, in a
     fraction of the standard encoder's time (issue 12: an answer lists a thousand cells).
     A cell that is not a finite number is refused by the backend before it gets here."""
@@ -325,7 +325,7 @@ def over_budget_message(action: str, budget: float) -> str:
 
 def step_budget_from_env() -> float:
     """The step budget set by :data:`STEP_BUDGET_ENV`, or :data:`DEFAULT_STEP_BUDGET`."""
-    from sheetsync.errors import BackendError
+    from sheetsync.core.errors import BackendError
 
     text = os.environ.get(STEP_BUDGET_ENV, "").strip()
     if not text:
@@ -443,7 +443,7 @@ def require_remote_engine() -> None:
     """Refuse to serve without xlwings' remote engine (``xw.Book(json=...)``, xlwings PRO):
     without its licence key every click would fail, so ``serve`` checks before it starts."""
     from sheetsync.backends.xlwings_remote import ensure_remote_engine
-    from sheetsync.errors import BackendError
+    from sheetsync.core.errors import BackendError
 
     try:
         ensure_remote_engine()
@@ -475,7 +475,7 @@ def create_app(
         raise ValueError(f"a step's budget is a number of seconds above 0, not {budget!r}")
     key = api_key if api_key is not None else os.environ.get("SHEETSYNC_API_KEY", "")
     if not key:
-        from sheetsync.errors import BackendError
+        from sheetsync.core.errors import BackendError
 
         raise BackendError("set SHEETSYNC_API_KEY to the key your spreadsheet's buttons send")
     # No schema and no docs pages: they would describe the endpoint to anyone, key or not.

@@ -21,7 +21,7 @@ number, and a resolve only takes Orders rows that carry no phase stamp yet, so a
 resolve of the same phase either finds nothing pending (and is refused) or, when two
 Trackers resolve at the very same moment, writes the same State (the same step id) and is
 applied once.  Two different steps run at the same moment are caught by the next step
-(:mod:`sheetsync.app.state_journal`): it names the one that stands and the one to run again.
+(:mod:`sheetsync.systems.bbn.tracker.journal`): it names the one that stands and the one to run again.
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sheetsync.app.step_report import StepReport
+from sheetsync.core.errors import BattleStateError
 from sheetsync.core.system import ACTIONS as _VOCABULARY
 from sheetsync.core.system import TrackerSteps
-from sheetsync.errors import BattleStateError
 from sheetsync.sheets.backend import RangeUpdate, SheetBackend
+from sheetsync.sheets.step_report import StepReport
 from sheetsync.sheets.steps import (  # the envelope, below every system
     CheckReport,
     LayoutHooks,
@@ -79,7 +79,7 @@ def load(backend: SheetBackend, battle: Any, lay: Any = None) -> Any:
 # -- the battalion system's use cases, by name (the callers that import them) -------------------
 
 def _bbn(lay: Any = None) -> TrackerSteps:
-    from sheetsync.app.bbn.steps import BbnSteps
+    from sheetsync.systems.bbn.tracker.steps import BbnSteps
 
     return BbnSteps(lay)
 
@@ -89,8 +89,8 @@ def tracker_layout(backend: SheetBackend) -> Any:
     (``State!B2``, issue 9), for callers outside :func:`run` (which finds it itself).
     A step called with no layout takes a blank tracker's and refuses a bigger tracker at
     ``State!B2``; it never reads one at the wrong rows."""
-    from sheetsync.app.bbn.layout import layout
-    from sheetsync.app.steps import detect
+    from sheetsync.sheets.marks import detect
+    from sheetsync.systems.bbn.tracker.layout import layout
 
     return layout(capacity=detect(backend).capacity)
 
@@ -133,8 +133,8 @@ def export(backend: SheetBackend, lay: Any = None) -> dict[str, Any]:
 
 
 def check_battle(battle: Any, places: Sequence[str] | None = None) -> CheckReport:
-    """R13 dry run of a battalion battle file (see :func:`sheetsync.app.bbn.steps.check_battle`)."""
-    from sheetsync.app.bbn.steps import check_battle as bbn_check
+    """R13 dry run of a battalion battle file (see :func:`sheetsync.systems.bbn.tracker.steps.check_battle`)."""
+    from sheetsync.systems.bbn.tracker.steps import check_battle as bbn_check
 
     return bbn_check(battle, places)
 

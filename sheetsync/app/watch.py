@@ -7,7 +7,7 @@ one is ticked it runs that step and clears the box in the step's own write.  A s
 fails clears the box and says why on the Battle sheet, so the Tracker sees it.
 
 Which system: the first poll reads the tracker's mark (``State!B1:B2``,
-:func:`sheetsync.app.steps.detect`) in the same request as the checkboxes, once; from then
+:func:`sheetsync.sheets.marks.detect`) in the same request as the checkboxes, once; from then
 on the labels, the layout (the ``Battle_Buttons`` block and the last-action cell) and the
 steps are that system's.
 
@@ -24,11 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sheetsync.app import steps
-from sheetsync.app.steps import Tracker
+from sheetsync.core.errors import SheetSyncError
 from sheetsync.core.registry import find_system, system_ids
-from sheetsync.errors import SheetSyncError
+from sheetsync.sheets import marks as steps
 from sheetsync.sheets.backend import Grid, RangeUpdate, SheetBackend
+from sheetsync.sheets.marks import Tracker
 
 __all__ = ["BUTTON_ACTIONS", "DEFAULT_INTERVAL", "WatchState", "button_actions", "live_watch", "poll_once", "watch"]
 
@@ -71,7 +71,7 @@ class _Served:
 
 
 def _default_layout() -> Any:
-    from sheetsync.app.bbn.layout import layout
+    from sheetsync.systems.bbn.tracker.layout import layout
 
     return layout()
 

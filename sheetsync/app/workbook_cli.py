@@ -29,8 +29,8 @@ def excel_backend(path: Path, *, save_to: Path | None = None, workbook: Any = No
     from sheetsync.backends.xlsx_package import refresh_health_chart
 
     def restore(wb: Any) -> None:
-        from sheetsync.app.bbn.template import restore_chart
         from sheetsync.core.registry import parse_mark
+        from sheetsync.systems.bbn.tracker.template import restore_chart
 
         if "State" in wb.sheetnames and parse_mark(wb["State"]["B1"].value).system != "bbn":
             return  # the Health chart is the battalion tracker's
@@ -84,8 +84,8 @@ def _macros_dir() -> Path:
 def _template_bytes(out: Path, capacity: dict[str, int] | None = None) -> bytes:
     import io
 
-    from sheetsync.app.bbn.layout import layout
-    from sheetsync.app.bbn.template import build_template
+    from sheetsync.systems.bbn.tracker.layout import layout
+    from sheetsync.systems.bbn.tracker.template import build_template
 
     wb = build_template(layout(capacity=capacity) if capacity else None)
     if out.suffix.lower() == ".xlsm":
@@ -99,7 +99,7 @@ def write_template(out: Path, *, force: bool = True, capacity: dict[str, int] | 
     """A blank tracker at ``out`` (.xlsx, or .xlsm with the buttons).  An existing file is
     refused unless ``force``, and when replaced it is kept as ``NAME.bak`` (issue: a blank
     template must never silently replace a battle in progress)."""
-    from sheetsync.app.files import (
+    from sheetsync.sheets.disk import (
         WORKBOOK_SUFFIXES,
         atomic_write_bytes,
         check_suffix,
@@ -117,8 +117,8 @@ def write_template(out: Path, *, force: bool = True, capacity: dict[str, int] | 
 def new_workbook(out: Path, battle_file: Path, *, force: bool = True) -> usecases.StepReport:
     """A tracker at ``out`` holding the battle of ``battle_file``, written in one save: an
     existing file is refused unless ``force``, and when replaced it is kept as ``NAME.bak``."""
-    from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix, read_data_file
-    from sheetsync.rules.bbn import load_battle
+    from sheetsync.sheets.disk import WORKBOOK_SUFFIXES, check_suffix, read_data_file
+    from sheetsync.systems.bbn.rules import load_battle
 
     check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
     return tracker_from(out, load_battle(read_data_file(battle_file), str(battle_file)), force=force)
@@ -127,12 +127,12 @@ def new_workbook(out: Path, battle_file: Path, *, force: bool = True) -> usecase
 def tracker_from(out: Path, battle: Any, *, force: bool = True) -> usecases.StepReport:
     """A tracker at ``out`` holding ``battle`` (a loaded battle), written in one save; the
     same refusal and ``.bak`` as :func:`new_workbook`.  The tracker is laid out with room
-    for the battle and more (issue 9, :func:`~sheetsync.app.bbn.layout.capacity_for`); a
+    for the battle and more (issue 9, :func:`~sheetsync.systems.bbn.tracker.layout.capacity_for`); a
     battle past the most a tracker holds is refused, naming the limit, and nothing is written."""
-    from sheetsync.app.bbn.layout import capacity_for, layout
-    from sheetsync.app.bbn.reader import check_fits
-    from sheetsync.app.bbn.template import build_template
-    from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix, refuse_existing
+    from sheetsync.sheets.disk import WORKBOOK_SUFFIXES, check_suffix, refuse_existing
+    from sheetsync.systems.bbn.tracker.layout import capacity_for, layout
+    from sheetsync.systems.bbn.tracker.reader import check_fits
+    from sheetsync.systems.bbn.tracker.template import build_template
 
     check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
     refuse_existing(out, force)
@@ -147,7 +147,7 @@ def tracker_from(out: Path, battle: Any, *, force: bool = True) -> usecases.Step
 def run_workbook(action: str, path: Path, *, out: Path | None = None) -> usecases.StepReport:
     """Run one step on a workbook under its step lock; with ``out`` the result goes there and
     ``path`` is left untouched (``--out``)."""
-    from sheetsync.app import steps
+    from sheetsync.sheets import marks as steps
 
     backend = _step_backend(path, out)
     with backend.locked():
@@ -156,8 +156,8 @@ def run_workbook(action: str, path: Path, *, out: Path | None = None) -> usecase
 
 
 def _step_backend(path: Path, out: Path | None) -> Any:
-    from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix
-    from sheetsync.errors import BackendError
+    from sheetsync.core.errors import BackendError
+    from sheetsync.sheets.disk import WORKBOOK_SUFFIXES, check_suffix
 
     check_suffix(path, WORKBOOK_SUFFIXES, "a tracker workbook")
     if out is None:
@@ -179,15 +179,15 @@ def resolve_workbook(path: Path, *, as_json: bool, console: Console, out: Path |
     assert report.result is not None
     data = report.to_json()
     if data.get("system") == "hexwar":
-        from sheetsync.app.render_hexwar import print_turn
+        from sheetsync.systems.hexwar.views import print_turn
 
         print_turn(console, data)
     elif data.get("system") == "exalted":
-        from sheetsync.app.render_exalted import print_tick
+        from sheetsync.systems.exalted.views import print_tick
 
         print_tick(console, data)
     else:
-        from sheetsync.app.render import print_phase
+        from sheetsync.systems.bbn.views import print_phase
 
         print_phase(console, report.result)
     for line in report.warnings:
@@ -209,10 +209,10 @@ def undo_workbook(path: Path, *, console: Console, out: Path | None = None) -> N
 def pools_from_workbook(path: Path) -> Any:
     """The battle a Build Cohorts would make from the tracker's Cohorts and Characters
     sheets (Cohort Sheet 1.1-1.7), read under the step lock; nothing is written."""
-    from sheetsync.app.bbn.layout import layout
-    from sheetsync.app.bbn.reader import Sheets, parse_battle_setup, read_plan
-    from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix
-    from sheetsync.app.steps import detect
+    from sheetsync.sheets.disk import WORKBOOK_SUFFIXES, check_suffix
+    from sheetsync.sheets.marks import detect
+    from sheetsync.systems.bbn.tracker.layout import layout
+    from sheetsync.systems.bbn.tracker.reader import Sheets, parse_battle_setup, read_plan
 
     check_suffix(path, WORKBOOK_SUFFIXES, "a tracker workbook")
     backend = excel_backend(path)
@@ -226,7 +226,7 @@ def aftermath_preview(path: Path) -> usecases.StepReport:
     """What End Battle would write (Battle Aftermath, R26-R30), computed from the stored
     battle with the same dice, and nothing written: ``sheetsync end`` is the step that
     writes it."""
-    from sheetsync.app import steps
+    from sheetsync.sheets import marks as steps
 
     backend = _step_backend(path, None)
     dry = DryRunBackend(backend)
@@ -259,7 +259,7 @@ def system_template(system: Any, capacity: dict[str, int] | None = None) -> Any:
     from sheetsync.sheets.draw import draw_workbook
 
     lay = system.layout(capacity)
-    rows = import_module(f"sheetsync.rules.{system.id}.formulas").house_rule_rows()
+    rows = import_module(f"sheetsync.systems.{system.id}.tracker.formulas").house_rule_rows()
     return draw_workbook(lay, captions=[st.caption for st in system.steps], house_rules=rows)
 
 
@@ -269,7 +269,7 @@ def write_system_template(out: Path, system: Any, *, force: bool = True,
     :func:`write_template`."""
     import io
 
-    from sheetsync.app.files import (
+    from sheetsync.sheets.disk import (
         WORKBOOK_SUFFIXES,
         atomic_write_bytes,
         check_suffix,
@@ -296,11 +296,11 @@ def system_tracker_from(out: Path, system: Any, battle: Any, *, force: bool = Tr
     save (built, ready for its first turn)."""
     from importlib import import_module
 
-    from sheetsync.app.files import WORKBOOK_SUFFIXES, check_suffix, refuse_existing
+    from sheetsync.sheets.disk import WORKBOOK_SUFFIXES, check_suffix, refuse_existing
 
     check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
     refuse_existing(out, force)
-    tracker = import_module(f"sheetsync.app.{system.id}_tracker")
+    tracker = import_module(f"sheetsync.systems.{system.id}.tracker.steps")
     capacity = tracker.capacity_for(battle)
     backend = excel_backend(out, workbook=system_template(system, capacity))
     with backend.locked():
@@ -320,9 +320,9 @@ def battle_of_tracker(path: Path) -> Any:
     Units, or the last turn resolved), read under the workbook's step lock and never
     written.  A tracker of another system, or one not built yet, is refused saying so."""
     from sheetsync.app import usecases
-    from sheetsync.app.steps import detect
-    from sheetsync.errors import BattleStateError, InputError, Problem
-    from sheetsync.rules.hexwar.loader import load_battle
+    from sheetsync.core.errors import BattleStateError, InputError, Problem
+    from sheetsync.sheets.marks import detect
+    from sheetsync.systems.hexwar.files.loader import load_battle
 
     backend = excel_backend(path)
     with backend.locked():

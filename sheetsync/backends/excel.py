@@ -1,7 +1,7 @@
 """The Excel workbook backend (openpyxl): an .xlsx or .xlsm file on disk.
 
 Reads load the workbook once; ``write_ranges`` applies every update and saves through
-:func:`sheetsync.app.files.atomic_write_bytes`: to a temporary file beside the workbook,
+:func:`sheetsync.sheets.disk.atomic_write_bytes`: to a temporary file beside the workbook,
 then over it, the previous file kept as ``NAME.xlsx.bak`` (a symbolic link is written
 through to its target; a read-only file is refused).  A workbook that LibreOffice or Excel
 holds open (its lock file is beside it) is refused and nothing is written.  Text starting
@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from sheetsync.errors import BackendError, WorkbookLockedError
+from sheetsync.core.errors import BackendError, WorkbookLockedError
 from sheetsync.sheets.backend import CellValue, Formula, Grid, RangeUpdate, parse_range, trim_grid
 
 __all__ = ["ExcelBackend", "check_workbook_parts", "lock_files"]
@@ -220,7 +220,7 @@ class ExcelBackend:
         """Hold the step lock of the workbook (and of ``save_to``) for a whole step: from
         before the read until after the save.  Re-entrant; when the outermost hold ends the
         loaded workbook is dropped, so the next step reads the file afresh."""
-        from sheetsync.app.files import LOCK_TIMEOUT, file_lock
+        from sheetsync.sheets.disk import LOCK_TIMEOUT, file_lock
 
         timeout = LOCK_TIMEOUT if self.lock_timeout is None else self.lock_timeout
         with contextlib.ExitStack() as stack:
@@ -239,7 +239,7 @@ class ExcelBackend:
                     self._openpyxl_only = False
 
     def _check_lock(self) -> None:
-        from sheetsync.app.files import target_of
+        from sheetsync.sheets.disk import target_of
 
         seen: list[Path] = []
         for p in (self.path, target_of(self.path), self.destination, target_of(self.destination)):
@@ -257,7 +257,7 @@ class ExcelBackend:
                 raise BackendError(f"{self.path}: no such workbook")
             if self.path.is_dir():
                 raise BackendError(f"{self.path} is a folder, not a workbook")
-            from sheetsync.app.files import refuse_special_file
+            from sheetsync.sheets.disk import refuse_special_file
 
             refuse_special_file(self.path)  # a FIFO would hang the read (issue 26)
             check_workbook_parts(self.path)
@@ -363,7 +363,7 @@ class ExcelBackend:
     def save(self) -> None:
         """Save atomically to :attr:`destination`, keeping the previous file as ``.bak``: the
         patched package when a write went through it (issue 12), else the openpyxl workbook."""
-        from sheetsync.app.files import atomic_write_bytes
+        from sheetsync.sheets.disk import atomic_write_bytes
 
         with self.locked():
             self._check_lock()
@@ -446,7 +446,7 @@ def _refuse_merged(wb: Any, updates: Sequence[RangeUpdate]) -> None:
     cell is written, naming every such cell and its range."""
     from openpyxl.utils import get_column_letter
 
-    from sheetsync.errors import Problem, SheetFormatError
+    from sheetsync.core.errors import Problem, SheetFormatError
 
     problems: list[Problem] = []
     for u in updates:

@@ -26,7 +26,7 @@ trickles in a byte at a time run on forever); no request runs past the total bud
 ``progress`` (optional) gets one line before each wait ("Google Sheets answered 503;
 retrying in 4 s (try 2 of 5)…").  A network that can't be reached at all (no DNS, the
 connection refused) is reported as such.  Every gspread, google-auth and requests
-exception becomes a :class:`~sheetsync.errors.BackendError` here; none leaves this module.
+exception becomes a :class:`~sheetsync.core.errors.BackendError` here; none leaves this module.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ import urllib3
 from gspread import Client, Spreadsheet
 from gspread.http_client import HTTPClient
 
-from sheetsync.errors import BackendError
+from sheetsync.core.errors import BackendError
 from sheetsync.sheets.backend import (
     A1Range,
     CellValue,

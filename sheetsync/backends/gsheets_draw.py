@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sheetsync.backends.gsheets import cell_data
+from sheetsync.core.errors import BattleStateError
 from sheetsync.core.layout import (
     Area,
     Block,
@@ -50,7 +51,6 @@ from sheetsync.core.layout import (
     Rule,
     col_letter,
 )
-from sheetsync.errors import BattleStateError
 from sheetsync.sheets.backend import Formula, parse_range
 from sheetsync.sheets.draw import OPEN_ROWS, defined_names
 
@@ -79,7 +79,7 @@ def _grid(sheet_id: int, r1: int, c1: int, r2: int, c2: int) -> dict[str, int]:
 
 def mark_value(lay: Layout) -> tuple[str, str | None]:
     """``State!B1`` and ``B2``: the mark ``system@version`` and the capacity JSON, exactly
-    as :func:`sheetsync.app.steps.mark_updates` writes them."""
+    as :func:`sheetsync.sheets.marks.mark_updates` writes them."""
     cap = json.dumps(lay.capacity, sort_keys=True, separators=(",", ":")) if lay.capacity else None
     return f"{lay.system}@{lay.version}", cap
 

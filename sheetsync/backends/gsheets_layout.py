@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from sheetsync.app.bbn.layout import Layout, layout
 from sheetsync.backends.gsheets_draw import (
     COMPUTED_RGB,
     HEADER_RGB,
@@ -25,6 +24,7 @@ from sheetsync.backends.gsheets_draw import (
     _rgb,
     init_requests_for,
 )
+from sheetsync.systems.bbn.tracker.layout import Layout, layout
 
 __all__ = ["COMPUTED_RGB", "HEADER_RGB", "INPUT_RGB", "SHEET_ID_BASE", "_grid", "_rgb", "init_requests"]
 

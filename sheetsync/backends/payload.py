@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sheetsync.backends.xlwings_backend import XlwingsBackend, _empty, _filled_count, _from_xl
-from sheetsync.errors import BackendError
+from sheetsync.core.errors import BackendError
 from sheetsync.sheets.backend import A1Range, CellValue, Grid, col_index
 
 __all__ = ["WRITE_BUDGET", "PayloadBackend"]

@@ -29,7 +29,7 @@ data-table formula, a cell or row it can't parse, a prefixed (namespaced) sheet,
 an unusual compression, a sheet that does not exist, text openpyxl would refuse.
 
 Issue 26: a package openpyxl refuses to load is refused here too, as a
-:class:`~sheetsync.errors.BackendError` naming the part (:func:`check_package`), instead of
+:class:`~sheetsync.core.errors.BackendError` naming the part (:func:`check_package`), instead of
 being read and written back: no ``[Content_Types].xml``, or one that is not XML or names
 no workbook part, or an XML part (document properties, relationships, drawings, charts)
 that is not well-formed.
@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from math import isfinite
 from typing import Any
 
-from sheetsync.errors import BackendError
+from sheetsync.core.errors import BackendError
 from sheetsync.sheets.backend import (
     CellValue,
     Formula,
@@ -941,7 +941,7 @@ def refresh_health_chart(pkg: XlsxPackage) -> dict[str, bytes]:
                                                                             f"{mark_sheet}!B2"]))
     if parse_mark(mark).system != "bbn":
         return {}
-    from sheetsync.app.bbn.layout import layout
+    from sheetsync.systems.bbn.tracker.layout import layout
 
     try:
         cap = json.loads(capacity) if isinstance(capacity, str) and capacity.strip() else None

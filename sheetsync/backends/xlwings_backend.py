@@ -56,7 +56,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from sheetsync.errors import BackendError, SheetSyncError
+from sheetsync.core.errors import BackendError, SheetSyncError
 from sheetsync.sheets.backend import (
     A1Range,
     CellValue,

@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sheetsync.errors import BackendError
+from sheetsync.core.errors import BackendError
 
 if TYPE_CHECKING:
     import openpyxl

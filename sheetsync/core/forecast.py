@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sheetsync.dice import Roller
+from sheetsync.core.dice import Roller
 
 __all__ = ["Exact", "ForecastAdapter", "OrderInfo", "no_orders"]
 
@@ -95,6 +95,6 @@ class ForecastAdapter(Protocol):
 
 def no_orders(word: str, step: int, hint: str) -> Exception:
     """The refusal of a forecast from a step with no declared orders."""
-    from sheetsync.errors import BattleStateError
+    from sheetsync.core.errors import BattleStateError
 
     return BattleStateError(f"there is nothing to forecast: {word} {step} has no declared orders. {hint}")

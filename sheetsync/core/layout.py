@@ -171,7 +171,7 @@ class Choice:
         for option in self.options:
             if option.casefold() == text.casefold():
                 return option
-        from sheetsync.errors import did_you_mean
+        from sheetsync.core.errors import did_you_mean
 
         raise CodecError(f"should be one of {', '.join(self.options)}, not {_short(value)}{did_you_mean(text, self.options)}")
 

@@ -21,9 +21,9 @@ __all__ = ["ALIASES", "DEFAULT", "MARK_CELL", "MARK_NAME", "SYSTEMS", "Mark", "f
            "parse_mark", "system_ids", "system_of_data", "tracker_system_ids", "TRACKERS"]
 
 SYSTEMS: dict[str, str] = {
-    "bbn": "sheetsync.rules.bbn.system:SYSTEM",
-    "hexwar": "sheetsync.rules.hexwar.system:SYSTEM",
-    "exalted": "sheetsync.rules.exalted.system:SYSTEM",
+    "bbn": "sheetsync.systems.bbn.system:SYSTEM",
+    "hexwar": "sheetsync.systems.hexwar.system:SYSTEM",
+    "exalted": "sheetsync.systems.exalted.system:SYSTEM",
 }
 """Every registered system, id -> ``"module:attribute"`` of its :class:`RuleSystem`."""
 
@@ -68,9 +68,9 @@ def _canonical(name: str) -> str | None:
 
 def find_system(name: str | None = None) -> RuleSystem:
     """The system called ``name`` (an id or an alias; ``None``: the default), imported on
-    first use.  An unknown name raises :class:`~sheetsync.errors.InputError` listing the
+    first use.  An unknown name raises :class:`~sheetsync.core.errors.InputError` listing the
     systems there are."""
-    from sheetsync.errors import InputError, Problem, did_you_mean
+    from sheetsync.core.errors import InputError, Problem, did_you_mean
 
     key = _canonical(name) if name is not None else DEFAULT
     if key is None:
@@ -88,7 +88,7 @@ def system_of_data(data: Any) -> RuleSystem:
     names none)."""
     name = data.get("system") if isinstance(data, Mapping) else None
     if name is not None and not isinstance(name, str):
-        from sheetsync.errors import InputError, Problem
+        from sheetsync.core.errors import InputError, Problem
 
         raise InputError([Problem("system", f"must be the name of a rule system, not {name!r}")])
     return find_system(name)
@@ -112,8 +112,8 @@ def format_mark(system: RuleSystem) -> str:
 def parse_mark(value: object) -> Mark:
     """``"hexwar@1"`` -> ``Mark("hexwar", 1)``; an empty cell -> the battalion system at
     version 0 (a tracker from before the mark).  Anything else raises
-    :class:`~sheetsync.errors.SheetFormatError` naming the cell."""
-    from sheetsync.errors import Problem, SheetFormatError
+    :class:`~sheetsync.core.errors.SheetFormatError` naming the cell."""
+    from sheetsync.core.errors import Problem, SheetFormatError
 
     where = f"{MARK_CELL[0]}!{MARK_CELL[1]}"
     if value is None or (isinstance(value, str) and not value.strip()):

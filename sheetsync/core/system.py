@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from sheetsync.errors import BattleStateError
+from sheetsync.core.errors import BattleStateError
 
 __all__ = ["ACTIONS", "FileStep", "RuleSystem", "Step", "StepRefused", "TrackerSteps", "step_of"]
 
@@ -47,10 +47,10 @@ class StepRefused(BattleStateError):
     """A step refused, with the cells its one write must still carry.
 
     A step lost to another one run at the same moment is refused (see
-    :mod:`sheetsync.app.state_journal`), and the refusal's write repairs what the lost step
+    :mod:`sheetsync.systems.bbn.tracker.journal`), and the refusal's write repairs what the lost step
     left behind and records the report.  A pure step cannot write, so it raises this: the
     use-case envelope writes ``updates`` (that is the step's one write) and the user sees
-    the refusal like any other :class:`~sheetsync.errors.BattleStateError`."""
+    the refusal like any other :class:`~sheetsync.core.errors.BattleStateError`."""
 
     def __init__(self, message: str, updates: Sequence[Any]) -> None:
         super().__init__(message)
@@ -70,7 +70,7 @@ class TrackerSteps(Protocol):
     written nothing (:class:`StepRefused` aside, whose updates are the step's write).
 
     * :meth:`step` runs ``action`` (one of :data:`ACTIONS`) and returns the report
-      (a :class:`~sheetsync.app.step_report.StepReport`) and the updates to write;
+      (a :class:`~sheetsync.sheets.step_report.StepReport`) and the updates to write;
     * :meth:`check` is the dry run of the next resolve (a ``CheckReport``), nothing written;
     * :meth:`export` is the tracker's battle as JSON data;
     * :meth:`load` writes a battle (from a battle file) into a drawn tracker: it reads

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sheetsync.errors import BackendError, InputError, Problem, SheetFormatError, did_you_mean
-from sheetsync.rules.bbn.catalog import normalize
+from sheetsync.core.errors import BackendError, InputError, Problem, SheetFormatError, did_you_mean
 from sheetsync.sheets.backend import CellValue, Grid, col_letter
+from sheetsync.systems.bbn.rules.catalog import normalize
 
 __all__ = [
     "CSV_SYSTEMS",
@@ -130,17 +130,17 @@ def _input_columns(system_id: str, sheet: str | None = None) -> tuple[Any, list[
     """The block and the typed columns a CSV row of ``system_id`` holds (for Exalted, of
     ``sheet``: ``characters``, the default, or ``units``)."""
     if system_id == "exalted":
-        from sheetsync.rules.exalted.sheet import layout as ex_layout
+        from sheetsync.systems.exalted.tracker.layout import layout as ex_layout
 
         block = ex_layout(None).block(EXALTED_SHEETS[sheet or "characters"])
         return block, [c for c in block.columns if c.is_input]
     if system_id == "bbn":
-        from sheetsync.app.bbn.layout import layout
+        from sheetsync.systems.bbn.tracker.layout import layout
 
         block = layout().block("Characters_Table")
         return block, [c for c in block.columns if c.is_input]
     if system_id == "hexwar":
-        from sheetsync.rules.hexwar.sheet import layout as hex_layout
+        from sheetsync.systems.hexwar.tracker.layout import layout as hex_layout
 
         block = hex_layout(None).block("Units_Table")
         return block, [c for c in block.columns if c.key in _UNIT_KEYS]
@@ -220,7 +220,7 @@ def template_sheet(system_id: str, out: Path, sheet: str | None) -> str | None:
 def write_template_csv(out: Path, system_id: str, *, force: bool = False, sheet: str | None = None) -> Path:
     """An empty CSV at ``out`` holding only the header row for ``system_id`` (for Exalted,
     of ``sheet``); an existing file is refused unless ``force`` (then kept as ``NAME.bak``)."""
-    from sheetsync.app.files import atomic_write_text, file_lock, refuse_existing
+    from sheetsync.sheets.disk import atomic_write_text, file_lock, refuse_existing
 
     headers = csv_headers(system_id, sheet)
     buf = io.StringIO(newline="")
@@ -344,7 +344,7 @@ def bbn_battle(table: CsvTable) -> Any:
     """Cohort Sheet 1.1-1.7, R1-R12: the CSV's characters as a battalion battle, one cohort
     per Cohort value (in the order first named), checked as Build Cohorts checks the
     Characters sheet; every problem is named by its CSV cell, all at once."""
-    from sheetsync.app.bbn.layout import MAX_CAPACITY, capacity_json, layout
+    from sheetsync.systems.bbn.tracker.layout import MAX_CAPACITY, capacity_json, layout
 
     probe = layout()
     problems: list[Problem] = []
@@ -371,12 +371,12 @@ def bbn_battle(table: CsvTable) -> Any:
 
 def check_bbn(lay: Any, grid: Grid, setup: Grid, table: CsvTable, found: dict[int, Any], problems: list[Problem],
               *, new_from: int, mark: Grid, base: Any = None) -> Any:
-    """Build Cohorts' own check (:func:`~sheetsync.app.bbn.reader.parse_battle_setup`) of
+    """Build Cohorts' own check (:func:`~sheetsync.systems.bbn.tracker.reader.parse_battle_setup`) of
     the CSV's Characters rows ``grid`` with the Cohorts rows ``setup`` (those from
     ``new_from`` on were made for the CSV's cohorts) and the other grids of ``base`` (a
     tracker's read, or none).  Every problem is moved to the CSV cell it came from and
     raised with ``problems`` (the header's) as one :class:`InputError`."""
-    from sheetsync.app.bbn.reader import Sheets, parse_battle_setup
+    from sheetsync.systems.bbn.tracker.reader import Sheets, parse_battle_setup
 
     if base is not None:
         sheets = Sheets(state=base.state, characters=grid, setup=setup, orders=base.orders, ranges=base.ranges,
@@ -458,10 +458,10 @@ def hex_unit_rows(table: CsvTable, block: Any) -> tuple[dict[int, Any], list[dic
 def hex_units(table: CsvTable, shape: dict[str, int], impassable: Sequence[str] = ()) -> Any:
     """H1, H2: the CSV's units on a map of ``shape`` (columns, rows) as a hex battle,
     checked by the hex loader; every problem at its CSV cell, all at once."""
-    from sheetsync.rules.hexwar.loader import load_battle
-    from sheetsync.rules.hexwar.sheet import CAPACITY, MAX_CAPACITY
-    from sheetsync.rules.hexwar.sheet import layout as hex_layout
     from sheetsync.sheets.table import relocate as relocate_paths
+    from sheetsync.systems.hexwar.files.loader import load_battle
+    from sheetsync.systems.hexwar.tracker.layout import CAPACITY, MAX_CAPACITY
+    from sheetsync.systems.hexwar.tracker.layout import layout as hex_layout
 
     if len(table.rows) > MAX_CAPACITY["units"]:
         raise InputError([Problem(table.where, f"holds {len(table.rows)} units; a battle holds at most "
@@ -515,11 +515,11 @@ def exalted_check(lay: Any, grids: dict[str, Grid], csvs: dict[str, tuple[CsvTab
     anything is wrong), each sheet's typed rows as decoded, and the problems of the rows
     that came from a CSV (``csvs``: sheet -> its table and column map), each at its CSV
     cell; a problem of the tracker's own rows is Build Units' to report, not the import's."""
-    from sheetsync.app import exalted_tracker as et
-    from sheetsync.app.session import Session
-    from sheetsync.errors import InputError as _InputError
-    from sheetsync.rules.exalted.loader import load_battle
+    from sheetsync.core.errors import InputError as _InputError
     from sheetsync.sheets import table as tables
+    from sheetsync.sheets.session import Session
+    from sheetsync.systems.exalted.files.loader import load_battle
+    from sheetsync.systems.exalted.tracker import steps as et
 
     rd = et._Read(lay, [], grids.get("characters", []), grids.get("units", []), [], house or [], Session())
     cell_problems: list[Problem] = []
@@ -563,8 +563,8 @@ def exalted_tables(tables_: Sequence[CsvTable]) -> dict[str, CsvTable]:
 def exalted_battle(tables_: Sequence[CsvTable]) -> Any:
     """E7-E10, X1-X11: a Characters CSV and a Units CSV as an Exalted battle, checked as
     Build Units checks the sheets; every problem at its CSV cell, all at once."""
-    from sheetsync.rules.exalted.sheet import CAPACITY, MAX_CAPACITY
-    from sheetsync.rules.exalted.sheet import layout as ex_layout
+    from sheetsync.systems.exalted.tracker.layout import CAPACITY, MAX_CAPACITY
+    from sheetsync.systems.exalted.tracker.layout import layout as ex_layout
 
     by_sheet = exalted_tables(tables_)
     missing = [s for s in EXALTED_SHEETS if s not in by_sheet]

@@ -4,7 +4,7 @@
 Grapevine keeps each character as a ``<vampire name=… clan=… coterie=… blood=…
 willpower=…>`` element holding ``<traitlist name="Abilities">``, ``"Disciplines"``,
 ``"Merits"`` … of ``<trait name=… val=…/>``.  How those lists become a
-:class:`~sheetsync.rules.bbn.models.CharacterSheet` is data (``grapevine_map.json``
+:class:`~sheetsync.systems.bbn.rules.models.CharacterSheet` is data (``grapevine_map.json``
 beside this file, extendable per chronicle with :meth:`GrapevineMap.extend`):
 
 - an Ability's dots are its ``val``, or 1 when ``val`` is absent (R2);
@@ -38,11 +38,11 @@ from pathlib import Path
 from typing import Any
 from xml.parsers import expat
 
-from sheetsync.errors import InputError, Problem, did_you_mean
-from sheetsync.rules.bbn.catalog import Catalog, default_catalog, normalize
-from sheetsync.rules.bbn.loader import load_battle
-from sheetsync.rules.bbn.models import CharacterSheet, CohortSpec
-from sheetsync.rules.bbn.pools import compute_pools
+from sheetsync.core.errors import InputError, Problem, did_you_mean
+from sheetsync.systems.bbn.files.loader import load_battle
+from sheetsync.systems.bbn.rules.catalog import Catalog, default_catalog, normalize
+from sheetsync.systems.bbn.rules.models import CharacterSheet, CohortSpec
+from sheetsync.systems.bbn.rules.pools import compute_pools
 
 __all__ = [
     "COHORT_HELP",
@@ -190,7 +190,7 @@ class Unmapped:
 
 @dataclass(frozen=True)
 class ImportResult:
-    """A battle file's dict (:func:`~sheetsync.rules.bbn.load_battle` reads it) and the notes
+    """A battle file's dict (:func:`~sheetsync.systems.bbn.rules.load_battle` reads it) and the notes
     for the Storyteller."""
 
     battle: dict[str, Any]

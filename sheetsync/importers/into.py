@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sheetsync.errors import BackendError, BattleStateError, InputError, Problem
+from sheetsync.core.errors import BackendError, BattleStateError, InputError, Problem
 from sheetsync.importers.csv_import import CSV_SYSTEMS, CsvTable, read_csv
 from sheetsync.sheets.backend import CellValue, Grid
 
@@ -108,7 +108,7 @@ def import_into(source: Path | Sequence[Path], into: Path, *, replace: bool = Fa
     when it exists, unless ``force``).  ``system`` picks the CSV's rule system for a battle
     file (a tracker says its own); ``map_size`` (``COLUMNSxROWS``) is a hex battle file's
     map (H2); ``cohorts`` are ``--cohort`` picks of a .gex's cohorts (R1)."""
-    from sheetsync.app.files import BATTLE_SUFFIXES, WORKBOOK_SUFFIXES, check_suffix
+    from sheetsync.sheets.disk import BATTLE_SUFFIXES, WORKBOOK_SUFFIXES, check_suffix
 
     check_suffix(into, WORKBOOK_SUFFIXES + BATTLE_SUFFIXES, "the tracker or battle file to import into")
     paths = _sources(source)
@@ -139,7 +139,7 @@ def _system_id(system: str | None) -> str:
 def _into_battle_file(paths: Sequence[Path], kind: str, out: Path, *, force: bool, cohort_by: str,
                       only: Sequence[str] | None, system: str | None, map_size: str | None,
                       cohorts: Sequence[str] | None = None) -> ImportReport:
-    from sheetsync.app.files import dump_battle_file, refuse_existing
+    from sheetsync.sheets.disk import dump_battle_file, refuse_existing
 
     refuse_existing(out, force)  # before any work
     system_id = _system_id(system)
@@ -162,7 +162,7 @@ def _into_battle_file(paths: Sequence[Path], kind: str, out: Path, *, force: boo
         report.unmapped = {k: [str(u) for u in v] for k, v in result.unmapped.items() if v}
     elif system_id == "bbn":
         from sheetsync.importers.csv_import import bbn_battle
-        from sheetsync.rules.bbn.loader import battle_to_file
+        from sheetsync.systems.bbn.files.loader import battle_to_file
 
         battle = bbn_battle(read_csv(source))
         data = battle_to_file(battle)
@@ -173,7 +173,7 @@ def _into_battle_file(paths: Sequence[Path], kind: str, out: Path, *, force: boo
         data, report = _hex_battle_file(read_csv(source), out, map_size)
     elif system_id == "exalted":
         from sheetsync.importers.csv_import import exalted_battle
-        from sheetsync.rules.exalted.loader import battle_to_file as exalted_file
+        from sheetsync.systems.exalted.files.loader import battle_to_file as exalted_file
 
         battle = exalted_battle([read_csv(p) for p in paths])
         data = exalted_file(battle)
@@ -203,7 +203,7 @@ def _map(map_size: str | None) -> dict[str, int]:
     if map_size is None:
         raise InputError([Problem("--map", "a hex battle file needs its map's size (H2): add --map COLUMNSxROWS, "
                                   "e.g. --map 12x8")])
-    from sheetsync.rules.hexwar.sheet import MAX_CAPACITY
+    from sheetsync.systems.hexwar.tracker.layout import MAX_CAPACITY
 
     m = re.fullmatch(r"\s*(\d{1,3})\s*[xX×]\s*(\d{1,3})\s*", map_size)
     if m is None:
@@ -219,7 +219,7 @@ def _map(map_size: str | None) -> dict[str, int]:
 def _hex_battle_file(table: CsvTable, out: Path, map_size: str | None) -> tuple[dict[str, Any], ImportReport]:
     """H1, H2: the CSV's units on a map of ``map_size`` as a hex battle file."""
     from sheetsync.importers.csv_import import hex_units
-    from sheetsync.rules.hexwar.loader import battle_to_file
+    from sheetsync.systems.hexwar.files.loader import battle_to_file
 
     battle = hex_units(table, _map(map_size))
     report = ImportReport(out, "", _sides([(u.name, u.side) for u in battle.units]), group_word="Side")
@@ -292,7 +292,7 @@ def import_into_backend(sources: Sequence[Path], backend: Any, name: str, *, rep
 def _into_tracker(backend: Any, target: _Target, *, gex: Any, tables: Sequence[CsvTable], replace: bool,
                   system: str | None) -> ImportReport:
     """The import into a tracker of any system, its kind said by its mark."""
-    from sheetsync.app.steps import detect
+    from sheetsync.sheets.marks import detect
 
     tracker = detect(backend)
     system_id = str(tracker.system.id)
@@ -358,11 +358,11 @@ def _into_bbn(backend: Any, tracker: Any, target: _Target, *, gex: Any, table: C
     the Cohorts sheet.  Cohorts typed there already keep their row (side, sergeant …); one
     the import adds gets a new row below them.  With ``replace``, both sheets hold the
     import only.  Checked as Build Cohorts checks the sheets, with the tracker's House Rules."""
-    from sheetsync.app.bbn.layout import layout
-    from sheetsync.app.bbn.reader import Sheets, read_plan
-    from sheetsync.app.bbn.writer import input_updates
     from sheetsync.importers.csv_import import bbn_character_rows, check_bbn, cohort_names
-    from sheetsync.rules.bbn import load_battle
+    from sheetsync.systems.bbn.rules import load_battle
+    from sheetsync.systems.bbn.tracker.layout import layout
+    from sheetsync.systems.bbn.tracker.reader import Sheets, read_plan
+    from sheetsync.systems.bbn.tracker.writer import input_updates
 
     lay = layout(capacity=tracker.capacity)
     sh = Sheets.from_grids(backend.read_ranges(read_plan(lay)))
@@ -414,8 +414,8 @@ def _into_bbn(backend: Any, tracker: Any, target: _Target, *, gex: Any, table: C
     if table is not None:
         battle = check_bbn(lay, grid, setup, table, found, problems, new_from=len(kept), mark=sh.mark, base=sh)
     else:
-        from sheetsync.app.bbn.reader import parse_battle_setup
-        from sheetsync.errors import SheetFormatError
+        from sheetsync.core.errors import SheetFormatError
+        from sheetsync.systems.bbn.tracker.reader import parse_battle_setup
 
         kept_chars = [list(r) for r in sh.characters[:start]]  # the characters kept, each on its row
         fresh = Sheets(state=sh.state, characters=kept_chars + grid, setup=setup, orders=sh.orders, ranges=sh.ranges,
@@ -517,12 +517,12 @@ def _fits(target: _Target, cap: dict[str, int], characters: int, cohorts: int, *
 def _into_hex(backend: Any, tracker: Any, target: _Target, table: CsvTable, *, replace: bool) -> ImportReport:
     """H1, H2: the units into the Units sheet's typed columns (Unit … Men); Build Units
     works out the rest.  Checked against the tracker's map as Build Units checks it."""
-    from sheetsync.app import session as ss
-    from sheetsync.app.hexwar_tracker import BATTLE_RANGE
     from sheetsync.importers.csv_import import hex_unit_rows, hex_units
-    from sheetsync.rules.hexwar.sheet import MAX_CAPACITY, layout
+    from sheetsync.sheets import session as ss
     from sheetsync.sheets import table as tables
     from sheetsync.sheets.backend import parse_range
+    from sheetsync.systems.hexwar.tracker.layout import MAX_CAPACITY, layout
+    from sheetsync.systems.hexwar.tracker.steps import BATTLE_RANGE
 
     lay = layout(tracker.capacity or None)
     block = lay.block("Units_Table")
@@ -576,7 +576,6 @@ def _into_exalted(backend: Any, tracker: Any, target: _Target, tables: Sequence[
     (Characters, or Units up to Join War dice); Build Units works out the rest.  Checked as
     Build Units checks the sheets, against the tracker's other sheet and House Rules: a
     units CSV's commanders must be on the Characters sheet (or in the characters CSV)."""
-    from sheetsync.app import exalted_tracker as et
     from sheetsync.importers.csv_import import (
         EXALTED_SHEETS,
         exalted_check,
@@ -584,8 +583,9 @@ def _into_exalted(backend: Any, tracker: Any, target: _Target, tables: Sequence[
         exalted_tables,
         merged,
     )
-    from sheetsync.rules.exalted.sheet import MAX_CAPACITY, layout
     from sheetsync.sheets import table as tablemod
+    from sheetsync.systems.exalted.tracker import steps as et
+    from sheetsync.systems.exalted.tracker.layout import MAX_CAPACITY, layout
 
     lay = layout(tracker.capacity or None)
     by_sheet = exalted_tables(tables)

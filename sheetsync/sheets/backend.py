@@ -203,7 +203,7 @@ class MemoryBackend:
             rng = parse_range(text)
             cells = self.sheets.get(rng.sheet)
             if cells is None:
-                from sheetsync.errors import BackendError
+                from sheetsync.core.errors import BackendError
 
                 raise BackendError(f"there is no sheet {rng.sheet!r}")
             last = rng.row2 if rng.row2 is not None else max(self.max_row(rng.sheet), rng.row1)
@@ -225,7 +225,7 @@ class MemoryBackend:
         parsed = [(parse_range(u.range), u.values, u.append) for u in updates]
         for rng, _, _ in parsed:  # all or nothing: check every sheet before touching one
             if rng.sheet not in self.sheets:
-                from sheetsync.errors import BackendError
+                from sheetsync.core.errors import BackendError
 
                 raise BackendError(f"there is no sheet {rng.sheet!r}")
         self.writes += 1

@@ -1,5 +1,5 @@
 """Any rule system's tracker workbook, drawn with openpyxl from its layout data alone
-(DESIGN "The layout is data with codecs"; imports nothing from ``sheetsync.rules``).
+(DESIGN "The layout is data with codecs"; imports nothing from ``sheetsync.systems``).
 
 :func:`draw_workbook` draws, from a :class:`~sheetsync.core.layout.Layout`:
 
@@ -30,7 +30,7 @@
   (``lay.dropdowns``);
 - the buttons block's actions (``Battle_Buttons``) from ``captions``, the House Rules rows
   from ``house_rules`` (never guessed), and the tracker's mark ``State!B1`` =
-  ``system@version`` with its capacity in ``State!B2`` (see :mod:`sheetsync.app.steps`).
+  ``system@version`` with its capacity in ``State!B2`` (see :mod:`sheetsync.sheets.marks`).
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def mark_text(lay: Layout) -> str:
 
 
 def capacity_text(lay: Layout) -> str | None:
-    """The capacity beside the mark, as :func:`sheetsync.app.steps.mark_updates` writes it."""
+    """The capacity beside the mark, as :func:`sheetsync.sheets.marks.mark_updates` writes it."""
     return json.dumps(lay.capacity, sort_keys=True, separators=(",", ":")) if lay.capacity else None
 
 

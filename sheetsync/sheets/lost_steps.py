@@ -5,7 +5,7 @@ writes both land, and the later State write wins.  Each step's Log rows carry ``
 in the Log's Step column and the State keeps a journal of the accepted steps, so a Log row
 whose step the journal lacks is a step that was lost.  This module finds such rows and
 words the refusal; it knows no rule system (the battalion tracker's State journal,
-:mod:`sheetsync.app.state_journal`, and the hex wargame's and Exalted's sessions all call
+:mod:`sheetsync.systems.bbn.tracker.journal`, and the hex wargame's and Exalted's sessions all call
 it), so a hex or Exalted step imports no battalion code.
 """
 
@@ -123,7 +123,7 @@ def step_column(log: Any) -> str:
 def session_guard(session: Any, lay: Any, steps: Grid, *, name: Callable[[str, int], str], where: str,
                   repair: Callable[[Sequence[Lost], str], list[RangeUpdate]]) -> tuple[list[RangeUpdate], str]:
     """Issue 26, item 2: the battalion tracker's lost-step check for a tracker whose State
-    is a :class:`sheetsync.app.session.Session` (the hex wargame's, Exalted's), from the
+    is a :class:`sheetsync.sheets.session.Session` (the hex wargame's, Exalted's), from the
     step's one read: ``steps`` is the Log's Step column (:func:`step_column`).
 
     A step lost to another run at the same moment is reported once: this step is refused

@@ -11,10 +11,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from sheetsync.app.step_report import StepReport
+from sheetsync.core.errors import BattleStateError
 from sheetsync.core.system import StepRefused, TrackerSteps
-from sheetsync.errors import BattleStateError
 from sheetsync.sheets.backend import RangeUpdate, SheetBackend
+from sheetsync.sheets.step_report import StepReport
 
 __all__ = ["CheckReport", "LayoutHooks", "LayoutSteps", "Refusal", "StepReport", "check_steps", "export_steps",
            "load_steps", "run_steps", "tracker_steps"]
@@ -24,8 +24,8 @@ __all__ = ["CheckReport", "LayoutHooks", "LayoutSteps", "Refusal", "StepReport",
 def tracker_steps(backend: SheetBackend) -> TrackerSteps:
     """The steps of the tracker ``backend`` holds: its system (the mark, ``State!B1``) at its
     capacity (``State!B2``).  On Google Sheets the mark comes with the step's read (no
-    request of its own, :func:`sheetsync.app.steps.detect`)."""
-    from sheetsync.app.steps import detect
+    request of its own, :func:`sheetsync.sheets.marks.detect`)."""
+    from sheetsync.sheets.marks import detect
 
     tracker = detect(backend)
     steps: TrackerSteps = tracker.system.tracker_steps(tracker.capacity or None)
@@ -161,7 +161,7 @@ class LayoutSteps:
     def load_into(cls, backend: SheetBackend, battle: Any, capacity: Mapping[str, int] | None = None) -> StepReport:
         """What ``sheetsync new tracker.xlsx --from battle.yaml`` does to a drawn tracker:
         one read, one write.  Without ``capacity``, the tracker's own (``State!B2``)."""
-        from sheetsync.app.steps import detect
+        from sheetsync.sheets.marks import detect
 
         cap = dict(capacity) if capacity is not None else detect(backend).capacity
         report: StepReport = load_steps(cls(cap), backend, battle)

@@ -9,7 +9,7 @@ types values; ``=RAND()`` would change on every recalculation).  :func:`block_up
 writes rows keyed by column through :meth:`Block.row_values`, never by position, and
 :func:`locate` maps a loader's problem path (``units[3].counter``) back to its cell.
 
-Imports nothing from ``sheetsync.rules``.
+Imports nothing from ``sheetsync.systems``.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sheetsync.core.errors import Problem
 from sheetsync.core.layout import Block, Cell, CodecError, Column, col_letter, quote_sheet
-from sheetsync.errors import Problem
 from sheetsync.sheets.backend import CellValue, Formula, Grid, RangeUpdate, parse_range
 
 __all__ = ["HOUSE_RULES_TODO", "Row", "append_update", "blank_rows", "block_fill", "block_update", "cell_update", "decode", "is_blank",

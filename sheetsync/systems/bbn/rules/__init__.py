@@ -1,0 +1,79 @@
+"""Baltimore by Night battalion combat rules (``bbn-battalion-combat.txt`` read through
+RULINGS-bbn.md R1-R37, described in ``docs/rules/bbn.md``).  Pure: the standard library and pydantic only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sheetsync.systems.bbn.rules.aftermath import AftermathEntry, aftermath, aftermath_json
+from sheetsync.systems.bbn.rules.battle import Battle, RangeEntry
+from sheetsync.systems.bbn.rules.catalog import Catalog, default_catalog
+from sheetsync.systems.bbn.rules.models import (
+    Band,
+    Benefit,
+    CharacterSheet,
+    CohortSpec,
+    CohortState,
+    HouseRules,
+    Moment,
+    Order,
+    PoolName,
+    State,
+    Task,
+)
+from sheetsync.systems.bbn.rules.phase import (
+    Effect,
+    Event,
+    PhaseResult,
+    Roll,
+    hit_chance,
+    phase_roller,
+    resolve_phase,
+    side_out_of_fight,
+    undo,
+)
+from sheetsync.systems.bbn.rules.pools import CohortPools, compute_pools
+
+__all__ = [
+    "AftermathEntry",
+    "Band",
+    "Battle",
+    "Benefit",
+    "Catalog",
+    "CharacterSheet",
+    "CohortPools",
+    "CohortSpec",
+    "CohortState",
+    "Effect",
+    "Event",
+    "HouseRules",
+    "Moment",
+    "Order",
+    "PhaseResult",
+    "PoolName",
+    "RangeEntry",
+    "Roll",
+    "State",
+    "Task",
+    "aftermath",
+    "aftermath_json",
+    "battle_to_file",
+    "compute_pools",
+    "default_catalog",
+    "hit_chance",
+    "load_battle",
+    "phase_roller",
+    "resolve_phase",
+    "side_out_of_fight",
+    "undo",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The battle-file edge (:func:`load_battle`, :func:`battle_to_file`), imported on first
+    use: it validates with pydantic, and the engine runs on the standard library alone."""
+    if name in ("battle_to_file", "load_battle"):
+        from sheetsync.systems.bbn.files import loader
+
+        return getattr(loader, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

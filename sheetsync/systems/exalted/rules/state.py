@@ -1,0 +1,195 @@
+"""The values of an Exalted battle file (RULINGS-exalted.md "What the Tracker types"): the
+units as typed with their special characters and named members, the orders, each unit's
+state on the long-tick timeline, and the undo record.  Every model is frozen; a long tick
+makes new ones (DESIGN convention 4)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from sheetsync.systems.exalted.rules.models import (
+    Character,
+    Formation,
+    Frozen,
+    HouseRules,
+    UnitSpec,
+)
+from sheetsync.systems.exalted.rules.timeline import Action
+
+__all__ = ["Battle", "BattleUnit", "Duel", "Order", "UndoRecord", "UnitState"]
+
+Dice = str | int | None
+"""E1: a die cell: faces (``"7 3 10 2 1"``), a number of successes, or blank (rolled)."""
+
+
+class BattleUnit(Frozen):
+    """A unit as typed: its traits (:class:`UnitSpec`, with its commander's), the names of
+    its special characters by role (X11) and of its named rank-and-file members (X40), its
+    ammunition (X31, arrows), cover (X16) and its Join War die cell (E4)."""
+
+    spec: UnitSpec
+    heroes: tuple[str, ...] = ()
+    sorcerers: tuple[str, ...] = ()
+    relays: tuple[str, ...] = ()
+    named_members: tuple[str, ...] = ()
+    ammunition: int | None = None
+    fortified: bool = False
+    cover: int = Field(default=0, ge=0, le=100)
+    join_war: Dice = None
+    split_from: str | None = None
+    """X23: the unit it split off from during the battle (written by sheetsync; a unit typed
+    before the battle has none)."""
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+class Order(Frozen):
+    """One order row: its long tick, unit, action, target and option, and its die cells
+    (the action's roll, the damage, the target's rout check, and the exhaustion rolls of
+    the attacker and the target)."""
+
+    tick: int = Field(ge=0)
+    unit: str
+    action: Action
+    target: str | None = None
+    option: str | None = None
+    weather: str | None = None
+    dice: Dice = None
+    damage_dice: Dice = None
+    rout_dice: Dice = None
+    exhaustion_dice: Dice = None
+    target_exhaustion_dice: Dice = None
+    target_dice: Dice = None
+    """X23, X24: the second unit's own roll (Split Unit: the new unit's command roll; Merge
+    Units: the other commander's)."""
+    row: int = 0
+    """Where it was typed (its index in ``orders``), kept for messages."""
+
+
+class UnitState(Frozen):
+    """One unit on the timeline (E5) and in the fight: Magnitude and the levels marked on
+    its track (X34), Endurance (X4), formation (X13), hesitation (X36), engagements, the
+    special characters still with it, and what undo and the aftermath need."""
+
+    name: str
+    magnitude: int
+    marked: int = 0
+    health_levels: int = 7
+    endurance: int
+    starting_endurance: int
+    starting_magnitude: int
+    formation: Formation
+    commander: str
+    solo: bool = False
+    next_tick: int = 0
+    dv_penalty: int = 0
+    fixed_dv: int | None = None
+    attacks_suffered: int = 0
+    ranged_since: bool = False
+    last_action: Action | None = None
+    moved_on: int | None = None
+    hesitating: bool = False
+    engaged: tuple[str, ...] = ()
+    engaged_since: dict[str, int] = Field(default_factory=dict)
+    enveloping: tuple[str, ...] = ()
+    enveloped_by: tuple[str, ...] = ()
+    heroes: tuple[str, ...] = ()
+    sorcerers: tuple[str, ...] = ()
+    relays: tuple[str, ...] = ()
+    wounds: dict[str, int] = Field(default_factory=dict)
+    """E10, X32: levels marked on the commander's and special characters' own tracks."""
+    fallen: tuple[str, ...] = ()
+    """X32, X34: special characters and commanders slain in the battle."""
+    mob_rule: bool = False
+    mob_checks: int = 0
+    disbanded: bool = False
+    ammunition: int | None = None
+    destroyed: bool = False
+    """X34: brought to Magnitude 0 by damage: everyone but the former commander is dead."""
+    charged: bool = False
+    """X18, X37: its last action was a Dash that succeeded (a charge)."""
+    aim_target: str | None = None
+    aim_ticks: int = 0
+    dots_lost: int = 0
+    largest_loss: int = 0
+    rallied: int = 0
+    headcount: int | None = None
+    """X2, X23, X24: the headcount once a split or merge has changed it (None: as typed, or
+    the row's minimum after a loss)."""
+    added: tuple[str, ...] = ()
+    """X11: special characters who joined during the battle, in the order they joined
+    (the last added leave first)."""
+    departed: tuple[str, ...] = ()
+    """X11, X23, X24: special characters who left the unit alive (expelled, or beyond the
+    limit)."""
+    merged_into: str | None = None
+    """X24: the unit this one merged into (it has left the battle)."""
+
+    @property
+    def special_characters(self) -> tuple[str, ...]:
+        return (*self.heroes, *self.sorcerers, *self.relays)
+
+    def joined_order(self) -> tuple[str, ...]:
+        """X11: the special characters in the order they joined: those typed (heroes,
+        sorcerers, relays) first, then those added during the battle."""
+        now = self.special_characters
+        later = tuple(n for n in self.added if n in now)
+        return (*(n for n in now if n not in later), *later)
+
+
+class Duel(Frozen):
+    """X27: a duel begun and not yet decided: it stops the long ticks until its outcome is
+    typed (an ``Initiate Duel`` order whose option starts ``result:``)."""
+
+    challenger: str
+    challenger_unit: str
+    foe: str
+    foe_unit: str
+    tick: int
+
+
+class UndoRecord(Frozen):
+    """What undoing one long tick needs: the tick and start flag before it, the orders as
+    typed, and the unit states it replaced."""
+
+    tick: int
+    started: bool
+    orders: tuple[Order, ...]
+    states: tuple[UnitState, ...]
+    units: tuple[BattleUnit, ...] | None = None
+    """X23: the units before the tick, when it split one off (None: unchanged)."""
+    duel: Duel | None = None
+    """X27: the duel pending before the tick."""
+
+
+class Battle(Frozen):
+    """An Exalted battle: the typed file and where the fight stands."""
+
+    seed: int | str | None = None
+    house_rules: HouseRules = HouseRules.model_construct()  # == HouseRules(), no validator built at import (issue 12)
+    characters: tuple[Character, ...] = ()
+    roles: dict[str, str] = Field(default_factory=dict)
+    units: tuple[BattleUnit, ...]
+    orders: tuple[Order, ...] = ()
+    started: bool = False
+    tick: int = 0
+    state: tuple[UnitState, ...] = ()
+    history: tuple[UndoRecord, ...] = ()
+    ended: bool = False
+    duel: Duel | None = None
+    """X27: a duel being fought: no long tick resolves until its outcome is typed."""
+
+    def unit(self, name: str) -> BattleUnit | None:
+        return next((u for u in self.units if u.name == name), None)
+
+    def character(self, name: str) -> Character | None:
+        return next((c for c in self.characters if c.name == name), None)
+
+    def state_of(self, name: str) -> UnitState | None:
+        return next((s for s in self.state if s.name == name), None)
+
+    def side_of(self, name: str) -> str:
+        u = self.unit(name)
+        return u.spec.side if u is not None else ""

@@ -1,0 +1,2 @@
+"""The tracker: its layout as data (``layout``, ``formulas``), the cells it computes
+(``cells``) and its steps on any backend (``steps``)."""

@@ -1,0 +1,187 @@
+"""Values of the hex wargame: house rules, the map, units, a turn's orders, the undo record
+and the battle.  Every model is frozen; a turn makes new ones (DESIGN convention 4)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sheetsync.systems.hexwar.rules.counter import Counter
+from sheetsync.systems.hexwar.rules.grid import Hex, HexMap, parse_hex
+
+__all__ = [
+    "AttackOrder",
+    "Battle",
+    "Frozen",
+    "HouseRules",
+    "MapSpec",
+    "MoveOrder",
+    "TurnOrders",
+    "UndoRecord",
+    "Unit",
+    "UnitBefore",
+]
+
+
+class Frozen(BaseModel):
+    """Base of every value: frozen, and unknown keys are an error.  Each model's validator
+    is built on first use, not at import (issue 12)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
+class HouseRules(Frozen):
+    """The readings of RULINGS-hexwar.md a chronicle may change (the keys H1-H12 name)."""
+
+    initiative: Literal["set", "contest"] = "set"
+    """H3: the Storyteller sets who has initiative each turn, or the generals contest it."""
+    stack_limit: float = Field(default=2, gt=0)
+    """H4, 5.0: battalions of one side a hex may hold after a move (a company counts 0.5)."""
+    charge_by: Literal["distance", "path"] = "distance"
+    """H5, 6.3.1: what makes a move a charge."""
+    stack_defense: Literal["single"] = "single"
+    """H7, 9.0: the defender's own D (a summed stack defense is not offered yet)."""
+    proportional_reduction: bool = True
+    """H10, 6.2.2: damaged units fight with reduced values."""
+
+    @classmethod
+    def describe(cls) -> dict[str, tuple[str, Any, list[Any]]]:
+        """``{key: (what it means, default, choices)}`` for a House Rules sheet."""
+        docs = {
+            "initiative": "H3: who has initiative: typed each turn (set) or a Military Science contest",
+            "stack_limit": "H4: battalions of one side in a hex after moving",
+            "charge_by": "H5: a charge is a move ending 2+ hexes away (distance), or also a typed path of 2+ new hexes",
+            "stack_defense": "H7: the defender's own defense value",
+            "proportional_reduction": "H10: values fall with casualties (6.2.2)",
+        }
+        out: dict[str, tuple[str, Any, list[Any]]] = {}
+        for name, field in cls.model_fields.items():
+            ann = field.annotation
+            choices: list[Any] = [True, False] if ann is bool else list(getattr(ann, "__args__", ()))
+            out[name] = (docs[name], field.default, choices)
+        return out
+
+
+class MapSpec(Frozen):
+    """H2, 5.1: the map's width and height in hexes and its impassable hexes (ids)."""
+
+    columns: int = Field(ge=1, le=99)
+    rows: int = Field(ge=1, le=99)
+    impassable: tuple[str, ...] = ()
+
+    @cached_property
+    def grid(self) -> HexMap:
+        """The map as a :class:`HexMap` for the grid algorithms."""
+        return HexMap(self.columns, self.rows, frozenset(parse_hex(h) for h in self.impassable))
+
+
+class Unit(Frozen):
+    """H1: a unit and its standing.  ``casualties`` is in percent and may pass 100 (the
+    sum of the hits, 6.2.1); a unit at 100% or more is destroyed (H9) and off the map."""
+
+    name: str = Field(min_length=1)
+    side: str = Field(min_length=1)
+    counter: Counter
+    hex: str
+    size: float = Field(default=1.0, gt=0)
+    """H1: in battalions: a battalion or squadron is 1, a company 0.5."""
+    size_name: str | None = None
+    """H1: the size's word as typed when it is not the usual word for that size
+    (``squadron``, ``fist``), so that reports say it back; it changes no rule."""
+    men: int = Field(default=500, ge=1)
+    """H1, H12: head count of a battalion of this unit, only for the report."""
+    casualties: int = Field(default=0, ge=0)
+    destroyed_turn: int | None = None
+    destroyed_by: tuple[str, ...] = ()
+
+    @property
+    def destroyed(self) -> bool:
+        """6.2.1, H9: 100% casualties or more."""
+        return self.casualties >= 100
+
+    @property
+    def at(self) -> Hex:
+        """The unit's hex."""
+        return parse_hex(self.hex)
+
+
+class MoveOrder(Frozen):
+    """H4: a move, typed as a destination or as the path of hexes entered."""
+
+    unit: str
+    to: str | None = None
+    path: tuple[str, ...] | None = None
+
+
+class AttackOrder(Frozen):
+    """H7: one engagement: a defender, the attackers that join, and a typed d100 if any (H8)."""
+
+    defender: str
+    attackers: tuple[str, ...] = Field(min_length=1)
+    roll: int | None = Field(default=None, ge=1, le=100)
+
+
+class TurnOrders(Frozen):
+    """H3: the turn's initiative, moves and attacks as typed."""
+
+    initiative: str | None = None
+    initiative_rolls: dict[str, int] = Field(default_factory=dict)
+    """H3 (``initiative = "contest"``): a typed 3d6 total per side."""
+    moves: tuple[MoveOrder, ...] = ()
+    attacks: tuple[AttackOrder, ...] = ()
+
+
+class UnitBefore(Frozen):
+    """What undoing a turn needs of one unit it changed: its standing before the turn."""
+
+    name: str
+    hex: str
+    casualties: int
+    destroyed_turn: int | None = None
+    destroyed_by: tuple[str, ...] = ()
+
+
+class UndoRecord(Frozen):
+    """What undoing one turn needs, and no more: the turn's orders, the units it changed
+    as they were, and who held initiative before.  Its size does not grow with the number
+    of turns behind it."""
+
+    turn: int
+    orders: TurnOrders
+    units: tuple[UnitBefore, ...] = ()
+    initiative_holder: str | None = None
+
+
+class Battle(Frozen):
+    """The whole truth of a hex battle between two turns."""
+
+    system: Literal["hexwar"] = "hexwar"
+    seed: int | str | None = None
+    house_rules: HouseRules = HouseRules.model_construct()  # == HouseRules(), no validator built at import
+    map: MapSpec
+    units: tuple[Unit, ...]
+    turn: int = Field(default=1, ge=1)
+    orders: TurnOrders = TurnOrders.model_construct()  # == TurnOrders(), ditto (issue 12)
+    generals: dict[str, int] = Field(default_factory=dict)
+    """H3 (``initiative = "contest"``): each side's general's Military Science value."""
+    initiative_holder: str | None = None
+    """H3: who held initiative last turn (a tied contest keeps it)."""
+    history: tuple[UndoRecord, ...] = ()
+
+    @property
+    def sides(self) -> tuple[str, ...]:
+        """The sides, in the order their first unit is listed."""
+        return tuple(dict.fromkeys(u.side for u in self.units))
+
+    def unit(self, name: str) -> Unit:
+        """The unit called ``name``."""
+        for u in self.units:
+            if u.name == name:
+                return u
+        raise KeyError(name)
+
+    def live_sides(self) -> tuple[str, ...]:
+        """H12: the sides that still have a unit that is not destroyed."""
+        return tuple(dict.fromkeys(u.side for u in self.units if not u.destroyed))
