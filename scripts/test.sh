@@ -11,6 +11,7 @@ echo "== mypy (strict on sheetsync/core and the rule systems' engines and files)
 python -m mypy sheetsync/core sheetsync/systems/*/rules sheetsync/systems/*/files sheetsync/systems/*/reference.py \
   sheetsync/systems/*/system.py sheetsync/systems/hexwar/tracker/{layout,formulas,cells}.py \
   sheetsync/systems/exalted/tracker/{layout,formulas,cells}.py
+echo "== import contracts (docs/ARCHITECTURE.md)"; lint-imports --no-cache
 echo "== pytest"
 set +e
 python -m pytest -p no:cacheprovider "$@"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Literal, Protocol
 
-from sheetsync.sheets.backend import col_letter, quote_sheet  # A1 notation, one place for both
+from sheetsync.core.a1 import col_letter, quote_sheet  # A1 notation, one place for both
 
 __all__ = [
     "BOOL", "INT", "NUMBER", "PERCENT", "TEXT",

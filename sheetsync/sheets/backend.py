@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from sheetsync.core.a1 import col_letter, quote_sheet
+
 __all__ = [
     "DryRunBackend",
     "A1Range",
@@ -88,18 +90,6 @@ def col_index(letters: str) -> int:
     return n
 
 
-@functools.lru_cache(maxsize=4096)  # pure, and called for every address a step writes (issue 12)
-def col_letter(index: int) -> str:
-    """1 -> ``"A"``, 27 -> ``"AA"``."""
-    if index < 1:
-        raise ValueError(f"column index {index} < 1")
-    out = ""
-    while index:
-        index, rem = divmod(index - 1, 26)
-        out = chr(65 + rem) + out
-    return out
-
-
 @dataclass(frozen=True)
 class A1Range:
     """A parsed A1 range.  ``row2`` is ``None`` for an open-ended range (``Log!A2:J``)."""
@@ -121,14 +111,6 @@ class A1Range:
     def __str__(self) -> str:
         end = f"{col_letter(self.col2)}{self.row2 if self.row2 is not None else ''}"
         return f"{quote_sheet(self.sheet)}!{col_letter(self.col1)}{self.row1}:{end}"
-
-
-@functools.lru_cache(maxsize=4096)  # pure, and called for every address a step writes (issue 12)
-def quote_sheet(name: str) -> str:
-    """Quote a sheet name for A1 notation when it needs it (``'House Rules'``)."""
-    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-        return name
-    return "'" + name.replace("'", "''") + "'"
 
 
 @functools.lru_cache(maxsize=8192)
