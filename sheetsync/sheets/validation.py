@@ -1,26 +1,32 @@
 """What every rule system's battle-file loader shares: pydantic's validation errors turned
 into problems that name their path in the file (``units[2].counter: 'x' is not text``),
-all of them at once.  Pure: the standard library and pydantic only, and no rule system."""
+all of them at once.  Pure: the standard library and pydantic only, and no rule system.
+
+This is the pydantic edge (issue 24): the rules' models are standard-library dataclasses
+(:mod:`sheetsync.core.model`), validated here through a ``TypeAdapter`` over the same class,
+its constraints carried as ``Annotated`` metadata.  A dataclass's own error types
+(``dataclass_type``, ``unexpected_keyword_argument``) say the same as a ``BaseModel``'s."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from sheetsync.core.errors import Problem
 
 __all__ = ["validate", "validation_problems"]
 
 _WANT = {"string_type": "text", "dict_type": "a mapping", "list_type": "a list", "tuple_type": "a list",
-         "model_type": "a mapping"}
+         "model_type": "a mapping", "dataclass_type": "a mapping", "dataclass_args_type": "a mapping"}
+_NOT_A = tuple(_WANT) + ("float_type", "float_parsing")
 
 
 def _message(e: Any) -> str:
     kind, inp = e["type"], e.get("input")
     if kind == "missing":
         return "is required"
-    if kind == "extra_forbidden":
+    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
         return "is not a key sheetsync knows (check its spelling)"
     if kind.startswith("int_"):
         return f"{inp!r} is not a whole number"
@@ -28,7 +34,7 @@ def _message(e: Any) -> str:
         return f"{inp!r} is not yes or no (true/false)"
     if kind in ("literal_error", "enum"):
         return f"{inp!r} is not one of {e.get('ctx', {}).get('expected', '')}"
-    if kind in ("string_type", "dict_type", "list_type", "tuple_type", "model_type", "float_type", "float_parsing"):
+    if kind in _NOT_A:
         return f"{inp!r} is not {_WANT.get(kind, 'a number')}"
     if kind == "string_too_short":
         return "must not be empty"
@@ -48,10 +54,24 @@ def validation_problems(err: ValidationError, prefix: str) -> list[Problem]:
     return out
 
 
-def validate(model: type[BaseModel], data: Any, where: str, problems: list[Problem]) -> Any:
-    """``model`` made from ``data``, or ``None`` with its problems added to ``problems``."""
+_ADAPTERS: dict[type, TypeAdapter[Any]] = {}
+
+
+def _adapter(model: type) -> TypeAdapter[Any]:
+    """The validator of a dataclass model, built on its first use (issue 12) and kept."""
+    got = _ADAPTERS.get(model)
+    if got is None:
+        got = _ADAPTERS[model] = TypeAdapter(model)
+    return got
+
+
+def validate(model: type, data: Any, where: str, problems: list[Problem]) -> Any:
+    """``model`` (a pydantic model, or a :mod:`sheetsync.core.model` dataclass) made from
+    ``data``, or ``None`` with its problems added to ``problems``."""
     try:
-        return model.model_validate(data)
+        if issubclass(model, BaseModel):
+            return model.model_validate(data)
+        return _adapter(model).validate_python(data)
     except ValidationError as err:
         problems.extend(validation_problems(err, where))
         return None

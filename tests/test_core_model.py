@@ -1,0 +1,213 @@
+"""Issue 24: the standard-library models (:mod:`sheetsync.core.model`) dump as pydantic did,
+round-trip through ``model_validate``, refuse bad data with its path, and carry their
+constraints and descriptions to pydantic at the edge (``TypeAdapter``) and to the JSON
+Schema."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+from dataclasses import field
+from typing import Annotated, Any, Literal
+
+import pytest
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from sheetsync.core.model import Alias, Doc, MinLen, Model, ModelError, Pattern, Range, model
+from sheetsync.errors import Problem
+from sheetsync.rules.loading import validate
+
+
+class Colour(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+@model
+class Leaf(Model):
+    """A leaf."""
+
+    name: Annotated[str, MinLen(1), Doc("The leaf's name")]
+    weight: Annotated[float, Range(gt=0)] = 2
+    colour: Colour = Colour.RED
+
+
+@model
+class Tree(Model):
+    __pydantic_config__ = {"title": "A tree"}
+
+    kind: Literal["oak", "ash"] = "oak"
+    height: Annotated[int, Range(ge=1, le=99)]
+    leaves: tuple[Leaf, ...] = ()
+    pair: tuple[int, str] = (1, "a")
+    tags: dict[str, int] = field(default_factory=dict)
+    label: Annotated[str, Pattern(r"^\d{4}$")] = "0101"
+    seed: int | str | None = None
+    from_: Annotated[str, Alias("from")] = "root"
+    extra: Any = None
+    first: Leaf = Leaf(name="first")
+
+
+class PLeaf(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1)
+    weight: float = Field(default=2, gt=0)
+    colour: Colour = Colour.RED
+
+
+class PTree(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["oak", "ash"] = "oak"
+    height: int = Field(ge=1, le=99)
+    leaves: tuple[PLeaf, ...] = ()
+    pair: tuple[int, str] = (1, "a")
+    tags: dict[str, int] = Field(default_factory=dict)
+    label: str = Field(default="0101", pattern=r"^\d{4}$")
+    seed: int | str | None = None
+    from_: str = Field(default="root", serialization_alias="from")
+    extra: Any = None
+    first: PLeaf = PLeaf(name="first")
+
+
+def _tree() -> Tree:
+    return Tree(height=3, leaves=(Leaf(name="a", weight=1), Leaf(name="b", colour=Colour.BLUE)),
+                tags={"x": 1}, seed="s", extra={"k": [1, 2]})
+
+
+def _ptree() -> PTree:
+    return PTree(height=3, leaves=(PLeaf(name="a", weight=1), PLeaf(name="b", colour=Colour.BLUE)),
+                 tags={"x": 1}, seed="s", extra={"k": [1, 2]})
+
+
+def test_issue24_json_dump_is_pydantics() -> None:
+    want = {"kind": "oak", "height": 3,
+            "leaves": [{"name": "a", "weight": 1.0, "colour": "red"}, {"name": "b", "weight": 2.0, "colour": "blue"}],
+            "pair": [1, "a"], "tags": {"x": 1}, "label": "0101", "seed": "s", "from_": "root",
+            "extra": {"k": [1, 2]}, "first": {"name": "first", "weight": 2.0, "colour": "red"}}
+    got = _tree().model_dump(mode="json")
+    assert got == want == _ptree().model_dump(mode="json")
+    assert type(got["leaves"][0]["weight"]) is float  # a float field's whole number is written as a float
+    assert _tree().model_dump_json() == _ptree().model_dump_json()
+
+
+def test_issue24_python_dump_keeps_enums_and_tuples_as_pydantic_does() -> None:
+    got = _tree().model_dump()
+    assert got == _ptree().model_dump()
+    assert got["leaves"] == ({"name": "a", "weight": 1, "colour": Colour.RED},
+                             {"name": "b", "weight": 2, "colour": Colour.BLUE})
+    assert got["pair"] == (1, "a") and type(got["leaves"][1]["weight"]) is int
+
+
+@pytest.mark.parametrize("options", [
+    {"exclude_defaults": True}, {"exclude_none": True}, {"by_alias": True}, {"include": {"height", "tags"}},
+    {"exclude": {"leaves", "first"}}, {"exclude_defaults": True, "by_alias": True},
+])
+def test_issue24_dump_options_match_pydantic(options: dict[str, Any]) -> None:
+    assert _tree().model_dump(mode="json", **options) == _ptree().model_dump(mode="json", **options)
+
+
+def test_issue24_exclude_defaults_pinned() -> None:
+    assert Tree(height=5, from_="x").model_dump(mode="json", exclude_defaults=True, by_alias=True) == {
+        "height": 5, "from": "x"}
+
+
+def test_issue24_round_trip_both_modes() -> None:
+    tree = _tree()
+    assert Tree.model_validate(tree.model_dump(mode="json")) == tree
+    assert Tree.model_validate(tree.model_dump()) == tree
+    assert Tree.model_validate(tree.model_dump(mode="json", by_alias=True)) == tree
+    assert Tree.model_validate(json.loads(tree.model_dump_json())) == tree
+
+
+def test_issue24_model_copy_and_construct_and_frozen() -> None:
+    tree = _tree()
+    other = tree.model_copy(update={"height": 4})
+    assert other.height == 4 and tree.height == 3 and other.leaves is tree.leaves
+    assert Tree.model_construct(height=3) == Tree(height=3)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        tree.height = 5  # type: ignore[misc]
+    assert not hasattr(tree, "__dict__")
+    assert hash(Leaf(name="a")) == hash(Leaf(name="a"))
+
+
+def test_issue24_model_fields_say_what_pydantic_said() -> None:
+    fields = Tree.model_fields
+    assert list(fields) == list(PTree.model_fields)
+    assert fields["height"].annotation is int and fields["height"].is_required()
+    assert fields["kind"].annotation == Literal["oak", "ash"] and fields["kind"].default == "oak"
+    assert fields["tags"].get_default(call_default_factory=True) == {} and not fields["tags"].is_required()
+    assert Leaf.model_fields["name"].description == "The leaf's name"
+    assert fields["from_"].alias == "from"
+
+
+@pytest.mark.parametrize(("data", "errors"), [
+    ({}, [("height", "is required")]),
+    ({"height": 0}, [("height", "0 is out of range (input should be greater than or equal to 1)")]),
+    ({"height": "3"}, [("height", "'3' is not a whole number")]),
+    ({"height": 3, "leaves": [{"name": ""}]}, [("leaves[0].name", "must not be empty")]),
+    ({"height": 3, "leaves": [{"name": "a", "weight": 0}]},
+     [("leaves[0].weight", "0 is out of range (input should be greater than 0)")]),
+    ({"height": 3, "leaves": [{"name": "a", "colour": "green"}]}, [("leaves[0].colour", "'green' is not one of 'red', 'blue'")]),
+    ({"height": 3, "leaves": [5]}, [("leaves[0]", "5 is not a mapping")]),
+    ({"height": 3, "leaves": "ab"}, [("leaves", "'ab' is not a list")]),
+    ({"height": 3, "kind": "elm"}, [("kind", "'elm' is not one of 'oak', 'ash'")]),
+    ({"height": 3, "tags": {"a": "b"}}, [("tags.a", "'b' is not a whole number")]),
+    ({"height": 3, "label": "12"}, [("label", "'12' does not match '^\\\\d{4}$'")]),
+    ({"height": 3, "pair": [1]}, [("pair", "[1] is not a list of 2")]),
+    ({"height": 3, "seed": 1.5}, [("seed", "1.5 is not a whole number")]),
+    ({"height": 3, "colour": "red"}, [("colour", "is not a key sheetsync knows (check its spelling)")]),
+    ({"height": True, "first": None}, [("height", "True is not a whole number"), ("first", "None is not a mapping")]),
+    ([1], [("", "[1] is not a mapping")]),
+])
+def test_issue24_model_validate_refuses_bad_data_with_its_path(data: Any, errors: list[tuple[str, str]]) -> None:
+    with pytest.raises(ModelError) as exc:
+        Tree.model_validate(data)
+    assert exc.value.errors == errors
+    assert isinstance(exc.value, ValueError)
+    assert str(exc.value).startswith(f"{errors[0][0]}: " if errors[0][0] else errors[0][1])
+
+
+def test_issue24_model_validate_converts_as_pydantic_lax_mode_does() -> None:
+    got = Tree.model_validate({"height": 2.0, "from": "x", "seed": 7, "leaves": [{"name": "a", "weight": 3}],
+                               "pair": (2, "b")})
+    assert got == Tree(height=2, from_="x", seed=7, leaves=(Leaf(name="a", weight=3.0),), pair=(2, "b"))
+    assert type(got.leaves[0].weight) is float and type(got.height) is int
+    assert Tree.model_validate({"height": 2, "from_": "y"}).from_ == "y"
+
+
+def test_issue24_pydantic_enforces_the_metadata_through_a_type_adapter() -> None:
+    adapter = TypeAdapter(Tree)
+    assert adapter.validate_python(_tree().model_dump(mode="json")) == _tree()
+    with pytest.raises(ValidationError) as exc:
+        adapter.validate_python({"height": 100, "leaves": [{"name": "", "weight": 0}], "label": "x", "zz": 1})
+    got = {(e["type"], e["loc"]) for e in exc.value.errors()}
+    assert got == {("less_than_equal", ("height",)), ("string_too_short", ("leaves", 0, "name")),
+                   ("greater_than", ("leaves", 0, "weight")), ("string_pattern_mismatch", ("label",)),
+                   ("unexpected_keyword_argument", ("zz",))}
+
+
+def test_issue24_the_edge_says_what_it_said_of_pydantic_models() -> None:
+    bad = {"height": 0, "leaves": [{"name": "", "weight": "x"}, 3], "zz": 1, "tags": []}
+    ours: list[Problem] = []
+    theirs: list[Problem] = []
+    assert validate(Tree, bad, "tree", ours) is None
+    assert validate(PTree, bad, "tree", theirs) is None
+    assert ours == theirs
+    assert Problem("tree.leaves[1]", "3 is not a mapping") in ours
+    assert Problem("tree.zz", "is not a key sheetsync knows (check its spelling)") in ours
+    assert validate(Tree, "x", "tree", ours) is None and ours[-1] == Problem("tree", "'x' is not a mapping")
+
+
+def test_issue24_json_schema_keeps_constraints_descriptions_and_title() -> None:
+    schema = TypeAdapter(Tree).json_schema()
+    assert schema["title"] == "A tree" and schema["additionalProperties"] is False
+    assert schema["properties"]["height"] == {"maximum": 99, "minimum": 1, "title": "Height", "type": "integer"}
+    leaf = schema["$defs"]["Leaf"]
+    assert leaf["description"] == "A leaf."
+    assert leaf["properties"]["name"] == {"description": "The leaf's name", "minLength": 1, "title": "Name",
+                                          "type": "string"}
+    assert leaf["properties"]["weight"]["exclusiveMinimum"] == 0
+    assert schema["properties"]["label"]["pattern"] == r"^\d{4}$"
