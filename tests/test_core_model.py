@@ -14,9 +14,9 @@ from typing import Annotated, Any, Literal
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from sheetsync.core.errors import Problem
 from sheetsync.core.model import Alias, Doc, MinLen, Model, ModelError, Pattern, Range, model
-from sheetsync.errors import Problem
-from sheetsync.rules.loading import validate
+from sheetsync.sheets.validation import validate
 
 
 class Colour(enum.Enum):

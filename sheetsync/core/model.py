@@ -3,7 +3,7 @@ the project calls (``model_copy``, ``model_dump``, ``model_dump_json``, ``model_
 ``model_fields``), on the standard library alone (issue 24), so the rules core imports
 under Pyodide with nothing installed.
 
-Battle files are still judged by pydantic at the edge (:mod:`sheetsync.rules.loading`),
+Battle files are still judged by pydantic at the edge (:mod:`sheetsync.sheets.validation`),
 through ``pydantic.TypeAdapter`` over these same classes: the constraints below are plain
 ``Annotated`` metadata that also speak pydantic's duck-typed hooks, and a class's pydantic
 config is the plain dict ``__pydantic_config__`` (``extra="forbid"`` unless it says
@@ -34,7 +34,7 @@ Converting a pydantic model (the recipe)::
    a plain property, over an ``lru_cache`` function of the fields if it is costly.
 5. Validators (``field_validator``, ``model_validator``) have no place here: the loader (the
    edge) checks what the types can't, before it builds the model.
-6. The edge validates with ``sheetsync.rules.loading.validate(Model, data, where, problems)``
+6. The edge validates with ``sheetsync.sheets.validation.validate(Model, data, where, problems)``
    (a cached ``TypeAdapter``); ``Model.model_validate`` is the standard-library converter for
    data sheetsync wrote itself (undo records, the State), raising :class:`ModelError`.
 """
