@@ -1,9 +1,12 @@
 """The hex wargame (``dark-mysteries-hex-wargame.txt`` read through RULINGS-hexwar.md
 H1-H12): counters, the odd-q map, moves, charge, ranges, engagements, simultaneous d100
-casualties, proportional reduction, undo and the report.  Pure: the standard library and
-pydantic only."""
+casualties, proportional reduction, undo and the report.  Pure: the engine imports the
+standard library alone (issue 24); the battle-file loader (``load_battle``,
+``battle_to_file``), which judges files with pydantic, is imported on first use."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from sheetsync.rules.hexwar.counter import (
     Charge,
@@ -22,7 +25,6 @@ from sheetsync.rules.hexwar.grid import (
     neighbours,
     parse_hex,
 )
-from sheetsync.rules.hexwar.loader import battle_to_file, load_battle
 from sheetsync.rules.hexwar.models import (
     AttackOrder,
     Battle,
@@ -116,3 +118,13 @@ def example_battle_data() -> str:
     from importlib.resources import files
 
     return files("sheetsync.rules.hexwar").joinpath("example.yaml").read_text(encoding="utf-8")
+
+
+def __getattr__(name: str) -> Any:
+    """``load_battle`` and ``battle_to_file`` from :mod:`~sheetsync.rules.hexwar.loader`,
+    imported when first asked for, so the engine imports without pydantic (issue 24)."""
+    if name in ("load_battle", "battle_to_file"):
+        from sheetsync.rules.hexwar import loader
+
+        return getattr(loader, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
