@@ -15,8 +15,9 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this tree's sheetsync, whichever one is installed
 
+from sheetsync.systems.hexwar.files.loader import load_battle  # noqa: E402
 from sheetsync.systems.hexwar.picture import font_note, save_map_png  # noqa: E402
-from sheetsync.systems.hexwar.rules import example_battle_data, load_battle, resolve_turn  # noqa: E402
+from sheetsync.systems.hexwar.rules import example_battle_data, resolve_turn  # noqa: E402
 
 
 def main() -> None:

@@ -361,7 +361,8 @@ def hex_tracker(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import yaml
 
     from sheetsync.backends.excel import ExcelBackend
-    from sheetsync.systems.hexwar.rules import example_battle_data, load_battle
+    from sheetsync.systems.hexwar.files.loader import load_battle
+    from sheetsync.systems.hexwar.rules import example_battle_data
 
     hexwar = find_system("hexwar")
     lay = hexwar.layout(None)

@@ -211,3 +211,23 @@ def test_issue24_json_schema_keeps_constraints_descriptions_and_title() -> None:
                                           "type": "string"}
     assert leaf["properties"]["weight"]["exclusiveMinimum"] == 0
     assert schema["properties"]["label"]["pattern"] == r"^\d{4}$"
+
+
+def test_issue24_a_hex_battle_with_history_round_trips() -> None:
+    """A whole battle after two turns (its undo records too) and a turn's result, events
+    with their ``from`` key included, rebuild from their dumps."""
+    import yaml
+
+    from sheetsync.core.dice import RandomRoller
+    from sheetsync.systems.hexwar.files.loader import load_battle
+    from sheetsync.systems.hexwar.rules import Battle, TurnResult, example_battle_data, resolve_turn
+
+    battle = load_battle(yaml.safe_load(example_battle_data()))
+    first = resolve_turn(battle, RandomRoller(7))
+    after = resolve_turn(first.battle.model_copy(update={"orders": battle.orders}), RandomRoller(3)).battle
+    assert len(after.history) == 2
+    assert Battle.model_validate(after.model_dump(mode="json")) == after
+    assert Battle.model_validate(after.model_dump()) == after
+    assert TurnResult.model_validate(first.model_dump(mode="json", by_alias=True)) == first
+    move = first.events[0].model_dump(mode="json", by_alias=True)
+    assert move["kind"] == "move" and "from" in move and "from_" not in move

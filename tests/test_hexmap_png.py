@@ -21,6 +21,7 @@ from PIL import Image
 from sheetsync.app.cli import main
 from sheetsync.core.errors import InputError
 from sheetsync.systems.hexwar import picture as hexmap_png
+from sheetsync.systems.hexwar.files.loader import load_battle
 from sheetsync.systems.hexwar.picture import (
     BAR_FILL,
     IMPASSABLE_FILL,
@@ -32,12 +33,7 @@ from sheetsync.systems.hexwar.picture import (
     save_map_png,
     side_colours,
 )
-from sheetsync.systems.hexwar.rules import (
-    Battle,
-    example_battle_data,
-    load_battle,
-    resolve_turn,
-)
+from sheetsync.systems.hexwar.rules import Battle, example_battle_data, resolve_turn
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZE = 60
@@ -329,7 +325,8 @@ def test_cli_map_bad_input_names_the_problem_and_writes_nothing(tmp_path: Path, 
 
 def test_pillow_is_imported_only_when_a_map_is_drawn() -> None:
     code = ("import sys, json; import sheetsync.app.cli, sheetsync.systems.hexwar.picture as m; before = 'PIL' in sys.modules; "
-            "import yaml; from sheetsync.systems.hexwar.rules import example_battle_data, load_battle; "
+            "import yaml; from sheetsync.systems.hexwar.rules import example_battle_data; "
+            "from sheetsync.systems.hexwar.files.loader import load_battle; "
             "m.render_map(load_battle(yaml.safe_load(example_battle_data())), hex_size=20); "
             "print(json.dumps([before, 'PIL' in sys.modules]))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)

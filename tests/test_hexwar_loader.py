@@ -11,12 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sheetsync.core.errors import BattleStateError, InputError
-from sheetsync.systems.hexwar.rules import (
-    battle_to_file,
-    example_battle_data,
-    load_battle,
-    resolve_turn,
-)
+from sheetsync.systems.hexwar.files.loader import battle_to_file, load_battle
+from sheetsync.systems.hexwar.rules import example_battle_data, resolve_turn
 from sheetsync.systems.hexwar.rules.models import HouseRules
 
 

@@ -9,11 +9,11 @@ import sys
 import yaml
 
 import sheetsync.systems.hexwar.rules as hexwar
+from sheetsync.systems.hexwar.files.loader import load_battle
 from sheetsync.systems.hexwar.rules import (
     AttackEvent,
     MoveEvent,
     example_battle_data,
-    load_battle,
     resolve_turn,
     undo,
 )

@@ -9,12 +9,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sheetsync.systems.hexwar.files.loader import battle_to_file, load_battle
 from sheetsync.systems.hexwar.rules import (
     AttackEvent,
     Battle,
     MoveEvent,
-    battle_to_file,
-    load_battle,
     parse_hex,
     resolve_turn,
     undo,

@@ -29,15 +29,14 @@ import yaml
 
 from sheetsync.core.dice import ScriptedRoller
 from sheetsync.core.errors import BattleStateError, InputError
+from sheetsync.systems.hexwar.files.loader import battle_to_file, load_battle
 from sheetsync.systems.hexwar.rules import (
     AttackEvent,
     Battle,
     MoveEvent,
     aftermath,
-    battle_to_file,
     effective_values,
     hex_distance,
-    load_battle,
     neighbours,
     parse_hex,
     preview_attacks,

@@ -15,13 +15,8 @@ from openpyxl.workbook.workbook import Workbook
 
 from sheetsync.core.layout import Layout
 from sheetsync.sheets.draw import draw_workbook
-from sheetsync.systems.hexwar.rules import (
-    Battle,
-    HouseRules,
-    example_battle_data,
-    load_battle,
-    preview_attacks,
-)
+from sheetsync.systems.hexwar.files.loader import load_battle
+from sheetsync.systems.hexwar.rules import Battle, HouseRules, example_battle_data, preview_attacks
 from sheetsync.systems.hexwar.rules.grid import parse_hex
 from sheetsync.systems.hexwar.system import SYSTEM
 from sheetsync.systems.hexwar.tracker.formulas import HELPER_COLUMNS, helper_values, house_rule_rows

@@ -19,7 +19,8 @@ from sheetsync.core.registry import find_system
 from sheetsync.sheets import marks as steps
 from sheetsync.sheets import session as ss
 from sheetsync.sheets.backend import Formula, MemoryBackend, RangeUpdate
-from sheetsync.systems.hexwar.rules import aftermath, example_battle_data, load_battle, resolve_turn
+from sheetsync.systems.hexwar.files.loader import load_battle
+from sheetsync.systems.hexwar.rules import aftermath, example_battle_data, resolve_turn
 from sheetsync.systems.hexwar.tracker import steps as ht
 from sheetsync.systems.hexwar.tracker.layout import layout
 

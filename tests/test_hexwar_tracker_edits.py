@@ -7,7 +7,8 @@ from __future__ import annotations
 from test_hexwar_tracker import LAY, cell, example_data, loaded, put
 
 from sheetsync.sheets import marks as steps
-from sheetsync.systems.hexwar.rules import load_battle, resolve_turn
+from sheetsync.systems.hexwar.files.loader import load_battle
+from sheetsync.systems.hexwar.rules import resolve_turn
 
 
 def _house_row(key: str) -> int:

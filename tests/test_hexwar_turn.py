@@ -11,6 +11,7 @@ import yaml
 
 from sheetsync.core.dice import RandomRoller, ScriptedRoller
 from sheetsync.core.errors import BattleStateError
+from sheetsync.systems.hexwar.files.loader import load_battle
 from sheetsync.systems.hexwar.rules import (
     AttackEvent,
     Battle,
@@ -18,7 +19,6 @@ from sheetsync.systems.hexwar.rules import (
     chance,
     example_battle_data,
     expected_casualties,
-    load_battle,
     resolve_turn,
     turn_roller,
     undo,

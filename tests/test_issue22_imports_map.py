@@ -363,9 +363,9 @@ def test_issue22_map_png_takes_a_hex_tracker_workbook(
     import yaml
     from PIL import Image
 
+    from sheetsync.systems.hexwar.files.loader import load_battle as load_hex
     from sheetsync.systems.hexwar.picture import render_map
     from sheetsync.systems.hexwar.rules import example_battle_data
-    from sheetsync.systems.hexwar.rules import load_battle as load_hex
 
     held = hex_tracker.read_bytes()
     png = tmp_path / "map.png"
@@ -489,7 +489,7 @@ def test_issue22_h1_a_typed_squadron_survives_resolve_out_and_reads_back_as_size
     import yaml
 
     from sheetsync.systems.hexwar.files.loader import battle_to_file
-    from sheetsync.systems.hexwar.rules import load_battle as load_hex
+    from sheetsync.systems.hexwar.files.loader import load_battle as load_hex
 
     first = _hex_sized(tmp_path)
     after = tmp_path / "after.yaml"

@@ -48,8 +48,8 @@ from sheetsync.systems.bbn.files.loader import load_battle as load_bbn_battle
 from sheetsync.systems.exalted.files.loader import load_battle
 from sheetsync.systems.exalted.rules.traits import CHARACTER_RANGES, UNIT_RANGES
 from sheetsync.systems.exalted.tracker.layout import house_rule_rows
+from sheetsync.systems.hexwar.files.loader import load_battle as load_hex_battle
 from sheetsync.systems.hexwar.rules import example_battle_data
-from sheetsync.systems.hexwar.rules import load_battle as load_hex_battle
 
 CPU_BUDGET = 1.0
 """Seconds of CPU a refusal may take (issue 26 asks for under a second; it takes a few ms)."""

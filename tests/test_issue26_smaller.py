@@ -36,7 +36,7 @@ def _example(system: str) -> str:
     if system == "bbn":
         return example_path().read_text(encoding="utf-8")
     if system == "hexwar":
-        return (ROOT / "sheetsync" / "rules" / "hexwar" / "example.yaml").read_text(encoding="utf-8")
+        return (ROOT / "sheetsync" / "systems" / "hexwar" / "example.yaml").read_text(encoding="utf-8")
     from sheetsync.systems.exalted.system import SYSTEM
 
     return SYSTEM.example_data()

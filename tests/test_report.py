@@ -36,7 +36,7 @@ from sheetsync.sheets.disk import example_path
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent
-HEX_EXAMPLE = ROOT / "sheetsync" / "rules" / "hexwar" / "example.yaml"
+HEX_EXAMPLE = ROOT / "sheetsync" / "systems" / "hexwar" / "example.yaml"
 
 # orders typed for the battalion example's phases 2 and 3, after its declared phase 1
 BBN_MORE_ORDERS = [

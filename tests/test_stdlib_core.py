@@ -1,60 +1,83 @@
-"""Issue 24: each rule system's engine runs on the standard library alone.  In a fresh
-interpreter where pydantic, PyYAML, orjson, openpyxl, rich and typer cannot be imported,
-the embedded example battle of each system is rebuilt from its JSON dump and one step of it
-is resolved; the step must equal what the full install computes for the same battle."""
+"""Issue 24: each system's rules run on the standard library alone.  In a fresh interpreter
+where pydantic, PyYAML, orjson, openpyxl, rich and typer can't be imported, the engine
+rebuilds the embedded example battle from its JSON dump (``Battle.model_validate``),
+resolves one step with the battle's seeded dice, and gives what the ordinary process
+gives for the same step."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from sheetsync.core.registry import find_system
 
-BLOCKED = ("pydantic", "pydantic_core", "yaml", "orjson", "openpyxl", "rich", "typer")
+ROOT = Path(__file__).resolve().parents[1]
+REFUSED = ("pydantic", "pydantic_core", "yaml", "orjson", "openpyxl", "rich", "typer")
+BATTLE = {"hexwar": "sheetsync.systems.hexwar.rules.models", "bbn": "sheetsync.systems.bbn.rules.battle",
+          "exalted": "sheetsync.systems.exalted.rules.state"}
+SEED = 11
 
-CHILD = r"""
-import json, sys
-BLOCKED = set(sys.argv[1].split(","))
+CHILD = """
+import importlib, json, sys
+REFUSED = set(sys.argv[1].split(","))
 
-
-class Blocked:
+class Refuse:
     def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in BLOCKED:
-            raise ImportError(f"{name} cannot be imported here")
+        if name.split(".")[0] in REFUSED:
+            raise ImportError(f"{name} is refused: the rules core runs on the standard library alone")
         return None
 
-
-sys.meta_path.insert(0, Blocked())
-from importlib import import_module
-
+sys.meta_path.insert(0, Refuse())
+system_id, module = sys.argv[2], sys.argv[3]
+Battle = importlib.import_module(module).Battle
 from sheetsync.core.registry import find_system
 
-data = json.loads(sys.stdin.read())
-cls = getattr(import_module(data["module"]), data["cls"])
-battle = cls.model_validate(data["battle"])
-step = find_system(data["system"]).resolve_file(battle)
-loaded = sorted(m for m in sys.modules if m.partition(".")[0] in BLOCKED)
-print(json.dumps({"step": step.json, "loaded": loaded}, sort_keys=True))
+battle = Battle.model_validate(json.loads(sys.stdin.read()))
+step = find_system(system_id).resolve_file(battle)
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in REFUSED)
+print(json.dumps({"json": step.json, "battle": step.battle.model_dump(mode="json"), "loaded": loaded},
+                 sort_keys=True))
 """
 
-NOT_YET = pytest.mark.xfail(strict=True, reason="this system's models are not on the standard library yet")
+NOT_YET = pytest.mark.xfail(strict=True, reason="models not converted yet")
 
 
-@pytest.mark.parametrize("system_id", [pytest.param("bbn", marks=NOT_YET), pytest.param("hexwar", marks=NOT_YET),
-                                       pytest.param("exalted", marks=NOT_YET)])
-def test_issue24_the_engine_resolves_the_example_on_the_standard_library_alone(system_id: str) -> None:
+def _example(system_id: str) -> Any:
     system = find_system(system_id)
-    battle = system.load(yaml.safe_load(system.example_data()), "the embedded example")
-    expected = json.loads(json.dumps(system.resolve_file(battle).json, sort_keys=True))
-    payload = {"system": system_id, "module": type(battle).__module__, "cls": type(battle).__qualname__,
-               "battle": battle.model_dump(mode="json")}
-    proc = subprocess.run([sys.executable, "-c", CHILD, ",".join(BLOCKED)], input=json.dumps(payload),
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout)
-    assert out["loaded"] == []
-    assert out["step"] == expected
+    battle = system.load(yaml.safe_load(system.example_data()), f"the embedded {system_id} example")
+    return battle.model_copy(update={"seed": SEED})
+
+
+@pytest.mark.parametrize("system_id", ["hexwar", pytest.param("bbn", marks=NOT_YET),
+                                       pytest.param("exalted", marks=NOT_YET)])
+def test_issue24_rules_resolve_the_example_with_the_standard_library_alone(system_id: str) -> None:
+    battle = _example(system_id)
+    data = battle.model_dump(mode="json")
+    assert type(battle).model_validate(data) == battle, "the dump rebuilds the same battle"
+    step = find_system(system_id).resolve_file(battle)
+    want = json.loads(json.dumps({"json": step.json, "battle": step.battle.model_dump(mode="json"), "loaded": []},
+                                 sort_keys=True))
+    run = subprocess.run([sys.executable, "-c", CHILD, ",".join(REFUSED), system_id, BATTLE[system_id]],
+                         input=json.dumps(data), capture_output=True, text=True, cwd=ROOT, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    assert got["loaded"] == [], "no refused module was imported"
+    assert got == want
+    assert got["battle"] != data, "the step resolved something"
+
+
+def test_issue24_the_child_refuses_what_it_should() -> None:
+    """The refusal is real: the same child can't import the loader, which needs pydantic."""
+    run = subprocess.run([sys.executable, "-c", CHILD, ",".join(REFUSED), "hexwar", "sheetsync.systems.hexwar.files.loader"],
+                         input="{}", capture_output=True, text=True, cwd=ROOT, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode != 0
+    assert "pydantic is refused" in run.stderr

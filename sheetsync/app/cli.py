@@ -1166,7 +1166,7 @@ def map_picture(
                     else "a battalion battle file (it has no 'system' key: the Baltimore by Night rules)")
             raise InputError([Problem(str(file), f"this is {kind}, and sheetsync map draws hex wargame battles only "
                                                  "(system: hexwar); nothing was written")])
-        from sheetsync.systems.hexwar.rules import load_battle
+        from sheetsync.systems.hexwar.files.loader import load_battle
 
         battle = load_battle(data, str(file))
     note = font_note()

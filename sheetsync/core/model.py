@@ -109,7 +109,7 @@ class Range:
         schema = handler(source)
         for key in self.__slots__:
             if getattr(self, key) is not None:
-                schema[key] = getattr(self, key)
+                _inner(schema)[key] = getattr(self, key)
         return schema
 
 
@@ -131,7 +131,7 @@ class MinLen:
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Callable[[Any], Any]) -> Any:
         schema = handler(source)
-        schema["min_length"] = self.n
+        _inner(schema)["min_length"] = self.n
         return schema
 
 
@@ -154,7 +154,7 @@ class Pattern:
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Callable[[Any], Any]) -> Any:
         schema = handler(source)
-        schema["pattern"] = self.regex
+        _inner(schema)["pattern"] = self.regex
         return schema
 
 
@@ -193,6 +193,14 @@ class Alias:
 
 
 _CONSTRAINTS = (Range, MinLen, Pattern)
+
+
+def _inner(schema: Any) -> Any:
+    """The schema a constraint applies to: an optional value's own (``int | None``), as
+    pydantic's ``Field(ge=...)`` puts it."""
+    while isinstance(schema, dict) and schema.get("type") == "nullable":
+        schema = schema["schema"]
+    return schema
 
 
 # -- fields -----------------------------------------------------------------------------------

@@ -117,17 +117,17 @@ def _roll(value: Any, where: str, problems: list[Problem]) -> int | None:
     return value or 100
 
 
-def load_battle(data: Any, source: str = "") -> Battle:
-    """Check a hex battle file's dict and build the :class:`Battle`; raise
-    :class:`InputError` listing every problem with its path.  Breaking a rule (a move too
-    far, an attacker out of range) is not a shape problem: that order is refused when the
-    turn is resolved."""
-    problems: list[Problem] = []
-    if not isinstance(data, dict):
-        raise InputError([Problem("", "the file must hold a mapping with 'map' and 'units'")], source)
-    for key in data:
-        if key not in TOP_KEYS:
-            problems.append(Problem(str(key), "is not a key sheetsync knows (check its spelling)"))
+def _unknown_keys(raw: dict[str, Any], known: Any, where: str, problems: list[Problem]) -> None:
+    """Each key of ``raw`` sheetsync does not read, at its path."""
+    for key in raw:
+        if key not in known:
+            problems.append(Problem(f"{where}.{key}" if where else str(key),
+                                    "is not a key sheetsync knows (check its spelling)"))
+
+
+def _header(data: dict[str, Any], problems: list[Problem]) -> tuple[Any, HouseRules]:
+    """The file's keys, ``system``, ``seed`` and the house rules (H1-H12's readings)."""
+    _unknown_keys(data, TOP_KEYS, "", problems)
     system = data.get("system", "hexwar")
     if system != "hexwar":
         problems.append(Problem("system", f"{system!r} is not the hex wargame (system: hexwar)"))
@@ -135,74 +135,94 @@ def load_battle(data: Any, source: str = "") -> Battle:
     if isinstance(seed, bool) or (seed is not None and not isinstance(seed, (int, str))):
         problems.append(Problem("seed", f"{seed!r} is not a whole number or text"))
     rules = validate(HouseRules, data.get("house_rules") or {}, "house_rules", problems) or HouseRules()
+    return seed, rules
 
-    map_spec: MapSpec | None = None
+
+def _map(data: dict[str, Any], problems: list[Problem]) -> MapSpec | None:
+    """H2, 5.1: the map's size, and its impassable hexes read against that size."""
     raw_map = data.get("map")
     if not isinstance(raw_map, dict):
         problems.append(Problem("map", "is required: {columns, rows, impassable} (H2)"))
-    else:
-        shape = validate(MapSpec, {k: v for k, v in raw_map.items() if k != "impassable"}, "map", problems)
-        hexes = _Hexes(shape, problems)
-        blocked: list[str] = []
-        raw_imp = raw_map.get("impassable") or []
-        if not isinstance(raw_imp, list):
-            problems.append(Problem("map.impassable", "must be a list of hex ids"))
-            raw_imp = []
-        for i, h in enumerate(raw_imp):
-            got = hexes.read(h, f"map.impassable[{i}]")
-            if got is not None:
-                blocked.append(got.id)
-        if shape is not None:
-            map_spec = MapSpec(columns=shape.columns, rows=shape.rows, impassable=tuple(dict.fromkeys(blocked)))
-    hexes = _Hexes(map_spec, problems)
+        return None
+    shape = validate(MapSpec, {k: v for k, v in raw_map.items() if k != "impassable"}, "map", problems)
+    hexes = _Hexes(shape, problems)
+    blocked: list[str] = []
+    raw_imp = raw_map.get("impassable") or []
+    if not isinstance(raw_imp, list):
+        problems.append(Problem("map.impassable", "must be a list of hex ids"))
+        raw_imp = []
+    for i, h in enumerate(raw_imp):
+        got = hexes.read(h, f"map.impassable[{i}]")
+        if got is not None:
+            blocked.append(got.id)
+    if shape is None:
+        return None
+    return MapSpec(columns=shape.columns, rows=shape.rows, impassable=tuple(dict.fromkeys(blocked)))
 
-    units: list[Unit] = []
+
+def _size(fields: dict[str, Any], where: str, problems: list[Problem]) -> bool:
+    """H1: a size typed as a word becomes its number of battalions (an unusual word is
+    kept as ``size_name``); False when the word is not a size."""
+    if not isinstance(fields.get("size"), str):
+        return True
+    word = fields["size"].strip().lower()
+    if word not in SIZES:
+        problems.append(Problem(f"{where}.size", f"{fields['size']!r} is not a size (a number of "
+                                "battalions, or battalion, squadron, company) (H1)"))
+        return False
+    fields["size"] = SIZES[word]
+    if word not in USUAL_SIZE_WORDS:
+        fields["size_name"] = word
+    return True
+
+
+def _unit(raw: Any, where: str, hexes: _Hexes, problems: list[Problem]) -> Unit | None:
+    """H1, H2: one unit: its counter, its hex on the map, its size and standing."""
+    if not isinstance(raw, dict):
+        problems.append(Problem(where, "must be a mapping"))
+        return None
+    _unknown_keys(raw, UNIT_KEYS, where, problems)
+    counter = _counter(raw, where, problems)
+    at = hexes.read(raw.get("hex"), f"{where}.hex") if "hex" in raw else None
+    if "hex" not in raw:
+        problems.append(Problem(f"{where}.hex", "is required (the unit's hex, such as \"0405\")"))
+    spec = hexes.spec
+    if at is not None and spec is not None and at in spec.grid.impassable:
+        problems.append(Problem(f"{where}.hex", f"{at.id} is impassable (5.1, H2)"))
+    fields = {k: v for k, v in raw.items() if k in ("name", "side", "size", "men", "casualties",
+                                                     "destroyed_turn", "destroyed_by")}
+    if not _size(fields, where, problems):
+        return None
+    if counter is None or at is None:  # the rest is still checked, with stand-ins
+        validate(Unit, {**fields, "counter": Counter(attack=1, defense=1, movement=1, range=1),
+                         "hex": "0101"}, where, problems)
+        return None
+    unit: Unit | None = validate(Unit, {**fields, "counter": counter, "hex": at.id}, where, problems)
+    return unit
+
+
+def _units(data: dict[str, Any], hexes: _Hexes, problems: list[Problem]) -> tuple[list[Unit], list[str]]:
+    """H1: the units (names once each), and every name typed, even of a unit with problems."""
     raw_units = data.get("units")
     if not isinstance(raw_units, list) or not raw_units:
         problems.append(Problem("units", "must be a list of at least one unit"))
         raw_units = []
     all_names: list[str] = [u["name"] for u in raw_units if isinstance(u, dict) and isinstance(u.get("name"), str)]
+    units: list[Unit] = []
     seen: set[str] = set()
     for i, raw in enumerate(raw_units):
-        where = f"units[{i}]"
-        if not isinstance(raw, dict):
-            problems.append(Problem(where, "must be a mapping"))
-            continue
-        for key in raw:
-            if key not in UNIT_KEYS:
-                problems.append(Problem(f"{where}.{key}", "is not a key sheetsync knows (check its spelling)"))
-        counter = _counter(raw, where, problems)
-        at = hexes.read(raw.get("hex"), f"{where}.hex") if "hex" in raw else None
-        if "hex" not in raw:
-            problems.append(Problem(f"{where}.hex", "is required (the unit's hex, such as \"0405\")"))
-        if at is not None and map_spec is not None and at in map_spec.grid.impassable:
-            problems.append(Problem(f"{where}.hex", f"{at.id} is impassable (5.1, H2)"))
-        fields = {k: v for k, v in raw.items() if k in ("name", "side", "size", "men", "casualties",
-                                                         "destroyed_turn", "destroyed_by")}
-        if isinstance(fields.get("size"), str):
-            word = fields["size"].strip().lower()
-            if word not in SIZES:
-                problems.append(Problem(f"{where}.size", f"{fields['size']!r} is not a size (a number of "
-                                        "battalions, or battalion, squadron, company) (H1)"))
-                continue
-            fields["size"] = SIZES[word]
-            if word not in USUAL_SIZE_WORDS:
-                fields["size_name"] = word
-        if counter is None or at is None:
-            validate(Unit, {**fields, "counter": Counter(attack=1, defense=1, movement=1, range=1),
-                             "hex": "0101"}, where, problems)
-            continue
-        unit = validate(Unit, {**fields, "counter": counter, "hex": at.id}, where, problems)
+        unit = _unit(raw, f"units[{i}]", hexes, problems)
         if unit is None:
             continue
         if unit.name in seen:
-            problems.append(Problem(f"{where}.name", f"{unit.name!r} names two units"))
+            problems.append(Problem(f"units[{i}].name", f"{unit.name!r} names two units"))
         seen.add(unit.name)
         units.append(unit)
-    by_name = {u.name: u for u in units}
-    sides = tuple(dict.fromkeys(u.side for u in units))
+    return units, all_names
 
-    # 5.0, H4: where the units stand must already be legal.
+
+def _stacking(units: list[Unit], rules: HouseRules, problems: list[Problem]) -> None:
+    """5.0, H4: where the units stand must already be legal."""
     stacks: dict[tuple[str, str], float] = {}
     holders: dict[str, set[str]] = {}
     for u in units:
@@ -219,110 +239,129 @@ def load_battle(data: Any, source: str = "") -> Battle:
             problems.append(Problem("units", f"{h} holds units of {' and '.join(sorted(held))}; enemies never "
                                     "share a hex (H4)"))
 
-    def unit_ref(value: Any, where: str) -> str | None:
-        if isinstance(value, str) and value in by_name:
+
+class _Turn:
+    """The typed turn (H3-H8) read against the units and the map: what names a unit, a
+    hex or a side is checked here, each problem at its path below ``turn``."""
+
+    def __init__(self, units: list[Unit], all_names: list[str], hexes: _Hexes, problems: list[Problem]) -> None:
+        self.by_name = {u.name: u for u in units}
+        self.all_names = all_names
+        self.sides = tuple(dict.fromkeys(u.side for u in units))
+        self.hexes = hexes
+        self.problems = problems
+
+    def unit_ref(self, value: Any, where: str) -> str | None:
+        if isinstance(value, str) and value in self.by_name:
             return value
-        if isinstance(value, str) and value in all_names:
+        if isinstance(value, str) and value in self.all_names:
             return None  # its own problems are listed already
-        problems.append(Problem(where, f"{value!r} is not a unit {_names(list(by_name) or all_names)}"))
+        self.problems.append(Problem(where, f"{value!r} is not a unit {_names(list(self.by_name) or self.all_names)}"))
         return None
 
-    raw_turn = data.get("turn") or {}
-    if not isinstance(raw_turn, dict):
-        problems.append(Problem("turn", "must be a mapping: {initiative, moves, attacks}"))
-        raw_turn = {}
-    for key in raw_turn:
-        if key not in TURN_KEYS:
-            problems.append(Problem(f"turn.{key}", "is not a key sheetsync knows (check its spelling)"))
-    number = raw_turn.get("number", 1)
-    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-        problems.append(Problem("turn.number", f"{number!r} is not a turn number (1 or more)"))
-        number = 1
-    initiative = raw_turn.get("initiative")
-    if initiative is not None and initiative not in sides and units:
-        problems.append(Problem("turn.initiative", f"{initiative!r} is not a side {_names(list(sides))} (H3)"))
-        initiative = None
-    moves: list[MoveOrder] = []
-    raw_moves = raw_turn.get("moves") or []
-    if not isinstance(raw_moves, list):
-        problems.append(Problem("turn.moves", "must be a list"))
-        raw_moves = []
-    for i, raw in enumerate(raw_moves):
-        where = f"turn.moves[{i}]"
+    def items(self, raw_turn: dict[str, Any], key: str) -> list[Any]:
+        raw = raw_turn.get(key) or []
+        if not isinstance(raw, list):
+            self.problems.append(Problem(f"turn.{key}", "must be a list"))
+            return []
+        return raw
+
+    def read(self, raw_turn: dict[str, Any]) -> tuple[int, str | None, TurnOrders]:
+        """H3: the turn's number, initiative, moves, attacks and typed initiative rolls."""
+        _unknown_keys(raw_turn, TURN_KEYS, "turn", self.problems)
+        number = raw_turn.get("number", 1)
+        if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+            self.problems.append(Problem("turn.number", f"{number!r} is not a turn number (1 or more)"))
+            number = 1
+        initiative = raw_turn.get("initiative")
+        if initiative is not None and initiative not in self.sides and self.by_name:
+            self.problems.append(Problem("turn.initiative", f"{initiative!r} is not a side "
+                                         f"{_names(list(self.sides))} (H3)"))
+            initiative = None
+        moves = [m for i, raw in enumerate(self.items(raw_turn, "moves"))
+                 if (m := self.move(raw, f"turn.moves[{i}]")) is not None]
+        attacks = [a for i, raw in enumerate(self.items(raw_turn, "attacks"))
+                   if (a := self.attack(raw, f"turn.attacks[{i}]")) is not None]
+        rolls = self.initiative_rolls(raw_turn.get("initiative_rolls") or {})
+        return number, initiative, TurnOrders(initiative=initiative, initiative_rolls=rolls, moves=tuple(moves),
+                                              attacks=tuple(attacks))
+
+    def move(self, raw: Any, where: str) -> MoveOrder | None:
+        """H4: a move to a destination or along a typed path, one of the two."""
         if not isinstance(raw, dict):
-            problems.append(Problem(where, "must be a mapping: {unit, to} or {unit, path}"))
-            continue
-        for key in raw:
-            if key not in ("unit", "to", "path"):
-                problems.append(Problem(f"{where}.{key}", "is not a key sheetsync knows (check its spelling)"))
-        name = unit_ref(raw.get("unit"), f"{where}.unit")
+            self.problems.append(Problem(where, "must be a mapping: {unit, to} or {unit, path}"))
+            return None
+        _unknown_keys(raw, ("unit", "to", "path"), where, self.problems)
+        name = self.unit_ref(raw.get("unit"), f"{where}.unit")
         to, path = raw.get("to"), raw.get("path")
         if (to is None) == (path is None):
-            problems.append(Problem(where, "give the destination (to) or the path, one of the two (H4)"))
-            continue
+            self.problems.append(Problem(where, "give the destination (to) or the path, one of the two (H4)"))
+            return None
         dest: str | None = None
         hops: tuple[str, ...] | None = None
         if to is not None:
-            got = hexes.read(to, f"{where}.to")
+            got = self.hexes.read(to, f"{where}.to")
             dest = got.id if got is not None else None
             ok = got is not None
         else:
             if isinstance(path, str):
                 path = [p for p in path.replace(",", " ").split() if p]
             if not isinstance(path, list) or not path:
-                problems.append(Problem(f"{where}.path", "must be a list of the hexes entered, in order (H4)"))
-                continue
-            read = [hexes.read(h, f"{where}.path[{j}]") for j, h in enumerate(path)]
+                self.problems.append(Problem(f"{where}.path", "must be a list of the hexes entered, in order (H4)"))
+                return None
+            read = [self.hexes.read(h, f"{where}.path[{j}]") for j, h in enumerate(path)]
             ok = all(r is not None for r in read)
             hops = tuple(r.id for r in read if r is not None)
-        if name is not None and ok:
-            moves.append(MoveOrder(unit=name, to=dest, path=hops))
-    attacks: list[AttackOrder] = []
-    raw_attacks = raw_turn.get("attacks") or []
-    if not isinstance(raw_attacks, list):
-        problems.append(Problem("turn.attacks", "must be a list"))
-        raw_attacks = []
-    for i, raw in enumerate(raw_attacks):
-        where = f"turn.attacks[{i}]"
+        return MoveOrder(unit=name, to=dest, path=hops) if name is not None and ok else None
+
+    def attack(self, raw: Any, where: str) -> AttackOrder | None:
+        """H7, H8: an engagement: a defender, its attackers (each once) and a typed d100."""
         if not isinstance(raw, dict):
-            problems.append(Problem(where, "must be a mapping: {defender, attackers, roll}"))
-            continue
-        for key in raw:
-            if key not in ("defender", "attackers", "roll"):
-                problems.append(Problem(f"{where}.{key}", "is not a key sheetsync knows (check its spelling)"))
-        defender = unit_ref(raw.get("defender"), f"{where}.defender")
+            self.problems.append(Problem(where, "must be a mapping: {defender, attackers, roll}"))
+            return None
+        _unknown_keys(raw, ("defender", "attackers", "roll"), where, self.problems)
+        defender = self.unit_ref(raw.get("defender"), f"{where}.defender")
         raw_att = raw.get("attackers")
         if isinstance(raw_att, str):
             raw_att = [a.strip() for a in raw_att.split(",") if a.strip()]
         if not isinstance(raw_att, list) or not raw_att:
-            problems.append(Problem(f"{where}.attackers", "must list at least one attacking unit (H7)"))
-            continue
-        names = [unit_ref(a, f"{where}.attackers[{j}]") for j, a in enumerate(raw_att)]
+            self.problems.append(Problem(f"{where}.attackers", "must list at least one attacking unit (H7)"))
+            return None
+        names = [self.unit_ref(a, f"{where}.attackers[{j}]") for j, a in enumerate(raw_att)]
         for j, a in enumerate(raw_att):
             if raw_att.index(a) != j:
-                problems.append(Problem(f"{where}.attackers[{j}]", f"{a!r} is in this attack twice"))
-        roll = _roll(raw.get("roll"), f"{where}.roll", problems)
-        if defender is not None and all(n is not None for n in names) and (raw.get("roll") in (None, "")
-                                                                           or roll is not None):
-            attacks.append(AttackOrder(defender=defender, attackers=tuple(n for n in names if n), roll=roll))
-    init_rolls: dict[str, int] = {}
-    raw_init = raw_turn.get("initiative_rolls") or {}
-    if not isinstance(raw_init, dict):
-        problems.append(Problem("turn.initiative_rolls", "must map sides to 3d6 totals (H3)"))
-        raw_init = {}
-    for side, value in raw_init.items():
-        if side not in sides:
-            problems.append(Problem(f"turn.initiative_rolls.{side}", f"{side!r} is not a side {_names(list(sides))}"))
-        elif isinstance(value, bool) or not isinstance(value, int) or not 3 <= value <= 18:
-            problems.append(Problem(f"turn.initiative_rolls.{side}", f"{value!r} is not a 3d6 total (3 to 18) (H3)"))
-        else:
-            init_rolls[side] = value
+                self.problems.append(Problem(f"{where}.attackers[{j}]", f"{a!r} is in this attack twice"))
+        roll = _roll(raw.get("roll"), f"{where}.roll", self.problems)
+        if defender is None or not all(n is not None for n in names):
+            return None
+        if raw.get("roll") not in (None, "") and roll is None:
+            return None
+        return AttackOrder(defender=defender, attackers=tuple(n for n in names if n), roll=roll)
 
-    generals: dict[str, int] = {}
+    def initiative_rolls(self, raw_init: Any) -> dict[str, int]:
+        """H3 (``initiative = "contest"``): a typed 3d6 total per side."""
+        if not isinstance(raw_init, dict):
+            self.problems.append(Problem("turn.initiative_rolls", "must map sides to 3d6 totals (H3)"))
+            return {}
+        out: dict[str, int] = {}
+        for side, value in raw_init.items():
+            where = f"turn.initiative_rolls.{side}"
+            if side not in self.sides:
+                self.problems.append(Problem(where, f"{side!r} is not a side {_names(list(self.sides))}"))
+            elif isinstance(value, bool) or not isinstance(value, int) or not 3 <= value <= 18:
+                self.problems.append(Problem(where, f"{value!r} is not a 3d6 total (3 to 18) (H3)"))
+            else:
+                out[side] = value
+        return out
+
+
+def _generals(data: dict[str, Any], sides: tuple[str, ...], problems: list[Problem]) -> dict[str, int]:
+    """H3: each side's general's Military Science, for the initiative contest."""
     raw_generals = data.get("generals") or {}
     if not isinstance(raw_generals, dict):
         problems.append(Problem("generals", "must map sides to their general's Military Science (H3)"))
-        raw_generals = {}
+        return {}
+    generals: dict[str, int] = {}
     for side, value in raw_generals.items():
         if side not in sides:
             problems.append(Problem(f"generals.{side}", f"{side!r} is not a side {_names(list(sides))}"))
@@ -330,34 +369,67 @@ def load_battle(data: Any, source: str = "") -> Battle:
             problems.append(Problem(f"generals.{side}", f"{value!r} is not a skill value (a whole number)"))
         else:
             generals[side] = value
+    return generals
+
+
+def _initiative_needs(rules: HouseRules, raw_turn: dict[str, Any], orders: TurnOrders, generals: dict[str, int],
+                      sides: tuple[str, ...], problems: list[Problem]) -> None:
+    """H3: a contest needs every side's general; a set initiative is typed when units move."""
     if rules.initiative == "contest":
         for side in sides:
             if side not in generals:
                 problems.append(Problem(f"generals.{side}", f"is required: {side}'s general's Military Science, "
                                         "for the initiative contest (H3)"))
-    elif raw_turn.get("initiative") is None and moves and len(sides) > 1:
+    elif raw_turn.get("initiative") is None and orders.moves and len(sides) > 1:
         problems.append(Problem("turn.initiative", f"is required when units move: the side that has "
                                 f"initiative this turn {_names(list(sides))} (H3)"))
+
+
+def _holder(data: dict[str, Any], sides: tuple[str, ...], problems: list[Problem]) -> str | None:
+    """H3: who held initiative last turn (written by ``battle_to_file``)."""
     holder = data.get("initiative_holder")
     if holder is not None and holder not in sides:
         problems.append(Problem("initiative_holder", f"{holder!r} is not a side {_names(list(sides))}"))
-        holder = None
+        return None
+    return holder
 
-    history: list[UndoRecord] = []
+
+def _history(data: dict[str, Any], problems: list[Problem]) -> list[UndoRecord]:
+    """The undo records written by ``battle_to_file``, checked by pydantic."""
     raw_history = data.get("history") or []
     if not isinstance(raw_history, list):
         problems.append(Problem("history", "must be a list (written by sheetsync)"))
         raw_history = []
-    for i, raw in enumerate(raw_history):
-        rec = validate(UndoRecord, raw, f"history[{i}]", problems)
-        if rec is not None:
-            history.append(rec)
+    records = (validate(UndoRecord, raw, f"history[{i}]", problems) for i, raw in enumerate(raw_history))
+    return [rec for rec in records if rec is not None]
 
+
+def load_battle(data: Any, source: str = "") -> Battle:
+    """Check a hex battle file's dict and build the :class:`Battle`; raise
+    :class:`InputError` listing every problem with its path.  Breaking a rule (a move too
+    far, an attacker out of range) is not a shape problem: that order is refused when the
+    turn is resolved.  One reader per part of the file, in the file's order."""
+    problems: list[Problem] = []
+    if not isinstance(data, dict):
+        raise InputError([Problem("", "the file must hold a mapping with 'map' and 'units'")], source)
+    seed, rules = _header(data, problems)
+    map_spec = _map(data, problems)
+    hexes = _Hexes(map_spec, problems)
+    units, all_names = _units(data, hexes, problems)
+    _stacking(units, rules, problems)
+    turn = _Turn(units, all_names, hexes, problems)
+    raw_turn = data.get("turn") or {}
+    if not isinstance(raw_turn, dict):
+        problems.append(Problem("turn", "must be a mapping: {initiative, moves, attacks}"))
+        raw_turn = {}
+    number, _, orders = turn.read(raw_turn)
+    generals = _generals(data, turn.sides, problems)
+    _initiative_needs(rules, raw_turn, orders, generals, turn.sides, problems)
+    holder = _holder(data, turn.sides, problems)
+    history = _history(data, problems)
     if problems or map_spec is None:
         raise InputError(problems, source)
-    return Battle(seed=seed, house_rules=rules, map=map_spec, units=tuple(units), turn=number,
-                  orders=TurnOrders(initiative=initiative, initiative_rolls=init_rolls, moves=tuple(moves),
-                                    attacks=tuple(attacks)),
+    return Battle(seed=seed, house_rules=rules, map=map_spec, units=tuple(units), turn=number, orders=orders,
                   generals=generals, initiative_holder=holder, history=tuple(history))
 
 

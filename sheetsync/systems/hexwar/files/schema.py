@@ -13,14 +13,24 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from sheetsync.systems.hexwar.rules.models import Frozen, HouseRules, UndoRecord
+from sheetsync.systems.hexwar.rules.models import HouseRules, UndoRecord
 
 __all__ = ["HexBattleFile", "battle_file_schema"]
 
 HexId = Annotated[str, Field(pattern=r"^\s*\d{4}\s*$", description="A hex id CCRR, such as \"0405\" (H2)")] | \
     Annotated[int, Field(ge=0, le=9999, description="A hex id as the number a spreadsheet makes of it (405)")]
+
+
+class Frozen(BaseModel):
+    """Base of the file's shapes: frozen, and unknown keys are an error.  The engine's
+    models it holds (house rules, undo records) are standard-library dataclasses that
+    pydantic reads through their ``Annotated`` metadata (issue 24)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
 Counter = Annotated[str, Field(description="The counter as written, such as \"3+ - 2 - 4 - 1\" or "
                                            "\"4 - 3 - 1 - 2(3)\" (H1)")]
 

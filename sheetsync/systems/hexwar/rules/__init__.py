@@ -1,11 +1,11 @@
 """The hex wargame (``dark-mysteries-hex-wargame.txt`` read through RULINGS-hexwar.md
 H1-H12): counters, the odd-q map, moves, charge, ranges, engagements, simultaneous d100
-casualties, proportional reduction, undo and the report.  Pure: the standard library and
-pydantic only."""
+casualties, proportional reduction, undo and the report.  Pure: the engine imports the
+standard library alone (issue 24).  Battle files are read and written by the system's
+``files`` room (:mod:`sheetsync.systems.hexwar.files.loader`), which judges them with
+pydantic."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from sheetsync.systems.hexwar.rules.aftermath import (
     Report,
@@ -89,14 +89,12 @@ __all__ = [
     "aftermath",
     "attack_value",
     "battle_over",
-    "battle_to_file",
     "chance",
     "effective_values",
     "example_battle_data",
     "expected_casualties",
     "hex_distance",
     "hex_line",
-    "load_battle",
     "neighbours",
     "parse_counter",
     "parse_hex",
@@ -117,13 +115,3 @@ def example_battle_data() -> str:
     from importlib.resources import files
 
     return files("sheetsync.systems.hexwar").joinpath("example.yaml").read_text(encoding="utf-8")
-
-
-def __getattr__(name: str) -> Any:
-    """The battle-file edge (:func:`load_battle`, :func:`battle_to_file`), imported on first
-    use: it validates with pydantic, and the engine runs on the standard library alone."""
-    if name in ("battle_to_file", "load_battle"):
-        from sheetsync.systems.hexwar.files import loader
-
-        return getattr(loader, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

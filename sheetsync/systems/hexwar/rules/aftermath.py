@@ -6,14 +6,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from sheetsync.core.model import Model, model
 from sheetsync.systems.hexwar.rules.counter import Charge, RangeKind, reduce_charge, reduce_value
-from sheetsync.systems.hexwar.rules.models import Battle, Frozen
+from sheetsync.systems.hexwar.rules.models import Battle
 from sheetsync.systems.hexwar.rules.turn import reach
 
 __all__ = ["Report", "SideReport", "UnitReport", "UnitValues", "aftermath", "battle_over", "effective_values"]
 
 
-class UnitValues(Frozen):
+@model
+class UnitValues(Model):
     """6.2.2, H10, H6: a unit's values at its casualties, and how far it reaches."""
 
     name: str
@@ -48,7 +50,8 @@ def effective_values(battle: Battle) -> tuple[UnitValues, ...]:
     return tuple(out)
 
 
-class UnitReport(Frozen):
+@model
+class UnitReport(Model):
     """H12: one unit's casualties, its losses in men, and what destroyed it."""
 
     name: str
@@ -65,7 +68,8 @@ class UnitReport(Frozen):
     destroyed_by: tuple[str, ...]
 
 
-class SideReport(Frozen):
+@model
+class SideReport(Model):
     """H12: a side's totals."""
 
     side: str
@@ -75,7 +79,8 @@ class SideReport(Frozen):
     losses: int
 
 
-class Report(Frozen):
+@model
+class Report(Model):
     """H12: the battle's report."""
 
     turns: int

@@ -5,10 +5,10 @@ its special value, in the text's notation (``3+ - 2 - 4 - 1``, ``4 - 4 - 1 - 2(2
 from __future__ import annotations
 
 import re
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
 
 from sheetsync.core.enums import StrEnum
+from sheetsync.core.model import Model, Range, model
 
 __all__ = [
     "COUNTER_HELP",
@@ -52,18 +52,17 @@ _COUNTER = re.compile(
 )
 
 
-class Counter(BaseModel):
+@model
+class Counter(Model):
     """H1: a counter's four values.  ``str(counter)`` prints it in the text's notation."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
-    attack: int = Field(ge=0)
+    attack: Annotated[int, Range(ge=0)]
     charge: Charge = Charge.NONE
-    defense: int = Field(ge=1)
-    movement: int = Field(ge=0)
-    range: int = Field(ge=1)
+    defense: Annotated[int, Range(ge=1)]
+    movement: Annotated[int, Range(ge=0)]
+    range: Annotated[int, Range(ge=1)]
     range_kind: RangeKind = RangeKind.PLAIN
-    reduced_attack: int | None = Field(default=None, ge=1)
+    reduced_attack: Annotated[int | None, Range(ge=1)] = None
     """6.3.2: the value n of ``R(n)``, used at distances 2 to R."""
 
     def __str__(self) -> str:

@@ -1,20 +1,20 @@
 """Values of the hex wargame: house rules, the map, units, a turn's orders, the undo record
-and the battle.  Every model is frozen; a turn makes new ones (DESIGN convention 4)."""
+and the battle.  Every model is a frozen, slotted dataclass on the standard library alone
+(:mod:`sheetsync.core.model`, issue 24); a turn makes new ones (DESIGN convention 4)."""
 
 from __future__ import annotations
 
-from functools import cached_property
-from typing import Any, Literal
+from dataclasses import field
+from functools import lru_cache
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from sheetsync.core.model import MinLen, Model, Range, model
 from sheetsync.systems.hexwar.rules.counter import Counter
 from sheetsync.systems.hexwar.rules.grid import Hex, HexMap, parse_hex
 
 __all__ = [
     "AttackOrder",
     "Battle",
-    "Frozen",
     "HouseRules",
     "MapSpec",
     "MoveOrder",
@@ -25,19 +25,13 @@ __all__ = [
 ]
 
 
-class Frozen(BaseModel):
-    """Base of every value: frozen, and unknown keys are an error.  Each model's validator
-    is built on first use, not at import (issue 12)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
-
-class HouseRules(Frozen):
+@model
+class HouseRules(Model):
     """The readings of RULINGS-hexwar.md a chronicle may change (the keys H1-H12 name)."""
 
     initiative: Literal["set", "contest"] = "set"
     """H3: the Storyteller sets who has initiative each turn, or the generals contest it."""
-    stack_limit: float = Field(default=2, gt=0)
+    stack_limit: Annotated[float, Range(gt=0)] = 2
     """H4, 5.0: battalions of one side a hex may hold after a move (a company counts 0.5)."""
     charge_by: Literal["distance", "path"] = "distance"
     """H5, 6.3.1: what makes a move a charge."""
@@ -57,42 +51,49 @@ class HouseRules(Frozen):
             "proportional_reduction": "H10: values fall with casualties (6.2.2)",
         }
         out: dict[str, tuple[str, Any, list[Any]]] = {}
-        for name, field in cls.model_fields.items():
-            ann = field.annotation
+        for name, info in cls.model_fields.items():
+            ann = info.annotation
             choices: list[Any] = [True, False] if ann is bool else list(getattr(ann, "__args__", ()))
-            out[name] = (docs[name], field.default, choices)
+            out[name] = (docs[name], info.default, choices)
         return out
 
 
-class MapSpec(Frozen):
+@model
+class MapSpec(Model):
     """H2, 5.1: the map's width and height in hexes and its impassable hexes (ids)."""
 
-    columns: int = Field(ge=1, le=99)
-    rows: int = Field(ge=1, le=99)
+    columns: Annotated[int, Range(ge=1, le=99)]
+    rows: Annotated[int, Range(ge=1, le=99)]
     impassable: tuple[str, ...] = ()
 
-    @cached_property
+    @property
     def grid(self) -> HexMap:
-        """The map as a :class:`HexMap` for the grid algorithms."""
-        return HexMap(self.columns, self.rows, frozenset(parse_hex(h) for h in self.impassable))
+        """The map as a :class:`HexMap` for the grid algorithms (made once per map)."""
+        return _grid(self.columns, self.rows, self.impassable)
 
 
-class Unit(Frozen):
+@lru_cache(maxsize=64)
+def _grid(columns: int, rows: int, impassable: tuple[str, ...]) -> HexMap:
+    return HexMap(columns, rows, frozenset(parse_hex(h) for h in impassable))
+
+
+@model
+class Unit(Model):
     """H1: a unit and its standing.  ``casualties`` is in percent and may pass 100 (the
     sum of the hits, 6.2.1); a unit at 100% or more is destroyed (H9) and off the map."""
 
-    name: str = Field(min_length=1)
-    side: str = Field(min_length=1)
+    name: Annotated[str, MinLen(1)]
+    side: Annotated[str, MinLen(1)]
     counter: Counter
     hex: str
-    size: float = Field(default=1.0, gt=0)
+    size: Annotated[float, Range(gt=0)] = 1.0
     """H1: in battalions: a battalion or squadron is 1, a company 0.5."""
     size_name: str | None = None
     """H1: the size's word as typed when it is not the usual word for that size
     (``squadron``, ``fist``), so that reports say it back; it changes no rule."""
-    men: int = Field(default=500, ge=1)
+    men: Annotated[int, Range(ge=1)] = 500
     """H1, H12: head count of a battalion of this unit, only for the report."""
-    casualties: int = Field(default=0, ge=0)
+    casualties: Annotated[int, Range(ge=0)] = 0
     destroyed_turn: int | None = None
     destroyed_by: tuple[str, ...] = ()
 
@@ -107,7 +108,8 @@ class Unit(Frozen):
         return parse_hex(self.hex)
 
 
-class MoveOrder(Frozen):
+@model
+class MoveOrder(Model):
     """H4: a move, typed as a destination or as the path of hexes entered."""
 
     unit: str
@@ -115,25 +117,28 @@ class MoveOrder(Frozen):
     path: tuple[str, ...] | None = None
 
 
-class AttackOrder(Frozen):
+@model
+class AttackOrder(Model):
     """H7: one engagement: a defender, the attackers that join, and a typed d100 if any (H8)."""
 
     defender: str
-    attackers: tuple[str, ...] = Field(min_length=1)
-    roll: int | None = Field(default=None, ge=1, le=100)
+    attackers: Annotated[tuple[str, ...], MinLen(1)]
+    roll: Annotated[int | None, Range(ge=1, le=100)] = None
 
 
-class TurnOrders(Frozen):
+@model
+class TurnOrders(Model):
     """H3: the turn's initiative, moves and attacks as typed."""
 
     initiative: str | None = None
-    initiative_rolls: dict[str, int] = Field(default_factory=dict)
+    initiative_rolls: dict[str, int] = field(default_factory=dict)
     """H3 (``initiative = "contest"``): a typed 3d6 total per side."""
     moves: tuple[MoveOrder, ...] = ()
     attacks: tuple[AttackOrder, ...] = ()
 
 
-class UnitBefore(Frozen):
+@model
+class UnitBefore(Model):
     """What undoing a turn needs of one unit it changed: its standing before the turn."""
 
     name: str
@@ -143,7 +148,8 @@ class UnitBefore(Frozen):
     destroyed_by: tuple[str, ...] = ()
 
 
-class UndoRecord(Frozen):
+@model
+class UndoRecord(Model):
     """What undoing one turn needs, and no more: the turn's orders, the units it changed
     as they were, and who held initiative before.  Its size does not grow with the number
     of turns behind it."""
@@ -154,17 +160,18 @@ class UndoRecord(Frozen):
     initiative_holder: str | None = None
 
 
-class Battle(Frozen):
+@model
+class Battle(Model):
     """The whole truth of a hex battle between two turns."""
 
     system: Literal["hexwar"] = "hexwar"
     seed: int | str | None = None
-    house_rules: HouseRules = HouseRules.model_construct()  # == HouseRules(), no validator built at import
+    house_rules: HouseRules = HouseRules()
     map: MapSpec
     units: tuple[Unit, ...]
-    turn: int = Field(default=1, ge=1)
-    orders: TurnOrders = TurnOrders.model_construct()  # == TurnOrders(), ditto (issue 12)
-    generals: dict[str, int] = Field(default_factory=dict)
+    turn: Annotated[int, Range(ge=1)] = 1
+    orders: TurnOrders = TurnOrders()
+    generals: dict[str, int] = field(default_factory=dict)
     """H3 (``initiative = "contest"``): each side's general's Military Science value."""
     initiative_holder: str | None = None
     """H3: who held initiative last turn (a tied contest keeps it)."""

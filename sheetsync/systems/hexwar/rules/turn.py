@@ -11,18 +11,16 @@ battle before its last turn from the small :class:`UndoRecord` the turn stored.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from pydantic import AliasChoices, ConfigDict, Field
+from typing import Annotated, Any, Literal
 
 from sheetsync.core.dice import RandomRoller, Roller
 from sheetsync.core.errors import BattleStateError
+from sheetsync.core.model import Alias, Model, model
 from sheetsync.systems.hexwar.rules.counter import Charge, RangeKind, reduce_charge, reduce_value
 from sheetsync.systems.hexwar.rules.grid import Hex, hex_distance, parse_hex
 from sheetsync.systems.hexwar.rules.models import (
     AttackOrder,
     Battle,
-    Frozen,
     HouseRules,
     MoveOrder,
     TurnOrders,
@@ -50,18 +48,17 @@ __all__ = [
 ]
 
 
-class MoveEvent(Frozen):
+@model
+class MoveEvent(Model):
     """H4, H5: one typed move and what became of it.  ``from`` and ``to`` are hex ids; a
     refused move leaves the unit in ``from`` and ``to`` says where it was sent."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
     kind: Literal["move"] = "move"
     turn: int
     order: int
     """The move's index in the turn's moves (its row)."""
     unit: str
-    from_: str = Field(validation_alias=AliasChoices("from", "from_"), serialization_alias="from")
+    from_: Annotated[str, Alias("from")]
     to: str
     path: tuple[str, ...] = ()
     """The hexes entered, in order (the shortest legal path when a destination was typed)."""
@@ -71,7 +68,8 @@ class MoveEvent(Frozen):
     rule_ref: str
 
 
-class Contribution(Frozen):
+@model
+class Contribution(Model):
     """H6, H7: what one attacker adds to an engagement, at its distance."""
 
     unit: str
@@ -80,7 +78,8 @@ class Contribution(Frozen):
     charge: bool = False
 
 
-class AttackEvent(Frozen):
+@model
+class AttackEvent(Model):
     """H7, H8: one engagement: the defender, its attackers, S, D, the chance, the die, the
     casualties it inflicts (applied at the end of combat, H9)."""
 
@@ -105,7 +104,8 @@ class AttackEvent(Frozen):
     rule_ref: str
 
 
-class InitiativeRoll(Frozen):
+@model
+class InitiativeRoll(Model):
     """H3 (``initiative = "contest"``): a general's 3d6 under Military Science."""
 
     side: str
@@ -118,7 +118,8 @@ class InitiativeRoll(Frozen):
 Event = MoveEvent | AttackEvent
 
 
-class TurnResult(Frozen):
+@model
+class TurnResult(Model):
     """What :func:`resolve_turn` returns."""
 
     turn: int
