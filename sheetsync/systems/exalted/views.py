@@ -108,13 +108,7 @@ def print_tick(console: Console, data: dict[str, Any]) -> None:
     console.print(Text(f"Long tick {data.get('tick')}", style="bold"))
     for e in events:
         if e.get("kind") == "Join War":
-            t = _table(console, "Join War (E4)")
-            _names(t, "Unit", (r["unit"] for r in e["rolls"]))
-            for col in ("Pool", "Dice", "Acts on tick"):
-                t.add_column(col, no_wrap=True)
-            for r in e["rolls"]:
-                t.add_row(r["unit"], str(r["pool"]["value"]), dice_text(r["roll"]), str(r["tick"]))
-            console.print(t)
+            _join_war_table(console, e)
     orders = [e for e in events if e.get("kind") != "Join War"]
     if orders:
         t = _table(console, "Orders and what came of them")
@@ -126,57 +120,86 @@ def print_tick(console: Console, data: dict[str, Any]) -> None:
             if kind == "refused":
                 t.add_row(e.get("unit", ""), Text(f"{e.get('action')} refused", style="bold red"), "",
                           e.get("reason", ""), e.get("rule_ref", ""))
-                continue
-            if kind == "Attack":
-                roll, vs, hit, dmg, result = _attack_row(e)
-                odds = e.get("odds") or {}
-                t.add_row(e["unit"], f"{e.get('attack', '')} attack on {e.get('target')}",
-                          f"{roll}\n{vs}\n{dmg}".strip(),
-                          Text(f"{hit}; {result}".strip("; "), style="bold green" if e.get("hit") else "yellow")
-                          + Text(f"\nodds before rolling: {odds.get('p_hit_float', 0):.1%} to hit, "
-                                 f"{odds.get('expected_levels_float', 0):.2f} levels expected", style="dim"),
-                          e.get("rule_ref", ""))
-                for sub in [e.get("rout")] if e.get("rout") else []:
-                    t.add_row("", f"rout check of {sub['unit']}", dice_text(sub.get("roll")),
-                              _rout_text(sub), sub.get("rule_ref", ""))
-                for x in e.get("exhaustion", []):
-                    lost = x["endurance_before"] - x["endurance"]
-                    t.add_row("", f"exhaustion of {x['unit']}", dice_text(x.get("roll")),
-                              f"difficulty {x['difficulty']['value']}: " +
-                              (f"−1 Endurance ({x['endurance']} left)" if lost else "held"), x.get("rule_ref", ""))
-                for note in e.get("notes", []):
-                    t.add_row("", "", "", Text(note, style="italic"), "")
-                continue
-            if kind == "Mob Rule check":
+            elif kind == "Attack":
+                _attack_rows(t, e)
+            elif kind == "Mob Rule check":
                 t.add_row(e["unit"], kind, dice_text(e.get("roll")), _rout_text(e), e.get("rule_ref", ""))
-                continue
-            cmd = e.get("command") or {}
-            rolls = dice_text(cmd.get("roll") or e.get("roll"))
-            both = {k: c for k, c in (e.get("commands") or {}).items() if c}  # X23, X24: both units roll
-            if both:
-                rolls = "\n".join(f"{k}: {dice_text(c.get('roll'))}, " + ("success" if c.get("success") else "failure")
-                                  + f" (difficulty {c['difficulty']['value']})" for k, c in both.items())
-            shot = e.get("called_shot")
-            if isinstance(shot, dict):  # X27: the called shot before a duel
-                rolls = (f"called shot: {dice_text(shot.get('roll'))} − {shot['external_penalty']['value']} vs DV "
-                         f"{shot['dv']['value']}: " + ("hit" if shot.get("hit") else "miss"))
-            said: list[str] = []
-            if cmd:
-                said.append(("success" if cmd.get("success") else "failure") +
-                            f" (difficulty {cmd['difficulty']['value']})")
-            for key in ("formation", "yards", "reached", "magnitude", "disengaged", "aim_dice", "effect", "note"):
-                if key in e and not isinstance(e[key], dict):
-                    said.append(f"{key.replace('_', ' ')}: {_v(e[key])}")
-            if e.get("rout"):
-                said.append(_rout_text(e["rout"]))
-            nxt = (e.get("timing") or {}).get("next_tick")
-            if nxt is not None:
-                said.append(f"acts next on tick {nxt}")
-            t.add_row(e.get("unit", ""), kind, rolls, "; ".join(said), e.get("rule_ref", ""))
+            else:
+                _action_row(t, e)
         console.print(t)
     print_units(console, data.get("units", []))
     if data.get("next_tick") is not None:
         console.print(f"Next long tick with a unit to act: {data['next_tick']}.")
+
+
+def _join_war_table(console: Console, e: dict[str, Any]) -> None:
+    """E4: each unit's Join War roll and the long tick it acts on first."""
+    t = _table(console, "Join War (E4)")
+    _names(t, "Unit", (r["unit"] for r in e["rolls"]))
+    for col in ("Pool", "Dice", "Acts on tick"):
+        t.add_column(col, no_wrap=True)
+    for r in e["rolls"]:
+        t.add_row(r["unit"], str(r["pool"]["value"]), dice_text(r["roll"]), str(r["tick"]))
+    console.print(t)
+
+
+def _attack_rows(t: Table, e: dict[str, Any]) -> None:
+    """X28-X34: an attack's rolls, its result and its odds before rolling, then the rout
+    check (X35, X36) and the exhaustion rolls (X37) it called, and its notes."""
+    roll, vs, hit, dmg, result = _attack_row(e)
+    odds = e.get("odds") or {}
+    t.add_row(e["unit"], f"{e.get('attack', '')} attack on {e.get('target')}",
+              f"{roll}\n{vs}\n{dmg}".strip(),
+              Text(f"{hit}; {result}".strip("; "), style="bold green" if e.get("hit") else "yellow")
+              + Text(f"\nodds before rolling: {odds.get('p_hit_float', 0):.1%} to hit, "
+                     f"{odds.get('expected_levels_float', 0):.2f} levels expected", style="dim"),
+              e.get("rule_ref", ""))
+    for sub in [e.get("rout")] if e.get("rout") else []:
+        t.add_row("", f"rout check of {sub['unit']}", dice_text(sub.get("roll")),
+                  _rout_text(sub), sub.get("rule_ref", ""))
+    for x in e.get("exhaustion", []):
+        lost = x["endurance_before"] - x["endurance"]
+        t.add_row("", f"exhaustion of {x['unit']}", dice_text(x.get("roll")),
+                  f"difficulty {x['difficulty']['value']}: " +
+                  (f"−1 Endurance ({x['endurance']} left)" if lost else "held"), x.get("rule_ref", ""))
+    for note in e.get("notes", []):
+        t.add_row("", "", "", Text(note, style="italic"), "")
+
+
+def _action_rolls(e: dict[str, Any]) -> str:
+    """The dice of any other action: its command roll, both units' rolls of a Split or a
+    Merge (X23, X24), or the called shot before a duel (X27)."""
+    cmd = e.get("command") or {}
+    rolls = dice_text(cmd.get("roll") or e.get("roll"))
+    both = {k: c for k, c in (e.get("commands") or {}).items() if c}  # X23, X24: both units roll
+    if both:
+        rolls = "\n".join(f"{k}: {dice_text(c.get('roll'))}, " + ("success" if c.get("success") else "failure")
+                          + f" (difficulty {c['difficulty']['value']})" for k, c in both.items())
+    shot = e.get("called_shot")
+    if isinstance(shot, dict):  # X27: the called shot before a duel
+        rolls = (f"called shot: {dice_text(shot.get('roll'))} − {shot['external_penalty']['value']} vs DV "
+                 f"{shot['dv']['value']}: " + ("hit" if shot.get("hit") else "miss"))
+    return rolls
+
+
+def _action_row(t: Table, e: dict[str, Any]) -> None:
+    """X17-X27 and E11: any other action's row: its rolls, what came of it (the command
+    roll's result, the figures it changed, a rout check it called) and when the unit acts
+    next (E5)."""
+    cmd = e.get("command") or {}
+    said: list[str] = []
+    if cmd:
+        said.append(("success" if cmd.get("success") else "failure") +
+                    f" (difficulty {cmd['difficulty']['value']})")
+    for key in ("formation", "yards", "reached", "magnitude", "disengaged", "aim_dice", "effect", "note"):
+        if key in e and not isinstance(e[key], dict):
+            said.append(f"{key.replace('_', ' ')}: {_v(e[key])}")
+    if e.get("rout"):
+        said.append(_rout_text(e["rout"]))
+    nxt = (e.get("timing") or {}).get("next_tick")
+    if nxt is not None:
+        said.append(f"acts next on tick {nxt}")
+    t.add_row(e.get("unit", ""), e.get("kind", ""), _action_rolls(e), "; ".join(said), e.get("rule_ref", ""))
 
 
 def _rout_text(r: dict[str, Any]) -> str:

@@ -410,60 +410,10 @@ def parse_battle_setup(lay: Layout, sh: Sheets) -> Battle:
             r.problems.append(Problem(setup.cell(i, "name"), f"cohort {name!r} is named twice (also "
                                       f"{setup.cell(first, 'name')}); give each cohort its own name"))
             continue
-        k = len(cohorts)
-        r.where[f"cohorts[{k}]"] = setup.cell(i, "name")
-        r.where[f"cohorts[{k}].name"] = setup.cell(i, "name")
-        r.where[f"cohorts[{k}].members"] = setup.cell(i, "name")
-        c: dict[str, Any] = {"name": name}
-        for key in ("side", "sergeant", "tracker", "reporter"):
-            v = r.value(sh.setup, setup, i, key, f"cohorts[{k}].{key}")
-            if v is not None:
-                c[key] = v
-        support = r.value(sh.setup, setup, i, "support")
-        if support:
-            c["support"] = True
-        pools = {}
-        for col in setup.columns:
-            if col.key.startswith("set:"):
-                v = r.value(sh.setup, setup, i, col.key, f"cohorts[{k}].pools.{col.key[4:]}")
-                if v is not None:
-                    pools[col.key[4:]] = v
-        if pools:
-            c["pools"] = pools
-        members = []
-        aegis: dict[str, int] = {}
-        lasting: dict[str, int] = {}
-        for j, (row, m) in enumerate(chars.get(name.casefold(), [])):
-            block = lay.block("Characters_Table")
-            r.where[f"cohorts[{k}].members[{j}]"] = block.cell(row, "name")
-            for col in block.columns:
-                field_name = col.key.split(":")[0]
-                target = {"ability": "abilities", "merit": "merits", "discipline": "disciplines",
-                          "offensive_paths": "blood_magic_paths", "combinations": "combination_disciplines"}.get(field_name, field_name)
-                r.where.setdefault(f"cohorts[{k}].members[{j}].{target}", block.cell(row, col.key))
-            burned = m.pop("_aegis")
-            if burned:
-                aegis[m["name"]] = burned
-            lv = m.pop("_lasting")
-            if lv is not None:
-                lasting[m["name"]] = lv
-            m.pop("_row", None)
-            m.pop("_cohort", None)
-            members.append(m)
-        c["members"] = members
-        if aegis:
-            c["aegis"] = aegis
-        if lasting:
-            c["lasting_rolls"] = lasting
+        c = _setup_row(r, sh, setup, i, len(cohorts), name)
+        _cohort_members(r, c, len(cohorts), chars.get(name.casefold(), []))
         cohorts.append(c)
-    block = lay.block("Characters_Table")
-    names = [c["name"] for c in cohorts]
-    for cohort, rows in chars.items():
-        if cohort not in named:
-            for row, m in rows:
-                typed = m["_cohort"]
-                r.problems.append(Problem(block.cell(row, "cohort"), f"{typed!r} is not a cohort on the Cohorts sheet"
-                                          + did_you_mean(typed, names)))
+    _unknown_cohorts(r, chars, named, [c["name"] for c in cohorts])
     if not cohorts and not r.problems:
         r.problems.append(Problem(setup.cell(0, "name"), "no cohorts yet: name each cohort here, then its members on Characters"))
     data: dict[str, Any] = {"cohorts": cohorts, "house_rules": rules}
@@ -471,6 +421,80 @@ def parse_battle_setup(lay: Layout, sh: Sheets) -> Battle:
     if seed is not None:
         data["seed"] = seed
     return _load(r, data)
+
+
+_MEMBER_FIELDS = {"ability": "abilities", "merit": "merits", "discipline": "disciplines",
+                  "offensive_paths": "blood_magic_paths", "combinations": "combination_disciplines"}
+"""The Characters table's column keys whose member field has another name."""
+
+
+def _setup_row(r: _Reader, sh: Sheets, setup: Block, i: int, k: int, name: str) -> dict[str, Any]:
+    """One row of the Cohorts Setup block as cohort ``k`` of the battle file: its side,
+    Sergeant, tracker and reporter, whether it is a Support cohort (R22), and the pools the
+    Storyteller set by hand (R1, R14); each field's path is tied to its cell."""
+    r.where[f"cohorts[{k}]"] = setup.cell(i, "name")
+    r.where[f"cohorts[{k}].name"] = setup.cell(i, "name")
+    r.where[f"cohorts[{k}].members"] = setup.cell(i, "name")
+    c: dict[str, Any] = {"name": name}
+    for key in ("side", "sergeant", "tracker", "reporter"):
+        v = r.value(sh.setup, setup, i, key, f"cohorts[{k}].{key}")
+        if v is not None:
+            c[key] = v
+    support = r.value(sh.setup, setup, i, "support")
+    if support:
+        c["support"] = True
+    pools = {}
+    for col in setup.columns:
+        if col.key.startswith("set:"):
+            v = r.value(sh.setup, setup, i, col.key, f"cohorts[{k}].pools.{col.key[4:]}")
+            if v is not None:
+                pools[col.key[4:]] = v
+    if pools:
+        c["pools"] = pools
+    return c
+
+
+def _cohort_members(r: _Reader, c: dict[str, Any], k: int, rows: list[tuple[int, dict[str, Any]]]) -> None:
+    """The Characters rows of cohort ``k`` as its members (R1), with the Aegis burned (R27)
+    and the lasting-effect rolls (R28) typed beside them moved to the cohort; each member
+    field's path is tied to its cell on the Characters table."""
+    block = r.lay.block("Characters_Table")
+    members = []
+    aegis: dict[str, int] = {}
+    lasting: dict[str, int] = {}
+    for j, (row, m) in enumerate(rows):
+        r.where[f"cohorts[{k}].members[{j}]"] = block.cell(row, "name")
+        for col in block.columns:
+            field_name = col.key.split(":")[0]
+            target = _MEMBER_FIELDS.get(field_name, field_name)
+            r.where.setdefault(f"cohorts[{k}].members[{j}].{target}", block.cell(row, col.key))
+        burned = m.pop("_aegis")
+        if burned:
+            aegis[m["name"]] = burned
+        lv = m.pop("_lasting")
+        if lv is not None:
+            lasting[m["name"]] = lv
+        m.pop("_row", None)
+        m.pop("_cohort", None)
+        members.append(m)
+    c["members"] = members
+    if aegis:
+        c["aegis"] = aegis
+    if lasting:
+        c["lasting_rolls"] = lasting
+
+
+def _unknown_cohorts(r: _Reader, chars: dict[str, list[tuple[int, dict[str, Any]]]], named: dict[str, int],
+                     names: list[str]) -> None:
+    """R1: a member belongs to a cohort, so a Characters row whose cohort is on no row of
+    the Cohorts sheet is a problem at its cohort cell, with the nearest cohort name offered."""
+    block = r.lay.block("Characters_Table")
+    for cohort, rows in chars.items():
+        if cohort not in named:
+            for row, m in rows:
+                typed = m["_cohort"]
+                r.problems.append(Problem(block.cell(row, "cohort"), f"{typed!r} is not a cohort on the Cohorts sheet"
+                                          + did_you_mean(typed, names)))
 
 
 def _seed(r: _Reader, sh: Sheets) -> int | str | None:

@@ -488,39 +488,15 @@ def _plan_order(work: _Work, order: Order, tick: int) -> _AttackPlanned:
                        "X39")
     if kind is AttackKind.CLOSE and not spec.solo and not spec.close_weapons:
         raise _Refused(f"{order.unit} has no close weapons, so no close attacks", "X6")
-    ammo = st.ammunition
-    if kind is AttackKind.RANGED:
-        if work.character(st.commander).ranged_weapon is None:
-            raise _Refused(f"{st.commander} has no ranged weapon, so {order.unit} cannot make a ranged attack",
-                           "X31")
-        if ammo is not None:
-            try:
-                ammo = spend_volley(order.unit, ammo, where=_place(order))
-            except InputError as exc:
-                raise _Refused(exc.problems[0].message, "X31") from None
+    ammo = _volley(work, order, st) if kind is AttackKind.RANGED else st.ammunition
     envelop = _attack_option(order).envelop
     if envelop and kind is AttackKind.RANGED:
         raise _Refused("only a close attack can envelop", "X32")
     if envelop and st.magnitude < tst.magnitude + 1:
         raise _Refused(f"enveloping needs a Magnitude of at least {tst.magnitude + 1} (the target's + 1); "
                        f"{order.unit} has {st.magnitude}", "X32")
-    victim = _called_victim(order)
-    extra = 2 if envelop else 0
-    if victim is not None:
-        victim = tst.commander if victim.casefold() == "commander" else victim
-        if tst.mob_rule:
-            raise _Refused(f"{order.target} is under Mob Rule: no one in it can be singled out", "X39")
-        if victim != tst.commander and victim not in tst.special_characters:
-            raise _Refused(f"{victim!r} is neither the commander nor a special character of {order.target}", "X32")
-        if victim == tst.commander:
-            since = tst.engaged_since.get(order.unit)
-            if kind is not AttackKind.RANGED and (since is None or since >= tick):
-                raise _Refused("a called shot at a commander must be ranged, or follow an engagement begun on an "
-                               "earlier long tick", "X32")
-        t_traits = work.traits(order.target)
-        extra += called_shot_penalty(t_traits.drill.value, tst.magnitude,
-                                     unordered=tst.formation is Formation.UNORDERED,
-                                     sorcerer=victim in tst.sorcerers).value
+    victim, shot_penalty = _called_shot(work, order, tick, tst, kind)
+    extra = (2 if envelop else 0) + shot_penalty
     changes, timing = _take_turn(work, order, tick, _weapon_speed(work, order, kind))
     tl = _timeline(work.battle, list(work.states.values()))
     fixed = tl.clock(order.target).fixed_dv
@@ -543,6 +519,43 @@ def _plan_order(work: _Work, order: Order, tick: int) -> _AttackPlanned:
         plan = replace(plan, internal_penalty=internal)
     marked = tst.wounds.get(victim, 0) if victim is not None else tst.marked
     return _AttackPlanned(plan, kind, victim, envelop, marked, changes, timing, ammo)
+
+
+def _volley(work: _Work, order: Order, st: UnitState) -> int | None:
+    """X31: a ranged attack needs the commander's ranged weapon, and spends a volley of a
+    unit that counts its ammunition; returns the ammunition left (``None``: not counted)."""
+    if work.character(st.commander).ranged_weapon is None:
+        raise _Refused(f"{st.commander} has no ranged weapon, so {order.unit} cannot make a ranged attack", "X31")
+    if st.ammunition is None:
+        return None
+    try:
+        return spend_volley(order.unit, st.ammunition, where=_place(order))
+    except InputError as exc:
+        raise _Refused(exc.problems[0].message, "X31") from None
+
+
+def _called_shot(work: _Work, order: Order, tick: int, tst: UnitState, kind: AttackKind) -> tuple[str | None, int]:
+    """X32, X39: the character a called shot singles out of the target (its commander or
+    one of its special characters; none in a unit under Mob Rule; a commander only by a
+    ranged attack or after an engagement begun on an earlier long tick) and the external
+    penalty it adds; ``(None, 0)`` for an attack on the whole unit."""
+    victim = _called_victim(order)
+    if victim is None:
+        return None, 0
+    victim = tst.commander if victim.casefold() == "commander" else victim
+    if tst.mob_rule:
+        raise _Refused(f"{order.target} is under Mob Rule: no one in it can be singled out", "X39")
+    if victim != tst.commander and victim not in tst.special_characters:
+        raise _Refused(f"{victim!r} is neither the commander nor a special character of {order.target}", "X32")
+    if victim == tst.commander:
+        since = tst.engaged_since.get(order.unit)
+        if kind is not AttackKind.RANGED and (since is None or since >= tick):
+            raise _Refused("a called shot at a commander must be ranged, or follow an engagement begun on an "
+                           "earlier long tick", "X32")
+    t_traits = work.traits(tst.name)
+    penalty = called_shot_penalty(t_traits.drill.value, tst.magnitude, unordered=tst.formation is Formation.UNORDERED,
+                                  sorcerer=victim in tst.sorcerers).value
+    return victim, penalty
 
 
 def _prepare_attack(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
@@ -783,8 +796,9 @@ def _simple(work: _Work, order: Order, tick: int, **more: Any) -> Apply:
 
 
 def _prepare(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
-    """Verify one order against ``work`` and roll its own dice; returns what applies it."""
-    rules = work.battle.house_rules
+    """Verify one order against ``work`` and roll its own dice; returns what applies it.
+    A unit that has left the battle does nothing (X34, X39); one under Mob Rule only
+    attacks, Guards or Moves (X39); each action has its preparer (:data:`_PREPARERS`)."""
     st = work.get(order.unit)
     if not _stands(st):
         raise _Refused(f"{order.unit} has left the battle", "X34, X39")
@@ -792,125 +806,160 @@ def _prepare(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
     if st.mob_rule and a not in (Action.ATTACK, Action.GUARD, Action.MOVE):
         raise _Refused(f"{order.unit} is under Mob Rule: it only continues its task, Guards or answers attacks",
                        "X39")
-    spec = work.spec(order.unit)
-    if a is Action.ATTACK:
-        return _prepare_attack(work, order, tick, roller)
-    if a is Action.MOVE:
-        why = move_allowed(engaged=bool(st.engaged), hesitating=st.hesitating)
-        if why:
-            raise _Refused(f"{order.unit}: {why}", "X17")
+    return _PREPARERS.get(a, _prepare_other)(work, order, tick, roller)
+
+
+def _prepare_move(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
+    """X17, X15: Move (reflexive), never while engaged or hesitating; the yards its
+    formation and the terrain allow."""
+    st, spec = work.get(order.unit), work.spec(order.unit)
+    why = move_allowed(engaged=bool(st.engaged), hesitating=st.hesitating)
+    if why:
+        raise _Refused(f"{order.unit}: {why}", "X17")
+    yards = move_yards(spec, formation=st.formation, terrain=_terrain(order), rules=work.battle.house_rules)
+    return _simple(work, order, tick, yards=trait_json(yards), rule_ref="X17, X15")
+
+
+def _prepare_dash(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
+    """X18: Dash.  A solo unit dashes with no roll; any other makes its commander's command
+    roll (no relay stands in): success dashes and tires the unit by its average armour
+    fatigue, failure only Moves."""
+    rules = work.battle.house_rules
+    st, spec = work.get(order.unit), work.spec(order.unit)
+    why = dash_allowed(st.formation, solo=spec.solo, engaged=bool(st.engaged), hesitating=st.hesitating)
+    if why:
+        raise _Refused(f"{order.unit}: {why}", "X18")
+    changes, timing = _take_turn(work, order, tick)
+    if spec.solo:
+        yards = dash_yards(spec, formation=st.formation, terrain=_terrain(order), rules=rules)
+        return _with_changes(order, tick, timing, changes, yards=trait_json(yards), rule_ref="X18")
+    cmdr = work.character(st.commander)
+    roll = command_roll(command_pool(cmdr),
+                        command_difficulty(st.magnitude, _effective_drill(work, order.unit)), roller,
+                        endurance=st.endurance, typed=order.dice, where=_place(order, "dice"),
+                        double_tens=rules.double_tens(cmdr))
+    if roll.success:
+        yards = dash_yards(spec, formation=st.formation, terrain=_terrain(order), rules=rules)
+        changes.update(endurance=max(0, st.endurance - int(spec.avg_fatigue)), charged=True)
+    else:
         yards = move_yards(spec, formation=st.formation, terrain=_terrain(order), rules=rules)
-        return _simple(work, order, tick, yards=trait_json(yards), rule_ref="X17, X15")
-    if a is Action.DASH:
-        why = dash_allowed(st.formation, solo=spec.solo, engaged=bool(st.engaged), hesitating=st.hesitating)
-        if why:
-            raise _Refused(f"{order.unit}: {why}", "X18")
-        changes, timing = _take_turn(work, order, tick)
-        if spec.solo:
-            yards = dash_yards(spec, formation=st.formation, terrain=_terrain(order), rules=rules)
-            return _with_changes(order, tick, timing, changes, yards=trait_json(yards), rule_ref="X18")
-        cmdr = work.character(st.commander)  # X18: the commander's player rolls; no relay stands in
-        roll = command_roll(command_pool(cmdr),
-                            command_difficulty(st.magnitude, _effective_drill(work, order.unit)), roller,
-                            endurance=st.endurance, typed=order.dice, where=_place(order, "dice"),
-                            double_tens=rules.double_tens(cmdr))
-        if roll.success:
-            yards = dash_yards(spec, formation=st.formation, terrain=_terrain(order), rules=rules)
-            changes.update(endurance=max(0, st.endurance - int(spec.avg_fatigue)), charged=True)
-        else:
-            yards = move_yards(spec, formation=st.formation, terrain=_terrain(order), rules=rules)
-        return _with_changes(order, tick, timing, changes, command=_command(roll), yards=trait_json(yards),
-                             dashed=roll.success, rule_ref="X18")
-    if a is Action.AIM:
-        if order.target is None:
-            raise _Refused("Aim needs the target unit it aims at", "X19")
-        changes, timing = _take_turn(work, order, tick)
-        ticks = st.aim_ticks + 1 if st.aim_target == order.target else 1
-        changes.update(aim_target=order.target, aim_ticks=ticks)
-        return _with_changes(order, tick, timing, changes, aim_dice=aim_bonus(ticks), rule_ref="X19, E11")
-    if a is Action.CHANGE_FORMATION:
-        try:
-            wanted = Formation(_option_words(order).title())
-        except ValueError:
-            raise _Refused(f"option {order.option!r} is not a formation (Unordered, Skirmish, Relaxed, Close)",
-                           "X13") from None
-        t = work.traits(order.unit)
-        try:
-            ev = change_formation(order.unit, st.formation, wanted, commander=work.character(st.commander),
-                                  relays=work.relays(order.unit), magnitude=st.magnitude, drill=t.drill.value,
-                                  communication_failure=t.communication_failure,
-                                  attacked_since=st.attacks_suffered > 0, engaged=bool(st.engaged),
-                                  endurance=st.endurance, roller=_NoRoll(), typed=0, where=_place(order),
-                                  rules=rules)
-        except InputError as exc:
-            raise _Refused(exc.problems[0].message, "X13, X20") from None
-        changes, timing = _take_turn(work, order, tick)
-        ev = change_formation(order.unit, st.formation, wanted, commander=work.character(st.commander),
-                              relays=work.relays(order.unit), magnitude=st.magnitude, drill=t.drill.value,
-                              communication_failure=t.communication_failure, attacked_since=st.attacks_suffered > 0,
-                              engaged=bool(st.engaged), endurance=st.endurance, roller=roller, typed=order.dice,
-                              where=_place(order, "dice"), rules=rules)
-        changes["formation"] = ev.formation
-        return _with_changes(order, tick, timing, changes, command=_command(ev.roll), formation=ev.formation.value,
-                             rule_ref="X20")
-    if a is Action.DISENGAGE:
-        if not st.engaged:
-            raise _Refused(f"{order.unit} is not engaged", "X21")
-        enemy = order.target or st.engaged[0]
-        if enemy not in st.engaged:
-            raise _Refused(f"{order.unit} is not engaged with {enemy}", "X21")
-        changes, timing = _take_turn(work, order, tick)
-        dis = disengage(order.unit, work.character(st.commander), drill=_effective_drill(work, order.unit),
-                       magnitude=st.magnitude, enemy_drill=_effective_drill(work, enemy),
-                       enveloped=enemy in st.enveloped_by, enveloping=enemy in st.enveloping,
-                       endurance=st.endurance, roller=roller, typed=order.dice, where=_place(order, "dice"),
-                       rules=rules)
+    return _with_changes(order, tick, timing, changes, command=_command(roll), yards=trait_json(yards),
+                         dashed=roll.success, rule_ref="X18")
 
-        def apply_disengage(w: _Work, r: Roller) -> list[dict[str, Any]]:
-            me = w.put(w.get(order.unit), **changes)
-            out = _base(order, tick, timing, pool=trait_json(dis.pool), difficulty=trait_json(dis.difficulty),
-                        roll=roll_json(dis.roll), successes=dis.outcome.net, disengaged=dis.disengaged, rule_ref="X21")
-            if dis.disengaged:
-                other = w.get(enemy)
-                w.put(me, engaged=tuple(e for e in me.engaged if e != enemy),
-                      enveloping=tuple(e for e in me.enveloping if e != enemy),
-                      enveloped_by=tuple(e for e in me.enveloped_by if e != enemy))
-                w.put(other, engaged=tuple(e for e in other.engaged if e != order.unit),
-                      enveloping=tuple(e for e in other.enveloping if e != order.unit),
-                      enveloped_by=tuple(e for e in other.enveloped_by if e != order.unit))
-                out["rout"] = _rout(w, r, order.unit, [RoutTrigger.DISENGAGED], order.rout_dice,
-                                    _place(order, "rout_dice"), "rout")
-            return [out]
 
-        return apply_disengage
-    if a is Action.TURN:
-        changes, timing = _take_turn(work, order, tick)
-        roll = turn(work.character(st.commander), work.relays(order.unit), magnitude=st.magnitude,
-                    drill=_effective_drill(work, order.unit), endurance=st.endurance, roller=roller,
-                    typed=order.dice, where=_place(order, "dice"), rules=rules)
-        return _with_changes(order, tick, timing, changes, command=_command(roll), rule_ref="X22")
-    if a is Action.SIGNAL:
-        targets = [t.strip() for t in (order.option or order.target or "").split(",") if t.strip()]
-        try:
-            reached = signal_units(order.unit, targets, len(st.relays), where=_place(order))
-        except InputError as exc:
-            raise _Refused(exc.problems[0].message, "X25") from None
-        return _simple(work, order, tick, reached=list(reached), rule_ref="X25")
-    if a is Action.RALLY:
-        return _prepare_rally(work, order, tick, roller)
-    if a is Action.SPLIT:
-        return _prepare_split(work, order, tick, roller)
-    if a is Action.EXPEL:
-        return _prepare_expel(work, order, tick)
-    if a is Action.MERGE:
-        return _prepare_merge(work, order, tick, roller)
-    if a is Action.DUEL:
-        return _prepare_duel(work, order, tick, roller)
-    if a is Action.CAST:
-        return _simple(work, order, tick, effect=order.option or "", rule_ref="X27")
-    if a is Action.INACTIVE:
-        return _simple(work, order, tick, note="Inactive only when imposed on the unit (X19)", rule_ref="X19, E11")
-    return _simple(work, order, tick, rule_ref={Action.GUARD: "X19, E11", Action.MISCELLANEOUS: "E11"}.get(a, "E11"))
+def _prepare_aim(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
+    """X19, E11: Aim at a target unit; each long tick aimed in a row at the same unit adds
+    to the bonus of the attack that follows."""
+    if order.target is None:
+        raise _Refused("Aim needs the target unit it aims at", "X19")
+    st = work.get(order.unit)
+    changes, timing = _take_turn(work, order, tick)
+    ticks = st.aim_ticks + 1 if st.aim_target == order.target else 1
+    changes.update(aim_target=order.target, aim_ticks=ticks)
+    return _with_changes(order, tick, timing, changes, aim_dice=aim_bonus(ticks), rule_ref="X19, E11")
+
+
+def _prepare_change_formation(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
+    """X13, X20: Change Formation to the formation named in the option: verified first
+    with no dice (a refusal rolls nothing), then rolled."""
+    rules = work.battle.house_rules
+    st = work.get(order.unit)
+    try:
+        wanted = Formation(_option_words(order).title())
+    except ValueError:
+        raise _Refused(f"option {order.option!r} is not a formation (Unordered, Skirmish, Relaxed, Close)",
+                       "X13") from None
+    t = work.traits(order.unit)
+    try:
+        change_formation(order.unit, st.formation, wanted, commander=work.character(st.commander),
+                         relays=work.relays(order.unit), magnitude=st.magnitude, drill=t.drill.value,
+                         communication_failure=t.communication_failure,
+                         attacked_since=st.attacks_suffered > 0, engaged=bool(st.engaged),
+                         endurance=st.endurance, roller=_NoRoll(), typed=0, where=_place(order),
+                         rules=rules)
+    except InputError as exc:
+        raise _Refused(exc.problems[0].message, "X13, X20") from None
+    changes, timing = _take_turn(work, order, tick)
+    ev = change_formation(order.unit, st.formation, wanted, commander=work.character(st.commander),
+                          relays=work.relays(order.unit), magnitude=st.magnitude, drill=t.drill.value,
+                          communication_failure=t.communication_failure, attacked_since=st.attacks_suffered > 0,
+                          engaged=bool(st.engaged), endurance=st.endurance, roller=roller, typed=order.dice,
+                          where=_place(order, "dice"), rules=rules)
+    changes["formation"] = ev.formation
+    return _with_changes(order, tick, timing, changes, command=_command(ev.roll), formation=ev.formation.value,
+                         rule_ref="X20")
+
+
+def _prepare_disengage(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
+    """X21: Disengage from the target (or the first unit it is engaged with); success
+    parts the two units, envelopment included, and calls a rout check of the unit."""
+    st = work.get(order.unit)
+    if not st.engaged:
+        raise _Refused(f"{order.unit} is not engaged", "X21")
+    enemy = order.target or st.engaged[0]
+    if enemy not in st.engaged:
+        raise _Refused(f"{order.unit} is not engaged with {enemy}", "X21")
+    changes, timing = _take_turn(work, order, tick)
+    dis = disengage(order.unit, work.character(st.commander), drill=_effective_drill(work, order.unit),
+                    magnitude=st.magnitude, enemy_drill=_effective_drill(work, enemy),
+                    enveloped=enemy in st.enveloped_by, enveloping=enemy in st.enveloping,
+                    endurance=st.endurance, roller=roller, typed=order.dice, where=_place(order, "dice"),
+                    rules=work.battle.house_rules)
+
+    def apply_disengage(w: _Work, r: Roller) -> list[dict[str, Any]]:
+        me = w.put(w.get(order.unit), **changes)
+        out = _base(order, tick, timing, pool=trait_json(dis.pool), difficulty=trait_json(dis.difficulty),
+                    roll=roll_json(dis.roll), successes=dis.outcome.net, disengaged=dis.disengaged, rule_ref="X21")
+        if dis.disengaged:
+            other = w.get(enemy)
+            w.put(me, engaged=tuple(e for e in me.engaged if e != enemy),
+                  enveloping=tuple(e for e in me.enveloping if e != enemy),
+                  enveloped_by=tuple(e for e in me.enveloped_by if e != enemy))
+            w.put(other, engaged=tuple(e for e in other.engaged if e != order.unit),
+                  enveloping=tuple(e for e in other.enveloping if e != order.unit),
+                  enveloped_by=tuple(e for e in other.enveloped_by if e != order.unit))
+            out["rout"] = _rout(w, r, order.unit, [RoutTrigger.DISENGAGED], order.rout_dice,
+                                _place(order, "rout_dice"), "rout")
+        return [out]
+
+    return apply_disengage
+
+
+def _prepare_turn(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
+    """X22: Turn, a command roll."""
+    st = work.get(order.unit)
+    changes, timing = _take_turn(work, order, tick)
+    roll = turn(work.character(st.commander), work.relays(order.unit), magnitude=st.magnitude,
+                drill=_effective_drill(work, order.unit), endurance=st.endurance, roller=roller,
+                typed=order.dice, where=_place(order, "dice"), rules=work.battle.house_rules)
+    return _with_changes(order, tick, timing, changes, command=_command(roll), rule_ref="X22")
+
+
+def _prepare_signal(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
+    """X25: Signal Units, the units named in the option (or the target), as many as the
+    unit has relays."""
+    st = work.get(order.unit)
+    targets = [t.strip() for t in (order.option or order.target or "").split(",") if t.strip()]
+    try:
+        reached = signal_units(order.unit, targets, len(st.relays), where=_place(order))
+    except InputError as exc:
+        raise _Refused(exc.problems[0].message, "X25") from None
+    return _simple(work, order, tick, reached=list(reached), rule_ref="X25")
+
+
+def _prepare_cast(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
+    """X27: Cast Spell, its effect as typed in the option."""
+    return _simple(work, order, tick, effect=order.option or "", rule_ref="X27")
+
+
+def _prepare_inactive(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
+    """X19, E11: Inactive, which the unit takes only when it is imposed on it."""
+    return _simple(work, order, tick, note="Inactive only when imposed on the unit (X19)", rule_ref="X19, E11")
+
+
+def _prepare_other(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
+    """E11, X19: Guard and Miscellaneous take their turn and nothing more."""
+    return _simple(work, order, tick, rule_ref="X19, E11" if order.action is Action.GUARD else "E11")
 
 
 def _terrain(order: Order) -> Terrain:
@@ -1170,10 +1219,11 @@ def _row_refusal(work: _Work, new_name: str) -> None:
                        "(sheetsync new OUT --from battle.yaml)", "X23")
 
 
-def _prepare_expel(work: _Work, order: Order, tick: int) -> Apply:
-    """X23: expelling one special character (0/−0, reflexive): she leaves the unit alive and
-    becomes a solo unit on the field (X1), named after her, on her unit's side, with her own
-    track; she acts next when her former unit does (as a split-off unit does, X50)."""
+def _prepare_expel(work: _Work, order: Order, tick: int, roller: Roller) -> Apply:
+    """X23: expelling one special character (0/−0, reflexive, no roll): she leaves the unit
+    alive and becomes a solo unit on the field (X1), named after her, on her unit's side,
+    with her own track; she acts next when her former unit does (as a split-off unit does,
+    X50)."""
     st = work.get(order.unit)
     head, f = _fields(order)
     name = (f.get("name") or head).strip()
@@ -1445,6 +1495,26 @@ def _prepare_duel(work: _Work, order: Order, tick: int, roller: Roller) -> Apply
     return apply
 
 
+_PREPARERS: dict[Action, Callable[[_Work, Order, int, Roller], Apply]] = {
+    Action.ATTACK: _prepare_attack,  # X28-X34
+    Action.MOVE: _prepare_move,  # X17
+    Action.DASH: _prepare_dash,  # X18
+    Action.AIM: _prepare_aim,  # X19
+    Action.CHANGE_FORMATION: _prepare_change_formation,  # X20
+    Action.DISENGAGE: _prepare_disengage,  # X21
+    Action.TURN: _prepare_turn,  # X22
+    Action.SIGNAL: _prepare_signal,  # X25
+    Action.RALLY: _prepare_rally,  # X26
+    Action.SPLIT: _prepare_split,  # X23
+    Action.EXPEL: _prepare_expel,  # X23
+    Action.MERGE: _prepare_merge,  # X24
+    Action.DUEL: _prepare_duel,  # X27
+    Action.CAST: _prepare_cast,  # X27
+    Action.INACTIVE: _prepare_inactive,  # X19
+}
+"""E11, X17-X34: the preparer of each action (Guard and Miscellaneous: :func:`_prepare_other`)."""
+
+
 def _is_spread(order: Order) -> bool:
     return order.action is Action.CHANGE_FORMATION and "spread" in _option_words(order).casefold()
 
@@ -1618,6 +1688,130 @@ def _dice_problem(exc: InputError) -> bool:
     return any("dice" in p.where or "join_war" in p.where for p in exc.problems)
 
 
+def _refusal(o: Order, tick: int, reason: str, rule_ref: str) -> dict[str, Any]:
+    """The event of an order refused on long tick ``tick``: why, and the rule that says so."""
+    return {"kind": "refused", "order": o.row, "tick": tick, "unit": o.unit, "action": o.action.value,
+            "reason": reason, "rule_ref": rule_ref}
+
+
+def _tick_to_resolve(battle: Battle, tl: Timeline, tick: int | None) -> int:
+    """E5: the long tick to resolve: the next one on which a unit acts, or ``tick`` when it
+    is neither past (once the battle has started) nor after that one."""
+    due = tl.next_tick()
+    if tick is None:
+        return due
+    if tick < battle.tick and battle.started:
+        raise InputError([Problem("tick", f"long tick {tick} has passed: the battle is at long tick {battle.tick} "
+                                          "(E5)")])
+    if tick > due:
+        first = ", ".join(c.unit for c in tl.clocks if c.next_tick == due)
+        raise InputError([Problem("tick", f"long tick {tick} comes after long tick {due}, when {first} acts: "
+                                          f"resolve long tick {due} first (E5)")])
+    return tick
+
+
+def _tick_orders(battle: Battle, tick: int, acting: set[str],
+                 events: list[dict[str, Any]]) -> tuple[list[Order], list[Order], set[str]]:
+    """E5, X19, X20: the orders of long tick ``tick`` in sheet order.  An order of a tick
+    that passed without its unit acting is refused (into ``events``); spreading out under
+    fire waits until the tick's other orders are done (X20); a unit that acts now with no
+    order but a reflexive one Guards.  Returns the orders, the spreads and the units with
+    an order that takes their action."""
+    ordered: list[Order] = []
+    for o in battle.orders:
+        if o.tick < tick:
+            events.append(_refusal(o, o.tick, f"long tick {o.tick} has passed, and {o.unit} did not act on it",
+                                   "E5"))
+        elif o.tick == tick:
+            ordered.append(o)
+    spreads = [o for o in ordered if _is_spread(o)]
+    ordered = [o for o in ordered if not _is_spread(o)]
+    with_order = {o.unit for o in ordered if o.action not in (Action.MOVE, Action.DISENGAGE, Action.EXPEL)}
+    for name in sorted(acting - with_order, key=lambda n: [u.name for u in battle.units].index(n)):
+        ordered.append(Order(tick=tick, unit=name, action=Action.GUARD, row=-1))
+    return ordered, spreads, with_order
+
+
+def _verify_batch(snap: _Work, batch: list[Order], tick: int, roller: Roller, events: list[dict[str, Any]],
+                  problems: list[Problem]) -> list[tuple[Order, Apply]]:
+    """E6: each order of a batch verified and rolled against the state the batch began
+    with; a refused order is logged with its reason, a die typed wrong is kept for the
+    one error raised at the end."""
+    applies: list[tuple[Order, Apply]] = []
+    for o in batch:
+        try:
+            applies.append((o, _prepare(snap, o, tick, roller)))
+        except _Refused as why:
+            events.append(_refusal(o, tick, why.reason, why.rule_ref))
+        except InputError as exc:
+            if _dice_problem(exc):
+                problems.extend(exc.problems)
+            else:
+                events.append(_refusal(o, tick, exc.problems[0].message, "E5"))
+    return applies
+
+
+def _apply_batch(work: _Work, applies: list[tuple[Order, Apply]], tick: int, roller: Roller,
+                 events: list[dict[str, Any]], problems: list[Problem]) -> None:
+    """E6, X24: the verified orders of a batch applied in sheet order; the order of a unit
+    that merged into another earlier this tick has no effect, and the Guard of a unit with
+    no order says so (E5, X19)."""
+    for o, apply in applies:
+        gone = work.get(o.unit).merged_into
+        if gone is not None:  # E6, X24: it merged earlier this tick
+            events.append(_base(o, tick, None, outcome="no effect", reason=f"{o.unit} merged into {gone} earlier "
+                                                                         "this tick", rule_ref="E6, X24"))
+            continue
+        try:
+            got = apply(work, roller)
+        except InputError as exc:
+            if not _dice_problem(exc):
+                raise
+            problems.extend(exc.problems)
+            continue
+        if o.row < 0:
+            for e in got:
+                e["kind"] = "Guard (no order)"
+                e["rule_ref"] = "E5, X19"
+        events.extend(got)
+
+
+def _spreads(work: _Work, spreads: list[Order], tick: int, roller: Roller, events: list[dict[str, Any]],
+             problems: list[Problem]) -> None:
+    """X20: the reflexive spreads out under fire, after the tick's other orders, each by a
+    unit still in the battle (X34, X39)."""
+    done: set[str] = set()
+    for o in spreads:
+        try:
+            if not _stands(work.get(o.unit)):
+                raise _Refused(f"{o.unit} has left the battle", "X34, X39")
+            events.extend(_spread(work, o, tick, roller, done))
+        except _Refused as why:
+            events.append(_refusal(o, tick, why.reason, why.rule_ref))
+        except InputError as exc:
+            if not _dice_problem(exc):
+                raise
+            problems.extend(exc.problems)
+
+
+def _after_tick(battle: Battle, work: _Work, tick: int, events: list[dict[str, Any]]) -> TickResult:
+    """X23, E5: the tick closed: each expelled solo unit acts next when the unit she left
+    does; the orders of later ticks keep their places in the file written after this tick,
+    and the undo record holds the battle as it was (its units too when one was born)."""
+    for name, parent in work.follow_parent.items():  # X23: she acts next when her old unit does
+        work.put(work.get(name), next_tick=work.get(parent).next_tick)
+    later = tuple(o.model_copy(update={"row": i})  # their places in the file written after this tick
+                  for i, o in enumerate(o for o in battle.orders if o.tick > tick))
+    grew = work.battle.units != battle.units
+    record = UndoRecord(tick=battle.tick, started=battle.started, orders=battle.orders, states=battle.state,
+                        units=battle.units if grew else None)
+    states = tuple(work.states[u.name] for u in work.battle.units)
+    new = battle.model_copy(update={"started": True, "tick": tick, "state": states, "orders": later,
+                                    "history": (*battle.history, record), "units": work.battle.units,
+                                    "duel": work.duel})
+    return TickResult(tick, tuple(events), new)
+
+
 def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = None, *,
             new_units: bool | int = True) -> TickResult:
     """E4-E6, X17-X39: resolve the next long tick on which a unit acts (or ``tick``); while
@@ -1634,103 +1828,27 @@ def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = Non
     roller = roller if roller is not None else battle_roller(battle)
     work = _Work(battle, new_units=new_units)
     events: list[dict[str, Any]] = []
-    started = battle.started
-    if not started:
+    if not battle.started:
         events.append(_join_war(battle, work, roller))
     tl = _timeline(battle, list(work.states.values()))
     if not tl.clocks:
         raise BattleStateError("no unit is left in the battle: end it (End Battle) for the aftermath")
-    due = tl.next_tick()
-    if tick is None:
-        tick = due
-    elif tick < battle.tick and started:
-        raise InputError([Problem("tick", f"long tick {tick} has passed: the battle is at long tick {battle.tick} "
-                                          "(E5)")])
-    elif tick > due:
-        first = ", ".join(c.unit for c in tl.clocks if c.next_tick == due)
-        raise InputError([Problem("tick", f"long tick {tick} comes after long tick {due}, when {first} acts: "
-                                          f"resolve long tick {due} first (E5)")])
+    tick = _tick_to_resolve(battle, tl, tick)
     work.battle = battle.model_copy(update={"tick": tick})
     acting = {c.unit for c in tl.clocks if c.next_tick == tick}
     events += _mob_checks(work, tick, acting, roller)
-    now = [o for o in battle.orders if o.tick <= tick]
-    later = tuple(o.model_copy(update={"row": i})  # their places in the file written after this tick
-                  for i, o in enumerate(o for o in battle.orders if o.tick > tick))
-    problems: list[Problem] = []
-    ordered: list[Order] = []
-    for o in now:
-        if o.tick < tick:
-            events.append({"kind": "refused", "order": o.row, "tick": o.tick, "unit": o.unit,
-                           "action": o.action.value, "reason": f"long tick {o.tick} has passed, and {o.unit} did not "
-                                                               f"act on it", "rule_ref": "E5"})
-        else:
-            ordered.append(o)
-    spreads = [o for o in ordered if _is_spread(o)]  # X20: after the tick's other orders
-    ordered = [o for o in ordered if not _is_spread(o)]
-    with_order = {o.unit for o in ordered if o.action not in (Action.MOVE, Action.DISENGAGE, Action.EXPEL)}
-    for name in sorted(acting - with_order, key=lambda n: [u.name for u in battle.units].index(n)):
-        ordered.append(Order(tick=tick, unit=name, action=Action.GUARD, row=-1))
+    ordered, spreads, with_order = _tick_orders(battle, tick, acting, events)
     batches: list[list[Order]] = [ordered] if battle.house_rules.same_tick == "simultaneous" else \
         [[o] for o in ordered]
+    problems: list[Problem] = []
     for batch in batches:
-        snap = work.copy()
-        applies: list[tuple[Order, Apply]] = []
-        for o in batch:
-            try:
-                applies.append((o, _prepare(snap, o, tick, roller)))
-            except _Refused as why:
-                events.append({"kind": "refused", "order": o.row, "tick": tick, "unit": o.unit,
-                               "action": o.action.value, "reason": why.reason, "rule_ref": why.rule_ref})
-            except InputError as exc:
-                if _dice_problem(exc):
-                    problems.extend(exc.problems)
-                else:
-                    events.append({"kind": "refused", "order": o.row, "tick": tick, "unit": o.unit,
-                                   "action": o.action.value, "reason": exc.problems[0].message, "rule_ref": "E5"})
-        for o, apply in applies:
-            gone = work.get(o.unit).merged_into
-            if gone is not None:  # E6, X24: it merged earlier this tick
-                events.append(_base(o, tick, None, outcome="no effect", reason=f"{o.unit} merged into {gone} earlier "
-                                                                             "this tick", rule_ref="E6, X24"))
-                continue
-            try:
-                got = apply(work, roller)
-            except InputError as exc:
-                if not _dice_problem(exc):
-                    raise
-                problems.extend(exc.problems)
-                continue
-            if o.row < 0:
-                for e in got:
-                    e["kind"] = "Guard (no order)"
-                    e["rule_ref"] = "E5, X19"
-            events.extend(got)
+        applies = _verify_batch(work.copy(), batch, tick, roller, events, problems)
+        _apply_batch(work, applies, tick, roller, events, problems)
     events.extend(_guard_refused(work, acting & with_order, tick, roller))
-    spread_done: set[str] = set()
-    for o in spreads:
-        try:
-            if not _stands(work.get(o.unit)):
-                raise _Refused(f"{o.unit} has left the battle", "X34, X39")
-            events.extend(_spread(work, o, tick, roller, spread_done))
-        except _Refused as why:
-            events.append({"kind": "refused", "order": o.row, "tick": tick, "unit": o.unit,
-                           "action": o.action.value, "reason": why.reason, "rule_ref": why.rule_ref})
-        except InputError as exc:
-            if not _dice_problem(exc):
-                raise
-            problems.extend(exc.problems)
+    _spreads(work, spreads, tick, roller, events, problems)
     if problems:
         raise InputError(problems)
-    for name, parent in work.follow_parent.items():  # X23: she acts next when her old unit does
-        work.put(work.get(name), next_tick=work.get(parent).next_tick)
-    grew = work.battle.units != battle.units
-    record = UndoRecord(tick=battle.tick, started=battle.started, orders=battle.orders, states=battle.state,
-                        units=battle.units if grew else None)
-    states = tuple(work.states[u.name] for u in work.battle.units)
-    new = battle.model_copy(update={"started": True, "tick": tick, "state": states, "orders": later,
-                                    "history": (*battle.history, record), "units": work.battle.units,
-                                    "duel": work.duel})
-    return TickResult(tick, tuple(events), new)
+    return _after_tick(battle, work, tick, events)
 
 
 def undo(battle: Battle) -> Battle:
