@@ -1,8 +1,6 @@
-"""Rule systems.  Pure: the standard library and pydantic only (no spreadsheet libraries).
-
-Each rule system lives in its own package: :mod:`sheetsync.systems.bbn.rules` holds the Baltimore by
-Night battalion rules.  Exalted 2e mass combat and the hex wargame will join as siblings.
-"""
+"""The label enum every rule system's values use: a :class:`StrEnum` whose value is the
+exact word a sheet's dropdown shows ("Knocked Out", "Melee Attack").  Standard library
+only."""
 
 from __future__ import annotations
 
