@@ -19,6 +19,8 @@ def layout_markdown(lay: Layout | None = None) -> str:
         "Every block below is a defined name in the workbook (and a named range in Google Sheets), so a script can",
         "find it without knowing rows and columns. *Input* cells are pale yellow and unlocked; computed cells are",
         "grey and locked (sheets are protected with no password, so typing into one warns).",
+        "This is the battalion tracker; the hex wargame's and Exalted's are in `docs/LAYOUT-hexwar.md` and",
+        "`docs/LAYOUT-exalted.md`.",
         "",
         "## Sheets",
         "",
