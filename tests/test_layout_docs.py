@@ -36,3 +36,13 @@ def test_issue22_layout_doc_names_every_block_and_input_column(system_id: str) -
 def test_issue22_the_battalion_layout_doc_points_to_the_others() -> None:
     doc = (DOCS / "LAYOUT.md").read_text(encoding="utf-8")
     assert "docs/LAYOUT-hexwar.md" in doc and "docs/LAYOUT-exalted.md" in doc
+
+
+@pytest.mark.parametrize("system_id", ["bbn", "hexwar", "exalted"])
+def test_issue22_no_table_has_two_columns_with_one_header(system_id: str) -> None:
+    """Typed and computed values are told apart in the header itself (the Exalted Units
+    sheet's typed Drill and its derived Drill; the two cohorts of a Range)."""
+    lay = find_system(system_id).layout()
+    for block in lay.blocks.values():
+        headers = [col.header for col in block.columns]
+        assert len(headers) == len(set(headers)), (block.name, sorted(h for h in headers if headers.count(h) > 1))

@@ -214,6 +214,13 @@ UNIT_TRAITS = ("magnitude", "drill", "endurance", "might", "close_rating", "rang
 """X1-X11: the derived traits the Units sheet shows (each with its breakdown)."""
 
 
+def _trait_header(trait: str) -> str:
+    """A derived trait's header (X1-X11), told apart from the typed column of the same name
+    (issue 22: no sheet has two columns with one header)."""
+    name = trait.replace("_", " ").capitalize()
+    return f"{name} (derived)" if trait in ("magnitude", "drill", "endurance", "might") else name
+
+
 def _capacity(capacity: Mapping[str, int] | None) -> dict[str, int]:
     out = dict(CAPACITY)
     for key, value in (capacity or {}).items():
@@ -340,11 +347,11 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
         Column("cover", "Cover %", kind="int", width=8,
                note="X16: 0 to 100; the largest of 25/50/75/90% not above it gives DV 1/2/3/4"),
         Column("join_war", "Join War dice", width=14, codec_=DICE, note=f"E4: {DIE_CELL_HELP}"),
-        _out("magnitude_now", "Magnitude", note="X2, X34: now (the bar: out of the starting Magnitude)"),
+        _out("magnitude_now", "Magnitude now", note="X2, X34: now (the bar: out of the starting Magnitude)"),
         _out("health_left", "Health left", note="X34: levels left on the track"),
-        _out("endurance_now", "Endurance", note="X4: now"),
+        _out("endurance_now", "Endurance now", note="X4: now"),
         _out("ammunition_now", "Arrows left", note="X31: now (a volley spends 3)"),
-        *(_out(f"t_{t}", t.replace("_", " ").capitalize()) for t in UNIT_TRAITS),
+        *(_out(f"t_{t}", _trait_header(t)) for t in UNIT_TRAITS),
         _out("formation_now", "Formation now", kind="text", width=11),
         _out("next_tick", "Next tick", note="E5"),
         _out("status", "Status", kind="text", width=24),
