@@ -153,80 +153,114 @@ def _frac(value: Any) -> Fraction:
     return Fraction(str(value))
 
 
+def _check_roll(case: dict[str, Any], want: dict[str, Any], rules: HouseRules, where: str) -> None:
+    """A pool rolled (or typed) and judged against a difficulty, or the error it raises."""
+    try:
+        roll = roll_pool(case["dice"], ScriptedRoller(case.get("rolled", [])), case.get("typed"),
+                         where=case.get("where", "Orders!L2"), damage=case.get("damage", False),
+                         double_tens=case.get("double_tens", True))
+    except InputError as exc:
+        assert "error" in want, f"{where}: unexpected {exc}"
+        for part in [want["error"]] if isinstance(want["error"], str) else want["error"]:
+            assert part in str(exc), f"{where}: {exc} lacks {part!r}"
+        return
+    assert "error" not in want, f"{where}: no error raised"
+    out = judge(roll, case.get("difficulty", 1), automatic=case.get("automatic", 0),
+                external=case.get("external", 0))
+    for key, value in want.items():
+        got = getattr(out, key) if key != "source" else roll.source.value
+        assert got == value, f"{where}.{key}: {got!r} != {value!r}"
+
+
+def _check_magnitude(case: dict[str, Any], want: dict[str, Any], rules: HouseRules, where: str) -> None:
+    """The magnitude of a headcount."""
+    assert magnitude_for_headcount(case["headcount"]) == want["magnitude"], where
+
+
+def _check_traits(case: dict[str, Any], want: dict[str, Any], rules: HouseRules, where: str) -> None:
+    """A unit's derived traits, and the breakdown of each that is asked for."""
+    t = derive_traits(_unit(case["unit"]), rules)
+    for key, value in want.items():
+        if key == "breakdown":
+            for trait, amounts in value.items():
+                got = [e.amount for e in getattr(t, trait).breakdown]
+                assert got == amounts, f"{where}.breakdown.{trait}: {got}"
+        else:
+            got = getattr(t, key)
+            got = got.value if hasattr(got, "value") and not isinstance(got, bool) else got
+            assert got == value, f"{where}.{key}: {got!r} != {value!r}"
+
+
+def _check_pool(case: dict[str, Any], want: dict[str, Any], rules: HouseRules, where: str) -> None:
+    """A commander's attack pool with the close weapon, or the ranged one for a ranged attack."""
+    c = Character.model_validate(case["commander"])
+    weapon = c.ranged_weapon if case.get("kind") == "Ranged" and c.ranged_weapon else c.close_weapon
+    assert attack_pool(c, weapon, solo=case.get("solo", False)).value == want["pool"], where
+
+
+def _check_bonus(case: dict[str, Any], want: dict[str, Any], rules: HouseRules, where: str) -> None:
+    """The bonus successes of a rating, War and might."""
+    got = bonus_successes(case["rating"], case["war"], case.get("might", 0), doubled=case.get("doubled", False))
+    assert got.value == want["bonus"], f"{where}: {got}"
+
+
+def _check_difference(case: dict[str, Any], want: dict[str, Any], rules: HouseRules, where: str) -> None:
+    """The magnitude difference of an attack between two formations."""
+    got = magnitude_difference(case["attacker"], case["defender"], AttackKind(case.get("kind", "Close")),
+                               Formation(case.get("attacker_formation", "Relaxed")),
+                               Formation(case.get("defender_formation", "Relaxed")))
+    assert got.value == want["value"], f"{where}: {got}"
+
+
+def _check_called_shot(case: dict[str, Any], want: dict[str, Any], rules: HouseRules, where: str) -> None:
+    """The penalty of a called shot."""
+    got = called_shot_penalty(case["drill"], case["magnitude"], unordered=case.get("unordered", False),
+                              sorcerer=case.get("sorcerer", False))
+    assert got.value == want["penalty"], f"{where}: {got}"
+
+
+def _check_loss(case: dict[str, Any], want: dict[str, Any], rules: HouseRules, where: str) -> None:
+    """Health levels lost, applied to the marked levels."""
+    loss = apply_levels(case["marked"], case["levels"], case["health_levels"], case["magnitude"])
+    for key, value in want.items():
+        assert getattr(loss, key) == value, f"{where}.{key}: {getattr(loss, key)!r} != {value!r}"
+
+
+def _check_attack(case: dict[str, Any], want: dict[str, Any], rules: HouseRules, where: str) -> None:
+    """An attack planned, its odds, and its resolution with scripted dice."""
+    opts = {k: case[k] for k in ("cover", "defender_action_dv", "onslaught", "extra_external",
+                                 "attacker_endurance", "attacker_magnitude", "defender_magnitude") if k in case}
+    plan = plan_attack(_unit(case["attacker"]), _unit(case["defender"]), AttackKind(case.get("kind", "Close")),
+                       rules=rules, **opts)
+    for key, value in (want.get("plan") or {}).items():
+        got = getattr(plan, key)
+        got = got.value if hasattr(got, "value") else got
+        assert got == value, f"{where}.plan.{key}: {got!r} != {value!r}"
+    odds = attack_odds(plan)
+    for key, value in (want.get("odds") or {}).items():
+        assert getattr(odds, key) == _frac(value), f"{where}.odds.{key}: {getattr(odds, key)} != {value}"
+    ev = resolve_attack(plan, ScriptedRoller(case.get("rolled", [])), marked=case.get("marked", 0),
+                        attack_dice=case.get("attack_dice"), damage_dice_typed=case.get("damage_dice"))
+    for key, value in want.items():
+        if key in ("plan", "odds"):
+            continue
+        got = getattr(ev.loss, key) if key in ("marked", "magnitude", "rout_check") else getattr(ev, key)
+        assert got == value, f"{where}.{key}: {got!r} != {value!r}"
+
+
+_BASIC = {"roll": _check_roll, "magnitude": _check_magnitude, "traits": _check_traits, "pool": _check_pool,
+          "bonus": _check_bonus, "difference": _check_difference, "called_shot": _check_called_shot,
+          "loss": _check_loss, "attack": _check_attack}
+
+
 def _case(case: dict[str, Any], rules: HouseRules, where: str) -> None:
+    """One case of a scenario file, checked by its ``check`` kind (the basic ones, then the
+    rest in ``_MORE``); an unknown kind fails."""
     check, want = case["check"], case["expect"]
-    if check == "roll":
-        try:
-            roll = roll_pool(case["dice"], ScriptedRoller(case.get("rolled", [])), case.get("typed"),
-                             where=case.get("where", "Orders!L2"), damage=case.get("damage", False),
-                             double_tens=case.get("double_tens", True))
-        except InputError as exc:
-            assert "error" in want, f"{where}: unexpected {exc}"
-            for part in [want["error"]] if isinstance(want["error"], str) else want["error"]:
-                assert part in str(exc), f"{where}: {exc} lacks {part!r}"
-            return
-        assert "error" not in want, f"{where}: no error raised"
-        out = judge(roll, case.get("difficulty", 1), automatic=case.get("automatic", 0),
-                    external=case.get("external", 0))
-        for key, value in want.items():
-            got = getattr(out, key) if key != "source" else roll.source.value
-            assert got == value, f"{where}.{key}: {got!r} != {value!r}"
-    elif check == "magnitude":
-        assert magnitude_for_headcount(case["headcount"]) == want["magnitude"], where
-    elif check == "traits":
-        t = derive_traits(_unit(case["unit"]), rules)
-        for key, value in want.items():
-            if key == "breakdown":
-                for trait, amounts in value.items():
-                    got = [e.amount for e in getattr(t, trait).breakdown]
-                    assert got == amounts, f"{where}.breakdown.{trait}: {got}"
-            else:
-                got = getattr(t, key)
-                got = got.value if hasattr(got, "value") and not isinstance(got, bool) else got
-                assert got == value, f"{where}.{key}: {got!r} != {value!r}"
-    elif check == "pool":
-        c = Character.model_validate(case["commander"])
-        weapon = c.ranged_weapon if case.get("kind") == "Ranged" and c.ranged_weapon else c.close_weapon
-        assert attack_pool(c, weapon, solo=case.get("solo", False)).value == want["pool"], where
-    elif check == "bonus":
-        got = bonus_successes(case["rating"], case["war"], case.get("might", 0), doubled=case.get("doubled", False))
-        assert got.value == want["bonus"], f"{where}: {got}"
-    elif check == "difference":
-        got = magnitude_difference(case["attacker"], case["defender"], AttackKind(case.get("kind", "Close")),
-                                   Formation(case.get("attacker_formation", "Relaxed")),
-                                   Formation(case.get("defender_formation", "Relaxed")))
-        assert got.value == want["value"], f"{where}: {got}"
-    elif check == "called_shot":
-        got = called_shot_penalty(case["drill"], case["magnitude"], unordered=case.get("unordered", False),
-                                  sorcerer=case.get("sorcerer", False))
-        assert got.value == want["penalty"], f"{where}: {got}"
-    elif check == "loss":
-        loss = apply_levels(case["marked"], case["levels"], case["health_levels"], case["magnitude"])
-        for key, value in want.items():
-            assert getattr(loss, key) == value, f"{where}.{key}: {getattr(loss, key)!r} != {value!r}"
-    elif check == "attack":
-        opts = {k: case[k] for k in ("cover", "defender_action_dv", "onslaught", "extra_external",
-                                     "attacker_endurance", "attacker_magnitude", "defender_magnitude") if k in case}
-        plan = plan_attack(_unit(case["attacker"]), _unit(case["defender"]), AttackKind(case.get("kind", "Close")),
-                           rules=rules, **opts)
-        for key, value in (want.get("plan") or {}).items():
-            got = getattr(plan, key)
-            got = got.value if hasattr(got, "value") else got
-            assert got == value, f"{where}.plan.{key}: {got!r} != {value!r}"
-        odds = attack_odds(plan)
-        for key, value in (want.get("odds") or {}).items():
-            assert getattr(odds, key) == _frac(value), f"{where}.odds.{key}: {getattr(odds, key)} != {value}"
-        ev = resolve_attack(plan, ScriptedRoller(case.get("rolled", [])), marked=case.get("marked", 0),
-                            attack_dice=case.get("attack_dice"), damage_dice_typed=case.get("damage_dice"))
-        for key, value in want.items():
-            if key in ("plan", "odds"):
-                continue
-            got = getattr(ev.loss, key) if key in ("marked", "magnitude", "rout_check") else getattr(ev, key)
-            assert got == value, f"{where}.{key}: {got!r} != {value!r}"
-    elif check in _MORE:
-        _MORE[check](case, want, rules, where)
-    else:
+    run = _BASIC.get(check) or _MORE.get(check)
+    if run is None:
         raise AssertionError(f"{where}: unknown check {check!r}")
+    run(case, want, rules, where)
 
 
 def _fields(obj: Any, want: dict[str, Any], where: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -21,6 +22,7 @@ from sheetsync.systems.bbn.rules import (
     Band,
     Battle,
     Benefit,
+    Effect,
     Moment,
     PhaseResult,
     PoolName,
@@ -224,6 +226,42 @@ def check_standing(battle: Battle) -> None:
         assert set(st_.hero_used) <= set(st_.states) and len(set(st_.hero_used)) == len(st_.hero_used)
 
 
+def follow_effects(effects: Sequence[Effect], now: dict[str, dict[str, State]], lost: set[State],
+                   rose: Counter[str], health: dict[str, int], temper: dict[str, int],
+                   control: dict[str, int]) -> None:
+    """An event's effects applied to the running account: each change of state starts from
+    the state the account holds (a rise from a lost state counted), heals and absorbed
+    damage add Health, and a bonus of 10 adds Temper or Control."""
+    for f in effects:
+        if f.to_state is not None and f.member:
+            assert now[f.cohort][f.member] is f.from_state, f
+            if f.from_state in lost and f.to_state not in lost:
+                rose[f.cohort] += 1
+            now[f.cohort][f.member] = f.to_state
+        if f.kind == "heal":
+            health[f.cohort] += f.amount or 0
+        if f.kind == "boost absorbs":
+            health[f.cohort] += f.amount or 0
+        if f.kind == "bonus" and f.amount == 10 and "temper" in f.text:
+            temper[f.cohort] += 10
+        if f.kind == "bonus" and f.amount == 10 and "control" in f.text:
+            control[f.cohort] += 10
+
+
+def follow_end_of_phase(effects: Sequence[Effect], now: dict[str, dict[str, State]], temper: dict[str, int],
+                        control: dict[str, int]) -> None:
+    """The end of the phase applied to the running account: its changes of state, and the
+    bonuses that end taking their Temper or Control back."""
+    for f in effects:
+        if f.to_state is not None and f.member:
+            assert now[f.cohort][f.member] is f.from_state
+            now[f.cohort][f.member] = f.to_state
+        if f.kind == "bonus ends" and "temper" in f.text:
+            temper[f.cohort] -= f.amount or 0
+        if f.kind == "bonus ends" and "control" in f.text:
+            control[f.cohort] -= f.amount or 0
+
+
 def check_log(before: Battle, result: PhaseResult) -> None:
     """The events account for every change of state, action, Temper, Control and Health."""
     rules = before.house_rules
@@ -259,28 +297,8 @@ def check_log(before: Battle, result: PhaseResult) -> None:
             control[event.cohort] -= 1
         if event.target and event.outcome == "hit":
             health[event.target] -= event.damage
-        for f in event.effects:
-            if f.to_state is not None and f.member:
-                assert now[f.cohort][f.member] is f.from_state, f
-                if f.from_state in lost and f.to_state not in lost:
-                    rose[f.cohort] += 1
-                now[f.cohort][f.member] = f.to_state
-            if f.kind == "heal":
-                health[f.cohort] += f.amount or 0
-            if f.kind == "boost absorbs":
-                health[f.cohort] += f.amount or 0
-            if f.kind == "bonus" and f.amount == 10 and "temper" in f.text:
-                temper[f.cohort] += 10
-            if f.kind == "bonus" and f.amount == 10 and "control" in f.text:
-                control[f.cohort] += 10
-    for f in result.end_of_phase:
-        if f.to_state is not None and f.member:
-            assert now[f.cohort][f.member] is f.from_state
-            now[f.cohort][f.member] = f.to_state
-        if f.kind == "bonus ends" and "temper" in f.text:
-            temper[f.cohort] -= f.amount or 0
-        if f.kind == "bonus ends" and "control" in f.text:
-            control[f.cohort] -= f.amount or 0
+        follow_effects(event.effects, now, lost, rose, health, temper, control)
+    follow_end_of_phase(result.end_of_phase, now, temper, control)
     after = result.battle.state
     for name in before.state:
         assert now[name] == after[name].states, name

@@ -451,6 +451,48 @@ def require_remote_engine() -> None:
         raise BackendError(f"can't serve: {exc}. Set it, then start sheetsync serve again.") from exc
 
 
+def _settings(api_key: str | None, engine: str, step_budget: float | None) -> tuple[str, float]:
+    """The endpoint's key and a step's budget, each from the argument or the environment;
+    an unknown engine, a budget not above 0 or no key refuses the endpoint."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
+    budget = step_budget if step_budget is not None else step_budget_from_env()
+    if not budget > 0:
+        raise ValueError(f"a step's budget is a number of seconds above 0, not {budget!r}")
+    key = api_key if api_key is not None else os.environ.get("SHEETSYNC_API_KEY", "")
+    if not key:
+        from sheetsync.core.errors import BackendError
+
+        raise BackendError("set SHEETSYNC_API_KEY to the key your spreadsheet's buttons send")
+    return key, budget
+
+
+def _authorized(request: Request, key: str) -> bool:
+    """Whether the request's Authorization header (``Bearer`` optional) carries ``key``."""
+    given = request.headers.get("authorization", "")
+    if given.lower().startswith("bearer "):
+        given = given[7:]
+    return hmac.compare_digest(given.encode(), key.encode())
+
+
+async def _body_of(request: Request, key: str, max_bytes: int) -> bytes | JSONResponse:
+    """The request's body, or the refusal to send back: no key (401), or a body over
+    ``max_bytes`` (413), by its Content-Length or, chunked, as soon as it passes."""
+    if not _authorized(request, key):
+        return _error(401, "missing or wrong API key in the Authorization header")
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > max_bytes:
+        return _error(413, f"the workbook sent is {int(length)} bytes; the limit is {max_bytes}")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():  # no Content-Length (chunked): stop at the limit
+        size += len(chunk)
+        if size > max_bytes:
+            return _error(413, f"the workbook sent is over {max_bytes} bytes, the limit")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def create_app(
     api_key: str | None = None,
     *,
@@ -468,16 +510,7 @@ def create_app(
     :data:`DEFAULT_STEP_BUDGET`) is how long a step may run before it is stopped and
     refused (issue 26).  ``app.state.running`` holds the steps running now, and
     ``app.state.tracker_locks`` the per-tracker queues."""
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
-    budget = step_budget if step_budget is not None else step_budget_from_env()
-    if not budget > 0:
-        raise ValueError(f"a step's budget is a number of seconds above 0, not {budget!r}")
-    key = api_key if api_key is not None else os.environ.get("SHEETSYNC_API_KEY", "")
-    if not key:
-        from sheetsync.core.errors import BackendError
-
-        raise BackendError("set SHEETSYNC_API_KEY to the key your spreadsheet's buttons send")
+    key, budget = _settings(api_key, engine, step_budget)
     # No schema and no docs pages: they would describe the endpoint to anyone, key or not.
     app = FastAPI(title="sheetsync", version="1", openapi_url=None, docs_url=None, redoc_url=None,
                   lifespan=_lifespan)
@@ -488,27 +521,6 @@ def create_app(
     running: dict[int, _Running] = {}
     app.state.running = running
     tickets = itertools.count()
-
-    def authorized(request: Request) -> bool:
-        given = request.headers.get("authorization", "")
-        if given.lower().startswith("bearer "):
-            given = given[7:]
-        return hmac.compare_digest(given.encode(), key.encode())
-
-    async def body_of(request: Request) -> bytes | JSONResponse:
-        if not authorized(request):
-            return _error(401, "missing or wrong API key in the Authorization header")
-        length = request.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > max_bytes:
-            return _error(413, f"the workbook sent is {int(length)} bytes; the limit is {max_bytes}")
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in request.stream():  # no Content-Length (chunked): stop at the limit
-            size += len(chunk)
-            if size > max_bytes:
-                return _error(413, f"the workbook sent is over {max_bytes} bytes, the limit")
-            chunks.append(chunk)
-        return b"".join(chunks)
 
     def run_step(action: str, body: bytes) -> JSONResponse:
         """Parse the payload and run the step on it, both on a worker thread (a large
@@ -545,7 +557,7 @@ def create_app(
     def route(action: str) -> Callable[[Request], Any]:
         async def handler(request: Request) -> JSONResponse:
             try:
-                body = await body_of(request)
+                body = await _body_of(request, key, max_bytes)
                 if isinstance(body, JSONResponse):
                     return body
                 import anyio.to_thread

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sheetsync.backends.gsheets import cell_data
@@ -250,18 +250,13 @@ def _house_rows(b: Block, rows: Sequence[Any]) -> list[tuple[list[Any], Sequence
     return out
 
 
-def _static_cells(lay: Layout, captions: Sequence[str], house: list[tuple[list[Any], Sequence[Any]]],
-                  title: str, names: Mapping[str, tuple[str, dict[str, int]]]) -> dict[str, dict[tuple[int, int], dict[str, Any]]]:
-    """Every cell a blank tracker holds, as ``CellData`` by sheet and (row, column)."""
-    cells: dict[str, dict[tuple[int, int], dict[str, Any]]] = {s: {} for s in lay.sheets}
+_Cells = dict[str, dict[tuple[int, int], dict[str, Any]]]
+_Put = Callable[..., None]
 
-    def put(sheet: str, row: int, col: int, value: Any, note: str = "") -> None:
-        data = cell_data(value, f"{sheet}!{col_letter(col)}{row}")
-        if note:
-            data["note"] = note
-        if data:
-            cells[sheet][(row, col)] = data
 
+def _label_cells(lay: Layout, put: _Put, title: str) -> None:
+    """The title in the first sheet's A1, each named cell's label on its left, and each
+    area's title above it."""
     if title and lay.sheets:
         put(lay.sheets[0], 1, 1, title)
     for c in lay.cells.values():
@@ -271,27 +266,41 @@ def _static_cells(lay: Layout, captions: Sequence[str], house: list[tuple[list[A
     for a in lay.areas.values():
         if a.title and a.first_row > 1:
             put(a.sheet, a.first_row - 1, a.first_col, a.title)
-    for b in lay.blocks.values():
-        if b.title and b.header_row > 1:
-            put(b.sheet, b.header_row - 1, b.first_col, b.title, b.note)
-        for j, column in enumerate(b.columns):
-            put(b.sheet, b.header_row, b.first_col + j, column.header, column.note)
-        if _is_buttons(b):
-            action, tick = b.first_col + b.index("action"), b.first_col + b.index("tick")
-            for i, caption in enumerate(list(captions)[: b.rows or len(captions)]):
-                put(b.sheet, b.first_row + i, action, caption)
-                put(b.sheet, b.first_row + i, tick, False)
-        if b.name == "HouseRules_Table":
-            for i, (values, _choices) in enumerate(house):
-                for j, v in enumerate(values):
-                    put(b.sheet, b.first_row + i, b.first_col + j, v)
-    for key, values in lay.lists.items():  # where the workbook has them: List_<key>
+
+
+def _block_cells(b: Block, put: _Put, captions: Sequence[str],
+                 house: list[tuple[list[Any], Sequence[Any]]]) -> None:
+    """A block's title and headers, and its rows where a blank tracker fills them: the
+    buttons' captions and unticked boxes, or the House Rules rows."""
+    if b.title and b.header_row > 1:
+        put(b.sheet, b.header_row - 1, b.first_col, b.title, b.note)
+    for j, column in enumerate(b.columns):
+        put(b.sheet, b.header_row, b.first_col + j, column.header, column.note)
+    if _is_buttons(b):
+        action, tick = b.first_col + b.index("action"), b.first_col + b.index("tick")
+        for i, caption in enumerate(list(captions)[: b.rows or len(captions)]):
+            put(b.sheet, b.first_row + i, action, caption)
+            put(b.sheet, b.first_row + i, tick, False)
+    if b.name == "HouseRules_Table":
+        for i, (values, _choices) in enumerate(house):
+            for j, v in enumerate(values):
+                put(b.sheet, b.first_row + i, b.first_col + j, v)
+
+
+def _list_values(lay: Layout, put: _Put, cells: _Cells,
+                 names: Mapping[str, tuple[str, dict[str, int]]]) -> None:
+    """Each list's values under its key, where the workbook has them: ``List_<key>``."""
+    for key, values in lay.lists.items():
         rng = parse_range(names[f"List_{key}"][0].replace("$", ""))
         sheet = next(s for s in lay.sheets if s.casefold() == rng.sheet.casefold())
         if rng.row1 > 1 and (rng.row1 - 1, rng.col1) not in cells[sheet]:
             put(sheet, rng.row1 - 1, rng.col1, key)
         for i, v in enumerate(values):
             put(sheet, rng.row1 + i, rng.col1, v)
+
+
+def _computed_cells(lay: Layout, put: _Put) -> None:
+    """The columns' formulas down every row, the fixed cells, and the unticked checkboxes."""
     for target, make in lay.formulas.items():
         block_name, _, key = target.partition(".")
         b = lay.blocks[block_name]
@@ -307,6 +316,25 @@ def _static_cells(lay: Layout, captions: Sequence[str], house: list[tuple[list[A
         sheet, r1, c1, r2, _c2 = lay.box(target)
         for row in range(r1, r2 + 1):
             put(sheet, row, c1, False)
+
+
+def _static_cells(lay: Layout, captions: Sequence[str], house: list[tuple[list[Any], Sequence[Any]]],
+                  title: str, names: Mapping[str, tuple[str, dict[str, int]]]) -> _Cells:
+    """Every cell a blank tracker holds, as ``CellData`` by sheet and (row, column)."""
+    cells: _Cells = {s: {} for s in lay.sheets}
+
+    def put(sheet: str, row: int, col: int, value: Any, note: str = "") -> None:
+        data = cell_data(value, f"{sheet}!{col_letter(col)}{row}")
+        if note:
+            data["note"] = note
+        if data:
+            cells[sheet][(row, col)] = data
+
+    _label_cells(lay, put, title)
+    for b in lay.blocks.values():
+        _block_cells(b, put, captions, house)
+    _list_values(lay, put, cells, names)
+    _computed_cells(lay, put)
     if "State" in cells:
         mark, cap = mark_value(lay)
         put("State", 1, 2, mark)
@@ -457,71 +485,70 @@ def _chart_request(ids: Mapping[str, int], lay: Layout, spec: Chart) -> dict[str
     }}}
 
 
-def init_requests_for(lay: Layout, existing: Mapping[str, int], *, captions: Sequence[str] = (),
-                      house_rules: Sequence[Any] = (), title: str = "") -> list[dict[str, Any]]:
-    """The batchUpdate requests that lay a blank tracker of ``lay`` into a spreadsheet whose
-    sheets are ``existing`` (title -> sheet id).
-
-    ``captions`` label the buttons (the system's steps, in order); ``house_rules`` are the
-    House Rules rows, each a sequence over the block's columns or a mapping by column key
-    (with ``"choices"``: the value cell's dropdown); ``title`` goes in the first sheet's A1.
-    A spreadsheet that already has a sheet of the layout is refused; a lone empty default
-    sheet (``Sheet1``) is removed."""
-    clash = [s for s in lay.sheets if any(s.casefold() == t.casefold() for t in existing)]
-    if clash:
-        raise BattleStateError(f"this spreadsheet already has tracker sheets ({', '.join(clash)}); "
-                               "use a new spreadsheet or delete them first")
-    ids = sheet_ids_for(lay, existing)
-    names = named_grids(lay, ids)
-    house_block = lay.blocks.get("HouseRules_Table")
-    house = _house_rows(house_block, house_rules) if house_block is not None else []
+def _sheet_requests(lay: Layout, ids: Mapping[str, int]) -> list[dict[str, Any]]:
+    """An ``addSheet`` per sheet of the layout, in its order."""
     reqs: list[dict[str, Any]] = []
-
-    # -- sheets ------------------------------------------------------------------------
     for index, s in enumerate(lay.sheets):
         rows, cols = _sheet_size(lay, s)
         reqs.append({"addSheet": {"properties": {
             "sheetId": ids[s], "title": s, "index": index, "hidden": s in lay.hidden,
             "gridProperties": _grid_properties(lay, s, rows, cols),
         }}})
+    return reqs
 
-    # -- cells: one updateCells per sheet over the box that holds its static cells --------
-    for sheet, cells in _static_cells(lay, captions, house, title, names).items():
-        if not cells:
+
+def _cell_requests(ids: Mapping[str, int], cells: _Cells) -> list[dict[str, Any]]:
+    """One ``updateCells`` per sheet over the box that holds its static cells."""
+    reqs: list[dict[str, Any]] = []
+    for sheet, at in cells.items():
+        if not at:
             continue
-        r1, r2 = min(r for r, _ in cells), max(r for r, _ in cells)
-        c1, c2 = min(c for _, c in cells), max(c for _, c in cells)
-        rows_data = [{"values": [cells.get((r, c), {}) for c in range(c1, c2 + 1)]} for r in range(r1, r2 + 1)]
+        r1, r2 = min(r for r, _ in at), max(r for r, _ in at)
+        c1, c2 = min(c for _, c in at), max(c for _, c in at)
+        rows_data = [{"values": [at.get((r, c), {}) for c in range(c1, c2 + 1)]} for r in range(r1, r2 + 1)]
         reqs.append({"updateCells": {"rows": rows_data, "fields": "userEnteredValue,note",
                                      "start": {"sheetId": ids[sheet], "rowIndex": r1 - 1, "columnIndex": c1 - 1}}})
+    return reqs
 
-    # -- formats -------------------------------------------------------------------------
-    for b in lay.blocks.values():
-        if b.title and b.header_row > 1:
-            reqs.append({"repeatCell": {
-                "range": _grid(ids[b.sheet], b.header_row - 1, b.first_col, b.header_row - 1, b.first_col),
-                "cell": {"userEnteredFormat": {"textFormat": {"bold": True, "fontSize": 12}}},
-                "fields": "userEnteredFormat.textFormat(bold,fontSize)"}})
+
+def _block_format_requests(lay: Layout, ids: Mapping[str, int], b: Block) -> list[dict[str, Any]]:
+    """A block's title and header formats, each column's alignment (numbers centred, text
+    left) and percent format, and the input/computed fill of its rows."""
+    reqs: list[dict[str, Any]] = []
+    if b.title and b.header_row > 1:
         reqs.append({"repeatCell": {
-            "range": _grid(ids[b.sheet], b.header_row, b.first_col, b.header_row, b.last_col),
-            "cell": {"userEnteredFormat": {"backgroundColor": HEADER_RGB, "wrapStrategy": "WRAP",
-                                           "textFormat": {"bold": True, "foregroundColor": WHITE}}},
-            "fields": "userEnteredFormat(backgroundColor,textFormat,wrapStrategy)"}})
-        for col in b.columns:  # a header sits over its values: numbers centred, text left
-            fmt: dict[str, Any] = {"horizontalAlignment": "CENTER" if col.kind in NUMBER_KINDS else "LEFT"}
-            fields = "userEnteredFormat.horizontalAlignment"
-            reqs.append({"repeatCell": {"range": _column_grid(ids, b, col.key, header=True, open_rows=lay.open_rows),
-                                        "cell": {"userEnteredFormat": fmt}, "fields": fields}})
-            if col.kind == "percent":
-                reqs.append({"repeatCell": {"range": _column_grid(ids, b, col.key, open_rows=lay.open_rows),
-                                            "cell": {"userEnteredFormat": {"numberFormat": {"type": "PERCENT", "pattern": "0%"}}},
-                                            "fields": "userEnteredFormat.numberFormat"}})
-        if b.sheet in lay.hidden or b.rows is None:
-            continue
-        for col in b.columns:
-            reqs.append({"repeatCell": {"range": _column_grid(ids, b, col.key, open_rows=lay.open_rows), "cell": {"userEnteredFormat": {
-                "backgroundColor": INPUT_RGB if col.is_input else COMPUTED_RGB}},
-                "fields": "userEnteredFormat.backgroundColor"}})
+            "range": _grid(ids[b.sheet], b.header_row - 1, b.first_col, b.header_row - 1, b.first_col),
+            "cell": {"userEnteredFormat": {"textFormat": {"bold": True, "fontSize": 12}}},
+            "fields": "userEnteredFormat.textFormat(bold,fontSize)"}})
+    reqs.append({"repeatCell": {
+        "range": _grid(ids[b.sheet], b.header_row, b.first_col, b.header_row, b.last_col),
+        "cell": {"userEnteredFormat": {"backgroundColor": HEADER_RGB, "wrapStrategy": "WRAP",
+                                       "textFormat": {"bold": True, "foregroundColor": WHITE}}},
+        "fields": "userEnteredFormat(backgroundColor,textFormat,wrapStrategy)"}})
+    for col in b.columns:  # a header sits over its values: numbers centred, text left
+        fmt: dict[str, Any] = {"horizontalAlignment": "CENTER" if col.kind in NUMBER_KINDS else "LEFT"}
+        fields = "userEnteredFormat.horizontalAlignment"
+        reqs.append({"repeatCell": {"range": _column_grid(ids, b, col.key, header=True, open_rows=lay.open_rows),
+                                    "cell": {"userEnteredFormat": fmt}, "fields": fields}})
+        if col.kind == "percent":
+            reqs.append({"repeatCell": {"range": _column_grid(ids, b, col.key, open_rows=lay.open_rows),
+                                        "cell": {"userEnteredFormat": {"numberFormat": {"type": "PERCENT", "pattern": "0%"}}},
+                                        "fields": "userEnteredFormat.numberFormat"}})
+    if b.sheet in lay.hidden or b.rows is None:
+        return reqs
+    for col in b.columns:
+        reqs.append({"repeatCell": {"range": _column_grid(ids, b, col.key, open_rows=lay.open_rows), "cell": {"userEnteredFormat": {
+            "backgroundColor": INPUT_RGB if col.is_input else COMPUTED_RGB}},
+            "fields": "userEnteredFormat.backgroundColor"}})
+    return reqs
+
+
+def _format_requests(lay: Layout, ids: Mapping[str, int]) -> list[dict[str, Any]]:
+    """The blocks' formats, the named cells' input/computed fill, and the areas' small
+    centred text."""
+    reqs: list[dict[str, Any]] = []
+    for b in lay.blocks.values():
+        reqs += _block_format_requests(lay, ids, b)
     for c in lay.cells.values():
         reqs.append({"repeatCell": {"range": _cell_grid(ids, c), "cell": {"userEnteredFormat": {
             "backgroundColor": INPUT_RGB if c.is_input else COMPUTED_RGB}},
@@ -531,8 +558,13 @@ def init_requests_for(lay: Layout, existing: Mapping[str, int], *, captions: Seq
             "horizontalAlignment": "CENTER", "verticalAlignment": "MIDDLE", "wrapStrategy": "WRAP",
             "textFormat": {"fontSize": 8}}},
             "fields": "userEnteredFormat(horizontalAlignment,verticalAlignment,wrapStrategy,textFormat.fontSize)"}})
+    return reqs
 
-    # -- column widths, hidden columns ----------------------------------------------------
+
+def _dimension_requests(lay: Layout, ids: Mapping[str, int]) -> list[dict[str, Any]]:
+    """The areas' row heights and outlines, then every column's width (the widest of what
+    it holds) and the hidden columns."""
+    reqs: list[dict[str, Any]] = []
     widths: dict[tuple[str, int], int] = {}
     hidden_cols: set[tuple[str, int]] = set()
     for b in lay.blocks.values():
@@ -558,31 +590,55 @@ def init_requests_for(lay: Layout, existing: Mapping[str, int], *, captions: Seq
         reqs.append({"updateDimensionProperties": {
             "range": {"sheetId": ids[sheet], "dimension": "COLUMNS", "startIndex": k - 1, "endIndex": k},
             "properties": {"hiddenByUser": True}, "fields": "hiddenByUser"}})
+    return reqs
 
-    # -- data validation ------------------------------------------------------------------
-    for b in lay.blocks.values():
-        if b.sheet in lay.hidden:
+
+def _block_validation_requests(lay: Layout, ids: Mapping[str, int], names: Mapping[str, tuple[str, dict[str, int]]],
+                               b: Block) -> list[dict[str, Any]]:
+    """A visible block's column rules: the buttons' tick boxes, and each column's own rule
+    (the layout's checkboxes and the House Rules values are drawn elsewhere)."""
+    reqs: list[dict[str, Any]] = []
+    if b.sheet in lay.hidden:
+        return reqs
+    for col in b.columns:
+        if f"{b.name}.{col.key}" in lay.checkboxes:
+            continue  # drawn with the layout's checkboxes
+        if _is_buttons(b) and col.key == "tick":
+            reqs.append({"setDataValidation": {"range": _column_grid(ids, b, "tick", open_rows=lay.open_rows),
+                                               "rule": {"condition": {"type": "BOOLEAN"}, "showCustomUi": True}}})
             continue
-        for col in b.columns:
-            if f"{b.name}.{col.key}" in lay.checkboxes:
-                continue  # drawn below, with the layout's checkboxes
-            if _is_buttons(b) and col.key == "tick":
-                reqs.append({"setDataValidation": {"range": _column_grid(ids, b, "tick", open_rows=lay.open_rows),
-                                                   "rule": {"condition": {"type": "BOOLEAN"}, "showCustomUi": True}}})
-                continue
-            if b.name == "HouseRules_Table":
-                continue
-            rule = _column_rule(lay, names, col)
-            if rule is not None:
-                reqs.append({"setDataValidation": {"range": _column_grid(ids, b, col.key, open_rows=lay.open_rows), "rule": rule}})
-    if house_block is not None and "value" in {c.key for c in house_block.columns}:
-        value_col = house_block.first_col + house_block.index("value")
-        for i, (_values, choices) in enumerate(house):
-            if choices:
-                row = house_block.first_row + i
-                reqs.append({"setDataValidation": {
-                    "range": _grid(ids[house_block.sheet], row, value_col, row, value_col),
-                    "rule": _one_of_list(["Yes", "No"] if set(choices) == {True, False} else list(choices))}})
+        if b.name == "HouseRules_Table":
+            continue
+        rule = _column_rule(lay, names, col)
+        if rule is not None:
+            reqs.append({"setDataValidation": {"range": _column_grid(ids, b, col.key, open_rows=lay.open_rows), "rule": rule}})
+    return reqs
+
+
+def _house_validation_requests(ids: Mapping[str, int], house_block: Block | None,
+                               house: list[tuple[list[Any], Sequence[Any]]]) -> list[dict[str, Any]]:
+    """A dropdown on each House Rules value that has choices (Yes/No for a switch)."""
+    reqs: list[dict[str, Any]] = []
+    if house_block is None or "value" not in {c.key for c in house_block.columns}:
+        return reqs
+    value_col = house_block.first_col + house_block.index("value")
+    for i, (_values, choices) in enumerate(house):
+        if choices:
+            row = house_block.first_row + i
+            reqs.append({"setDataValidation": {
+                "range": _grid(ids[house_block.sheet], row, value_col, row, value_col),
+                "rule": _one_of_list(["Yes", "No"] if set(choices) == {True, False} else list(choices))}})
+    return reqs
+
+
+def _validation_requests(lay: Layout, ids: Mapping[str, int], names: Mapping[str, tuple[str, dict[str, int]]],
+                         house_block: Block | None, house: list[tuple[list[Any], Sequence[Any]]]) -> list[dict[str, Any]]:
+    """Every data validation: the blocks' columns, the House Rules values, the checkboxes,
+    the fixed dropdowns, and the named input cells."""
+    reqs: list[dict[str, Any]] = []
+    for b in lay.blocks.values():
+        reqs += _block_validation_requests(lay, ids, names, b)
+    reqs += _house_validation_requests(ids, house_block, house)
     for target in lay.checkboxes:
         _sheet, grid = _box_grid(ids, lay, target)
         reqs.append({"setDataValidation": {"range": grid,
@@ -596,26 +652,29 @@ def init_requests_for(lay: Layout, existing: Mapping[str, int], *, captions: Seq
             rule = _codec_rule(c.codec, c.codec.kind, c.note)
             if rule is not None:
                 reqs.append({"setDataValidation": {"range": _cell_grid(ids, c), "rule": rule}})
+    return reqs
 
-    # -- named ranges -----------------------------------------------------------------------
-    for name, (_ref, grid) in names.items():
-        reqs.append({"addNamedRange": {"namedRange": {"name": name, "range": grid}}})
 
-    # -- colours: conditional formats, in the layout's order ---------------------------------
+def _conditional_format_requests(lay: Layout, ids: Mapping[str, int]) -> list[dict[str, Any]]:
+    """The colours' conditional formats in the layout's order, then the data bars and
+    rules after them (the first wins), each indexed within its sheet."""
+    reqs: list[dict[str, Any]] = []
     per_sheet: dict[str, int] = {}
-    for deco in lay.colours:
-        sheet, grid = _colour_target(lay, ids, deco.target)
-        for rule in _colour_rules(deco, grid, sheet):
-            index = per_sheet.get(sheet, 0)
-            per_sheet[sheet] = index + 1
-            reqs.append({"addConditionalFormatRule": {"index": index, "rule": rule}})
-    drawn = [_bar_rule(ids, lay, bar) for bar in lay.bars] + [_rule(ids, lay, rule) for rule in lay.rules]
-    for sheet, rule in drawn:  # after the colours, in the layout's order: the first wins
+    drawn = [(sheet, rule) for deco in lay.colours
+             for sheet, grid in (_colour_target(lay, ids, deco.target),)
+             for rule in _colour_rules(deco, grid, sheet)]
+    drawn += [_bar_rule(ids, lay, bar) for bar in lay.bars] + [_rule(ids, lay, rule) for rule in lay.rules]
+    for sheet, rule in drawn:
         index = per_sheet.get(sheet, 0)
         per_sheet[sheet] = index + 1
         reqs.append({"addConditionalFormatRule": {"index": index, "rule": rule}})
+    return reqs
 
-    # -- fixed cells' fonts, merges, row heights, charts ------------------------------------
+
+def _fixed_look_requests(lay: Layout, ids: Mapping[str, int]) -> list[dict[str, Any]]:
+    """The fixed cells' fonts, the merges (wrapped, top-aligned), the row heights, and the
+    charts."""
+    reqs: list[dict[str, Any]] = []
     for st in lay.static:
         if st.bold or st.size:
             row, col = _row_col(st.address)
@@ -636,8 +695,12 @@ def init_requests_for(lay: Layout, existing: Mapping[str, int], *, captions: Seq
             "range": {"sheetId": ids[sheet], "dimension": "ROWS", "startIndex": row - 1, "endIndex": row},
             "properties": {"pixelSize": round(points * 4 / 3)}, "fields": "pixelSize"}})
     reqs += [_chart_request(ids, lay, spec) for spec in lay.charts]
+    return reqs
 
-    # -- protection: each protected sheet warns before an edit, its inputs excepted ---------
+
+def _protection_requests(lay: Layout, ids: Mapping[str, int]) -> list[dict[str, Any]]:
+    """Each protected sheet warns before an edit, its input cells and columns excepted."""
+    reqs: list[dict[str, Any]] = []
     for sheet in lay.protected:
         inputs = [_column_grid(ids, b, col.key, open_rows=lay.open_rows) for b in lay.blocks.values() if b.sheet == sheet
                   for col in b.columns if col.is_input]
@@ -647,7 +710,36 @@ def init_requests_for(lay: Layout, existing: Mapping[str, int], *, captions: Seq
         if inputs:
             protected["unprotectedRanges"] = inputs
         reqs.append({"addProtectedRange": {"protectedRange": protected}})
+    return reqs
 
+
+def init_requests_for(lay: Layout, existing: Mapping[str, int], *, captions: Sequence[str] = (),
+                      house_rules: Sequence[Any] = (), title: str = "") -> list[dict[str, Any]]:
+    """The batchUpdate requests that lay a blank tracker of ``lay`` into a spreadsheet whose
+    sheets are ``existing`` (title -> sheet id).
+
+    ``captions`` label the buttons (the system's steps, in order); ``house_rules`` are the
+    House Rules rows, each a sequence over the block's columns or a mapping by column key
+    (with ``"choices"``: the value cell's dropdown); ``title`` goes in the first sheet's A1.
+    A spreadsheet that already has a sheet of the layout is refused; a lone empty default
+    sheet (``Sheet1``) is removed."""
+    clash = [s for s in lay.sheets if any(s.casefold() == t.casefold() for t in existing)]
+    if clash:
+        raise BattleStateError(f"this spreadsheet already has tracker sheets ({', '.join(clash)}); "
+                               "use a new spreadsheet or delete them first")
+    ids = sheet_ids_for(lay, existing)
+    names = named_grids(lay, ids)
+    house_block = lay.blocks.get("HouseRules_Table")
+    house = _house_rows(house_block, house_rules) if house_block is not None else []
+    reqs = _sheet_requests(lay, ids)
+    reqs += _cell_requests(ids, _static_cells(lay, captions, house, title, names))
+    reqs += _format_requests(lay, ids)
+    reqs += _dimension_requests(lay, ids)
+    reqs += _validation_requests(lay, ids, names, house_block, house)
+    reqs += [{"addNamedRange": {"namedRange": {"name": name, "range": grid}}} for name, (_ref, grid) in names.items()]
+    reqs += _conditional_format_requests(lay, ids)
+    reqs += _fixed_look_requests(lay, ids)
+    reqs += _protection_requests(lay, ids)
     if list(existing) in (["Sheet1"], ["Sheet 1"]):
         reqs.append({"deleteSheet": {"sheetId": next(iter(existing.values()))}})
     return reqs

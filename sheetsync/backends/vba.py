@@ -302,8 +302,9 @@ def _link_tree(entries: list[_Entry]) -> int:
     return node.index
 
 
-def write_compound_file(streams: dict[str, bytes]) -> bytes:
-    """An OLE compound file holding ``streams``, keyed by ``/``-separated paths."""
+def _storage_tree(streams: dict[str, bytes]) -> _Entry:
+    """The root storage holding a storage per folder of the ``/``-separated paths and a
+    stream per path, in the order the paths come."""
     root = _Entry("Root Entry", 5, children=[])
     for path, data in streams.items():
         parts = path.split("/")
@@ -317,7 +318,12 @@ def write_compound_file(streams: dict[str, bytes]) -> bytes:
             node = found
         assert node.children is not None
         node.children.append(_Entry(parts[-1], 2, data=bytes(data)))
+    return root
 
+
+def _numbered(root: _Entry) -> list[_Entry]:
+    """Every entry under ``root`` in directory order, each knowing its index, and each
+    storage's children linked as a tree; a name over 31 characters is refused."""
     entries: list[_Entry] = []
 
     def number(node: _Entry) -> None:
@@ -332,8 +338,12 @@ def write_compound_file(streams: dict[str, bytes]) -> bytes:
     for node in entries:
         if node.children is not None:
             node.child = _link_tree(sorted(node.children, key=_cfb_key))
+    return entries
 
-    # Small streams live in the mini stream, in 64-byte mini sectors.
+
+def _mini_stream(entries: list[_Entry]) -> tuple[bytearray, list[int], list[_Entry]]:
+    """Small streams packed into the mini stream, in 64-byte mini sectors: the mini stream,
+    its allocation table, and the streams too big for it (placed in whole sectors)."""
     mini_stream = bytearray()
     mini_fat: list[int] = []
     big: list[_Entry] = []
@@ -353,14 +363,62 @@ def write_compound_file(streams: dict[str, bytes]) -> bytes:
             mini_stream += node.data + b"\x00" * (count * _MINI - node.size)
         else:
             big.append(node)
+    return mini_stream, mini_fat, big
 
-    def sectors(n_bytes: int) -> int:
-        return -(-n_bytes // _SECTOR)
 
-    n_dir = sectors(len(entries) * 128)
-    n_minifat = sectors(len(mini_fat) * 4)
-    n_ministream = sectors(len(mini_stream))
-    n_big = sum(sectors(node.size) for node in big)
+def _sectors(n_bytes: int) -> int:
+    """How many 512-byte sectors hold ``n_bytes``."""
+    return -(-n_bytes // _SECTOR)
+
+
+def _directory(entries: list[_Entry], n_dir: int) -> bytearray:
+    """The directory: a 128-byte entry per node (every one black), then unused entries
+    up to the end of its last sector."""
+    directory = bytearray()
+    for node in entries:
+        name = node.name.encode("utf-16-le") + b"\x00\x00"
+        directory += name.ljust(64, b"\x00")
+        directory += len(name).to_bytes(2, "little")
+        directory += bytes([node.kind, 1])  # colour: black
+        directory += node.left.to_bytes(4, "little") + node.right.to_bytes(4, "little")
+        directory += node.child.to_bytes(4, "little")
+        directory += b"\x00" * 16 + b"\x00" * 4 + b"\x00" * 16  # clsid, state, times
+        directory += node.start.to_bytes(4, "little") + node.size.to_bytes(8, "little")
+    while len(directory) < n_dir * _SECTOR:  # unused entries
+        directory += b"\x00" * 64 + b"\x00\x00" + b"\x00\x00"
+        directory += _NOSTREAM.to_bytes(4, "little") * 3 + b"\x00" * 36 + b"\x00" * 12
+    return directory
+
+
+def _header(n_fat: int, dir_start: int, minifat_start: int, n_minifat: int) -> bytes:
+    """The 512-byte header of a version 3 file whose FAT sectors come first, all listed in
+    the header's DIFAT."""
+    header = bytearray()
+    header += bytes.fromhex("D0CF11E0A1B11AE1") + b"\x00" * 16
+    header += (0x003E).to_bytes(2, "little") + (0x0003).to_bytes(2, "little")
+    header += (0xFFFE).to_bytes(2, "little") + (9).to_bytes(2, "little") + (6).to_bytes(2, "little")
+    header += b"\x00" * 6
+    header += (0).to_bytes(4, "little")  # number of directory sectors (0 in version 3)
+    header += n_fat.to_bytes(4, "little") + dir_start.to_bytes(4, "little")
+    header += (0).to_bytes(4, "little") + _CUTOFF.to_bytes(4, "little")
+    header += minifat_start.to_bytes(4, "little") + n_minifat.to_bytes(4, "little")
+    header += _END.to_bytes(4, "little") + (0).to_bytes(4, "little")
+    difat = list(range(n_fat)) + [_FREE] * (109 - n_fat)
+    header += b"".join(v.to_bytes(4, "little") for v in difat)
+    assert len(header) == _SECTOR
+    return bytes(header)
+
+
+def write_compound_file(streams: dict[str, bytes]) -> bytes:
+    """An OLE compound file holding ``streams``, keyed by ``/``-separated paths."""
+    root = _storage_tree(streams)
+    entries = _numbered(root)
+    mini_stream, mini_fat, big = _mini_stream(entries)
+
+    n_dir = _sectors(len(entries) * 128)
+    n_minifat = _sectors(len(mini_fat) * 4)
+    n_ministream = _sectors(len(mini_stream))
+    n_big = sum(_sectors(node.size) for node in big)
     n_fat = 1
     while n_fat * (_SECTOR // 4) < n_fat + n_dir + n_minifat + n_ministream + n_big:
         n_fat += 1
@@ -371,7 +429,7 @@ def write_compound_file(streams: dict[str, bytes]) -> bytes:
     body = bytearray()
 
     def place(data: bytes) -> int:
-        count = sectors(len(data))
+        count = _sectors(len(data))
         if count == 0:
             return _END
         first = len(fat)
@@ -390,39 +448,13 @@ def write_compound_file(streams: dict[str, bytes]) -> bytes:
     for node in big:
         node.start = place(node.data)
 
-    directory = bytearray()
-    for node in entries:
-        name = node.name.encode("utf-16-le") + b"\x00\x00"
-        directory += name.ljust(64, b"\x00")
-        directory += len(name).to_bytes(2, "little")
-        directory += bytes([node.kind, 1])  # colour: black
-        directory += node.left.to_bytes(4, "little") + node.right.to_bytes(4, "little")
-        directory += node.child.to_bytes(4, "little")
-        directory += b"\x00" * 16 + b"\x00" * 4 + b"\x00" * 16  # clsid, state, times
-        directory += node.start.to_bytes(4, "little") + node.size.to_bytes(8, "little")
-    while len(directory) < n_dir * _SECTOR:  # unused entries
-        directory += b"\x00" * 64 + b"\x00\x00" + b"\x00\x00"
-        directory += _NOSTREAM.to_bytes(4, "little") * 3 + b"\x00" * 36 + b"\x00" * 12
+    directory = _directory(entries, n_dir)
     offset = (dir_start - n_fat) * _SECTOR
     body[offset : offset + len(directory)] = directory
 
     fat_bytes = b"".join(v.to_bytes(4, "little") for v in fat)
     fat_bytes += b"\xff\xff\xff\xff" * (n_fat * 128 - len(fat))
-
-    header = bytearray()
-    header += bytes.fromhex("D0CF11E0A1B11AE1") + b"\x00" * 16
-    header += (0x003E).to_bytes(2, "little") + (0x0003).to_bytes(2, "little")
-    header += (0xFFFE).to_bytes(2, "little") + (9).to_bytes(2, "little") + (6).to_bytes(2, "little")
-    header += b"\x00" * 6
-    header += (0).to_bytes(4, "little")  # number of directory sectors (0 in version 3)
-    header += n_fat.to_bytes(4, "little") + dir_start.to_bytes(4, "little")
-    header += (0).to_bytes(4, "little") + _CUTOFF.to_bytes(4, "little")
-    header += minifat_start.to_bytes(4, "little") + n_minifat.to_bytes(4, "little")
-    header += _END.to_bytes(4, "little") + (0).to_bytes(4, "little")
-    difat = list(range(n_fat)) + [_FREE] * (109 - n_fat)
-    header += b"".join(v.to_bytes(4, "little") for v in difat)
-    assert len(header) == _SECTOR
-    return bytes(header) + fat_bytes + bytes(body)
+    return _header(n_fat, dir_start, minifat_start, n_minifat) + fat_bytes + bytes(body)
 
 
 # ---------------------------------------------------------------------------------------

@@ -487,6 +487,33 @@ def check_package(members: dict[str, _Member], where: str) -> None:
             raise refuse(name, f"is not well-formed XML ({exc})") from None
 
 
+def _typed_text(kind: str, v: str, member: str) -> str | None:
+    """A ``<v>`` cell of a rarer type: the text of a ``str`` or ``e`` (error) cell, nothing
+    for an ``inlineStr`` that holds a ``<v>``; any other type is left to openpyxl."""
+    if kind == "str" or kind == "e":
+        return _text(v) if "&" in v or "\r" in v else v
+    if kind == "inlineStr":
+        return None
+    raise PackageFallback(f"{member}: a cell of type {kind!r}")
+
+
+def _read_merges(sheet: _Sheet, xml: str) -> None:
+    """The sheet's merged areas into ``sheet.merged``, and every cell of an area but its
+    first dropped from ``sheet.rows``."""
+    rows = sheet.rows
+    for mm in _MERGE.finditer(xml):
+        c1, r1 = col_index(mm.group(1)), int(mm.group(2))
+        c2, r2 = (col_index(mm.group(3)), int(mm.group(4))) if mm.group(3) else (c1, r1)
+        sheet.merged.append((r1, c1, r2, c2))
+    for r1, c1, r2, c2 in sheet.merged:
+        for r in range(r1, r2 + 1):
+            cells = rows.get(r)
+            if cells:
+                for c in range(c1, c2 + 1):
+                    if (r, c) != (r1, c1):
+                        cells.pop(c, None)
+
+
 class XlsxPackage:
     """A workbook package held as its zip bytes: :meth:`read_ranges` parses the sheets it
     is asked for, :meth:`patched` returns the bytes of the workbook with ``updates`` applied.
@@ -572,10 +599,21 @@ class XlsxPackage:
     # -- reading -----------------------------------------------------------------------
 
     def _parse(self, name: str, member: str) -> _Sheet:
+        """The sheet ``name`` read from its part ``member``: its cells, then its merged
+        areas (only an area's first cell keeps a value)."""
         xml = self._read(member).decode("utf-8")
         if "<sheetData" not in xml or not xml.lstrip().startswith(("<worksheet", "<?xml")):
             raise PackageFallback(f"{member}: not a worksheet it can read")
         sheet = _Sheet(name, member, xml)
+        self._read_cells(sheet, xml, member)
+        if "<mergeCell " in xml:
+            _read_merges(sheet, xml)
+        return sheet
+
+    def _read_cells(self, sheet: _Sheet, xml: str, member: str) -> None:
+        """Every cell of the sheet's XML that holds something, into ``sheet.rows``: the
+        common shapes read here in one pass, a rarer one through :meth:`_value` or
+        :func:`_typed_text`."""
         rows = sheet.rows
         shared: dict[str, tuple[str, str]] = {}
         columns = _COLUMNS
@@ -608,16 +646,14 @@ class XlsxPackage:
                         raise PackageFallback(f"{member}: a shared string that is not there") from None
                     if not value:
                         continue
-                elif kind == "str" or kind == "e":
-                    value = _text(v) if "&" in v or "\r" in v else v
                 elif kind == "b":
                     value = v not in ("0", "")
                     if v not in ("0", "1"):
                         raise PackageFallback(f"{member}: a truth value it can't read")
-                elif kind == "inlineStr":
-                    continue
                 else:
-                    raise PackageFallback(f"{member}: a cell of type {kind!r}")
+                    value = _typed_text(kind, v, member)
+                    if value is None:
+                        continue
             elif f is not None:
                 text = "=" + (_text(f) if "&" in f or "\r" in f else f)
                 upper = text.upper() if len(text) < 9 else ""
@@ -637,19 +673,6 @@ class XlsxPackage:
             if cells is None:
                 cells = rows[row] = {}
             cells[col] = value
-        if "<mergeCell " in xml:
-            for mm in _MERGE.finditer(xml):
-                c1, r1 = col_index(mm.group(1)), int(mm.group(2))
-                c2, r2 = (col_index(mm.group(3)), int(mm.group(4))) if mm.group(3) else (c1, r1)
-                sheet.merged.append((r1, c1, r2, c2))
-            for r1, c1, r2, c2 in sheet.merged:
-                for r in range(r1, r2 + 1):
-                    cells = rows.get(r)
-                    if cells:
-                        for c in range(c1, c2 + 1):
-                            if (r, c) != (r1, c1):
-                                cells.pop(c, None)
-        return sheet
 
     def _value(self, cell: str, here: str, shared: dict[str, tuple[str, str]], member: str) -> CellValue:
         """A cell of a less common shape (its text up to ``</c>``), read through its

@@ -502,6 +502,173 @@ def step_answer(payload: Mapping[str, Any], actions: Sequence[Mapping[str, Any]]
     return {"actions": out}
 
 
+_Alerts = list[dict[str, Any]] | None
+_Apply = Callable[["openpyxl.Workbook", "Worksheet | None", Mapping[str, Any], list[Any], _Alerts], None]
+
+
+def _set_values(wb: openpyxl.Workbook, ws: Worksheet | None, action: Mapping[str, Any], args: list[Any],
+                alerts: _Alerts) -> None:
+    """``setValues`` / ``setFormula``: a grid of typed input, or one value over the range."""
+    assert ws is not None
+    r0, c0 = action["start_row"] + 1, action["start_column"] + 1
+    values = action["values"]
+    if not isinstance(values, list):
+        values = [[values] * action["column_count"]] * action["row_count"]
+    for i, row in enumerate(values):
+        for j, value in enumerate(row):
+            _set(ws.cell(r0 + i, c0 + j), value)
+
+
+def _clear_range(wb: openpyxl.Workbook, ws: Worksheet | None, action: Mapping[str, Any], args: list[Any],
+                 alerts: _Alerts) -> None:
+    """``rangeClear`` / ``rangeClearContents`` / ``rangeClearFormats`` over the range."""
+    assert ws is not None
+    func = action["func"]
+    for cell in _cells(ws, action):
+        if func != "rangeClearFormats":
+            cell.value = None
+        if func != "rangeClearContents":
+            cell.style = "Normal"
+
+
+def _clear_sheet(wb: openpyxl.Workbook, ws: Worksheet | None, action: Mapping[str, Any], args: list[Any],
+                 alerts: _Alerts) -> None:
+    """``sheetClear`` / ``sheetClearContents`` / ``sheetClearFormats`` over the whole sheet."""
+    assert ws is not None
+    func = action["func"]
+    for row in ws.iter_rows():
+        for cell in row:
+            if func != "sheetClearFormats":
+                cell.value = None
+            if func != "sheetClearContents":
+                cell.style = "Normal"
+
+
+def _add_sheet(wb: openpyxl.Workbook, ws: Worksheet | None, action: Mapping[str, Any], args: list[Any],
+               alerts: _Alerts) -> None:
+    """``addSheet``: a new sheet at an index, with a title when given."""
+    index, title = (args + [None, None])[:2]
+    wb.create_sheet(title=title, index=int(index) if index is not None else None)
+
+
+def _rename_sheet(wb: openpyxl.Workbook, ws: Worksheet | None, action: Mapping[str, Any], args: list[Any],
+                  alerts: _Alerts) -> None:
+    """``setSheetName``."""
+    assert ws is not None
+    ws.title = str(args[0])
+
+
+def _delete_sheet(wb: openpyxl.Workbook, ws: Worksheet | None, action: Mapping[str, Any], args: list[Any],
+                  alerts: _Alerts) -> None:
+    """``sheetDelete``."""
+    assert ws is not None
+    wb.remove(ws)
+
+
+def _activate_sheet(wb: openpyxl.Workbook, ws: Worksheet | None, action: Mapping[str, Any], args: list[Any],
+                    alerts: _Alerts) -> None:
+    """``activateSheet``: the sheet at an index becomes the active one."""
+    wb.active = int(args[0])
+
+
+def _number_format(wb: openpyxl.Workbook, ws: Worksheet | None, action: Mapping[str, Any], args: list[Any],
+                   alerts: _Alerts) -> None:
+    """``setNumberFormat`` over the range."""
+    assert ws is not None
+    for cell in _cells(ws, action):
+        cell.number_format = args[0]
+
+
+def _range_colour(wb: openpyxl.Workbook, ws: Worksheet | None, action: Mapping[str, Any], args: list[Any],
+                  alerts: _Alerts) -> None:
+    """``setRangeColor``: a solid fill of a ``#RRGGBB`` colour over the range."""
+    from openpyxl.styles import PatternFill
+
+    assert ws is not None
+    color = str(args[0]).lstrip("#").upper()
+    for cell in _cells(ws, action):
+        cell.fill = PatternFill("solid", fgColor=color)
+
+
+def _select_range(wb: openpyxl.Workbook, ws: Worksheet | None, action: Mapping[str, Any], args: list[Any],
+                  alerts: _Alerts) -> None:
+    """``rangeSelect``: the sheet's selection and active cell."""
+    assert ws is not None
+    ref = _range_ref(action)
+    ws.sheet_view.selection[0].sqref = ref
+    ws.sheet_view.selection[0].activeCell = ref.split(":")[0]
+
+
+def _add_hyperlink(wb: openpyxl.Workbook, ws: Worksheet | None, action: Mapping[str, Any], args: list[Any],
+                   alerts: _Alerts) -> None:
+    """``addHyperlink``: the link on the range's first cell, shown as its text (else the address)."""
+    assert ws is not None
+    cell = ws.cell(action["start_row"] + 1, action["start_column"] + 1)
+    cell.hyperlink = args[0]
+    cell.value = args[1] if len(args) > 1 and args[1] is not None else args[0]
+
+
+def _name_range(wb: openpyxl.Workbook, ws: Worksheet | None, action: Mapping[str, Any], args: list[Any],
+                alerts: _Alerts) -> None:
+    """``setRangeName``: a workbook name for the range, as an absolute reference."""
+    from openpyxl.utils.cell import absolute_coordinate
+    from openpyxl.workbook.defined_name import DefinedName
+
+    assert ws is not None
+    ref = _range_ref(action)
+    attr = f"{_quote(ws.title)}!{absolute_coordinate(ref)}"
+    wb.defined_names[args[0]] = DefinedName(args[0], attr_text=attr)
+
+
+def _add_name(wb: openpyxl.Workbook, ws: Worksheet | None, action: Mapping[str, Any], args: list[Any],
+              alerts: _Alerts) -> None:
+    """``namesAdd``: a name for a formula, on the sheet when the action has one, else the book."""
+    from openpyxl.workbook.defined_name import DefinedName
+
+    name, refers_to = args[0], str(args[1]).lstrip("=")
+    target = ws.defined_names if ws is not None else wb.defined_names
+    target[name] = DefinedName(name, attr_text=refers_to)
+
+
+def _delete_name(wb: openpyxl.Workbook, ws: Worksheet | None, action: Mapping[str, Any], args: list[Any],
+                 alerts: _Alerts) -> None:
+    """``nameDelete``: a book name, or a sheet's as ``Sheet!name`` (gone already: nothing)."""
+    name = str(args[0])
+    if "!" in name:
+        sheet, _, local = name.rpartition("!")
+        sheet = sheet.strip("'").replace("''", "'")
+        wb[sheet].defined_names.pop(local, None)
+    else:
+        wb.defined_names.pop(name, None)
+
+
+def _alert(wb: openpyxl.Workbook, ws: Worksheet | None, action: Mapping[str, Any], args: list[Any],
+           alerts: _Alerts) -> None:
+    """``alert``: kept in ``alerts`` when the caller collects them."""
+    if alerts is not None:
+        prompt, title, buttons, mode, callback = (args + [""] * 5)[:5]
+        alerts.append({"prompt": prompt, "title": title, "buttons": buttons,
+                       "mode": mode, "callback": callback})
+
+
+def _nothing(wb: openpyxl.Workbook, ws: Worksheet | None, action: Mapping[str, Any], args: list[Any],
+             alerts: _Alerts) -> None:
+    """Layout or calculation only: nothing to change in a file."""
+
+
+_APPLY: dict[str, _Apply] = {
+    "setValues": _set_values, "setFormula": _set_values,
+    "rangeClearContents": _clear_range, "rangeClear": _clear_range, "rangeClearFormats": _clear_range,
+    "sheetClear": _clear_sheet, "sheetClearContents": _clear_sheet, "sheetClearFormats": _clear_sheet,
+    "addSheet": _add_sheet, "setSheetName": _rename_sheet, "sheetDelete": _delete_sheet,
+    "activateSheet": _activate_sheet, "setNumberFormat": _number_format, "setRangeColor": _range_colour,
+    "rangeSelect": _select_range, "addHyperlink": _add_hyperlink, "setRangeName": _name_range,
+    "namesAdd": _add_name, "nameDelete": _delete_name, "alert": _alert,
+    "setAutofit": _nothing, "setSheetAutofit": _nothing, "setScreenUpdating": _nothing, "calculate": _nothing,
+}
+"""How each action the clients send changes a workbook in memory, by ``func``."""
+
+
 def apply_actions(
     wb: openpyxl.Workbook,
     actions: Mapping[str, Any] | Sequence[Mapping[str, Any]],
@@ -518,10 +685,6 @@ def apply_actions(
     ``ValueError``, as it would fail there.  Layout-only actions (autofit) change nothing;
     actions with no openpyxl counterpart raise ``NotImplementedError``.
     """
-    from openpyxl.styles import PatternFill
-    from openpyxl.utils.cell import absolute_coordinate
-    from openpyxl.workbook.defined_name import DefinedName
-
     items = actions["actions"] if isinstance(actions, Mapping) else actions
     known = supported_actions(client) if client is not None else None
     for action in items:
@@ -531,87 +694,10 @@ def apply_actions(
         args = list(action.get("args") or [])
         pos = action.get("sheet_position")
         ws = wb.worksheets[pos] if pos is not None else None
-
-        if func in ("setValues", "setFormula"):
-            assert ws is not None
-            r0, c0 = action["start_row"] + 1, action["start_column"] + 1
-            values = action["values"]
-            if not isinstance(values, list):
-                values = [[values] * action["column_count"]] * action["row_count"]
-            for i, row in enumerate(values):
-                for j, value in enumerate(row):
-                    _set(ws.cell(r0 + i, c0 + j), value)
-        elif func in ("rangeClearContents", "rangeClear", "rangeClearFormats"):
-            assert ws is not None
-            for cell in _cells(ws, action):
-                if func != "rangeClearFormats":
-                    cell.value = None
-                if func != "rangeClearContents":
-                    cell.style = "Normal"
-        elif func in ("sheetClear", "sheetClearContents", "sheetClearFormats"):
-            assert ws is not None
-            for row in ws.iter_rows():
-                for cell in row:
-                    if func != "sheetClearFormats":
-                        cell.value = None
-                    if func != "sheetClearContents":
-                        cell.style = "Normal"
-        elif func == "addSheet":
-            index, title = (args + [None, None])[:2]
-            wb.create_sheet(title=title, index=int(index) if index is not None else None)
-        elif func == "setSheetName":
-            assert ws is not None
-            ws.title = str(args[0])
-        elif func == "sheetDelete":
-            assert ws is not None
-            wb.remove(ws)
-        elif func == "activateSheet":
-            wb.active = int(args[0])
-        elif func == "setNumberFormat":
-            assert ws is not None
-            for cell in _cells(ws, action):
-                cell.number_format = args[0]
-        elif func == "setRangeColor":
-            assert ws is not None
-            color = str(args[0]).lstrip("#").upper()
-            for cell in _cells(ws, action):
-                cell.fill = PatternFill("solid", fgColor=color)
-        elif func == "rangeSelect":
-            assert ws is not None
-            ref = _range_ref(action)
-            ws.sheet_view.selection[0].sqref = ref
-            ws.sheet_view.selection[0].activeCell = ref.split(":")[0]
-        elif func == "addHyperlink":
-            assert ws is not None
-            cell = ws.cell(action["start_row"] + 1, action["start_column"] + 1)
-            cell.hyperlink = args[0]
-            cell.value = args[1] if len(args) > 1 and args[1] is not None else args[0]
-        elif func == "setRangeName":
-            assert ws is not None
-            ref = _range_ref(action)
-            attr = f"{_quote(ws.title)}!{absolute_coordinate(ref)}"
-            wb.defined_names[args[0]] = DefinedName(args[0], attr_text=attr)
-        elif func == "namesAdd":
-            name, refers_to = args[0], str(args[1]).lstrip("=")
-            target = ws.defined_names if ws is not None else wb.defined_names
-            target[name] = DefinedName(name, attr_text=refers_to)
-        elif func == "nameDelete":
-            name = str(args[0])
-            if "!" in name:
-                sheet, _, local = name.rpartition("!")
-                sheet = sheet.strip("'").replace("''", "'")
-                wb[sheet].defined_names.pop(local, None)
-            else:
-                wb.defined_names.pop(name, None)
-        elif func == "alert":
-            if alerts is not None:
-                prompt, title, buttons, mode, callback = (args + [""] * 5)[:5]
-                alerts.append({"prompt": prompt, "title": title, "buttons": buttons,
-                               "mode": mode, "callback": callback})
-        elif func in ("setAutofit", "setSheetAutofit", "setScreenUpdating", "calculate"):
-            pass  # layout or calculation only: nothing to change in a file
-        else:
+        apply = _APPLY.get(func)
+        if apply is None:
             raise NotImplementedError(f"apply_actions does not emulate the {func!r} action")
+        apply(wb, ws, action, args, alerts)
 
 
 def simulate_request(

@@ -527,6 +527,115 @@ def _clashes(characters: Sequence[_Character], problems: list[Problem]) -> None:
                                     "leave one out with --only or --cohort"))
 
 
+def _files_read(paths: Sequence[Path], gmap: GrapevineMap,
+                problems: list[Problem]) -> tuple[list[_Character], dict[str, int]]:
+    """Every character of the map's creature in the files, in file order, and how many
+    characters of each other kind were passed over; a file with none is a problem."""
+    characters: list[_Character] = []
+    others: dict[str, int] = {}
+    for p in paths:
+        where = p.name
+        root, lines = _parse(_read(p, str(p)), where)
+        found = 0
+        for el in root.iter():
+            if el.tag == gmap.creature:
+                ch = _character(el, lines, gmap, where, problems)
+                if ch is not None:
+                    characters.append(ch)
+                    found += 1
+            elif el is not root and el.get("name") is not None and el.find("traitlist") is not None:
+                others[el.tag] = others.get(el.tag, 0) + 1
+        if not found and not problems:
+            problems.append(Problem(where, f"holds no {gmap.creature} to import"))
+    return characters, others
+
+
+def _only(characters: list[_Character], only: Sequence[str], gmap: GrapevineMap, files: str,
+          problems: list[Problem]) -> list[_Character]:
+    """The characters named in ``--only``; a name not in the files is a problem."""
+    by_name = {c.name.casefold(): c for c in characters}
+    for wanted in only:
+        if wanted.strip().casefold() not in by_name:
+            problems.append(Problem("--only", f"{wanted!r} is not a {gmap.creature} in {files}"
+                                    + did_you_mean(wanted, [c.name for c in characters])))
+    keep = {w.strip().casefold() for w in only}
+    return [c for c in characters if c.name.casefold() in keep]
+
+
+def _grouped(characters: list[_Character], cohort_key: str, gmap: GrapevineMap, files: str, several: bool,
+             source: str) -> dict[str, list[_Character]]:
+    """One cohort per value of ``cohort_key`` (those without one together); files where no
+    character has a value are refused, with how to pick the cohorts instead."""
+    if not any(ch.attrs.get(cohort_key, "") for ch in characters):
+        n = len(characters)
+        raise InputError([Problem(files, f"{'have' if several else 'has'} {n} {gmap.creature}"
+                                  f"{'s' if n != 1 else ''} and no {_plural(cohort_key)}: pick the cohorts with "
+                                  f"--cohort NAME=..., by clan or sect (--cohort \"Hunters=clan:Gangrel\") or by "
+                                  f"name (--cohort \"Hunters=Ana,Ben,Cy\"), or form them with --cohort-by "
+                                  f"{next((c for c in gmap.cohort_by if c != cohort_key), 'clan')}")], source)
+    groups: dict[str, list[_Character]] = {}
+    for ch in characters:
+        label = ch.attrs.get(cohort_key, "") or f"No {cohort_key}"
+        groups.setdefault(label, []).append(ch)
+    return groups
+
+
+def _check_sizes(groups: Mapping[str, list[_Character]], picked: bool, cohort_key: str, files: str,
+                 several: bool, problems: list[Problem]) -> None:
+    """R1: a cohort has 3 to 5 members; any other size is a problem naming who is in it."""
+    for label, members in groups.items():
+        if members and not 3 <= len(members) <= 5:
+            what = f"cohort {label!r}" if picked else f"{cohort_key} {label!r}"
+            problems.append(Problem(files, f"{what} has {len(members)} characters, and a cohort has 3 to 5 (R1): "
+                                    f"{_who(members, several)}; pick 3 to 5 with "
+                                    + ("--cohort NAME=Character,Character,..." if picked else
+                                       "--only or --cohort, or form cohorts by another attribute with --cohort-by")))
+
+
+def _member_notes(ch: _Character, listed: tuple[Unmapped, ...], willpower: int) -> list[str]:
+    """What the import tells about one member: traits not counted (R12), the willpower
+    available (R9), and a missing blood (R8) or willpower (R9)."""
+    notes: list[str] = []
+    if listed:
+        notes.append(f"{ch.name}: not counted (R12): " + "; ".join(str(u) for u in listed))
+    notes.append(f"{ch.name}: {willpower} willpower available; type what they spend in "
+                 "willpower_spent (R9)")
+    if "blood" not in ch.attrs:
+        notes.append(f"{ch.name}: no blood in the file, so no temper offered (R8)")
+    if "willpower" not in ch.attrs:
+        notes.append(f"{ch.name}: no willpower in the file, so none available (R9)")
+    return notes
+
+
+def _battle_cohorts(groups: Mapping[str, list[_Character]], gmap: GrapevineMap, catalog: Catalog,
+                    ) -> tuple[list[dict[str, Any]], dict[str, tuple[Unmapped, ...]], dict[str, int], list[str]]:
+    """Each cohort as the battle file holds it (its side: its members' one side, else the
+    map's default), with each member's traits not counted, willpower available and notes."""
+    out_cohorts: list[dict[str, Any]] = []
+    unmapped: dict[str, tuple[Unmapped, ...]] = {}
+    willpower: dict[str, int] = {}
+    notes: list[str] = []
+    for label, members in groups.items():
+        sides = {m.attrs.get(gmap.side_from, "") for m in members}
+        side = sides.pop() if len(sides) == 1 and "" not in sides else gmap.default_side
+        sheets = [_sheet(m, gmap) for m in members]
+        out_cohorts.append({"name": label, "side": side, "members": sheets})
+        for ch, member in zip(members, sheets, strict=True):
+            listed = tuple(ch.unlisted + _not_counted(ch, member, catalog))
+            unmapped[ch.name] = listed
+            willpower[ch.name] = _whole(ch.attrs.get("willpower"), 0) or 0
+            notes += _member_notes(ch, listed, willpower[ch.name])
+    return out_cohorts, unmapped, willpower, notes
+
+
+def _cohort_key(cohort_by: str, gmap: GrapevineMap) -> str:
+    """The map's name for the attribute ``--cohort-by`` names; another is refused."""
+    if normalize(cohort_by) not in {normalize(c) for c in gmap.cohort_by}:
+        raise InputError([Problem("--cohort-by", f"{cohort_by!r} is not a way to form cohorts (expected one of "
+                                  f"{', '.join(gmap.cohort_by)}){did_you_mean(cohort_by, gmap.cohort_by)}")])
+    return next(c for c in gmap.cohort_by if normalize(c) == normalize(cohort_by))
+
+
 def import_gex(path: str | Path | Sequence[str | Path], *, cohort_by: str = "coterie",
                only: Sequence[str] | None = None, cohorts: Sequence[str] | None = None,
                mapping: GrapevineMap | None = None, catalog: Catalog | None = None) -> ImportResult:
@@ -549,88 +658,28 @@ def import_gex(path: str | Path | Sequence[str | Path], *, cohort_by: str = "cot
     several = len(paths) > 1
     source = ", ".join(str(p) for p in paths)
     files = ", ".join(p.name for p in paths)
-    if normalize(cohort_by) not in {normalize(c) for c in gmap.cohort_by}:
-        raise InputError([Problem("--cohort-by", f"{cohort_by!r} is not a way to form cohorts (expected one of "
-                                  f"{', '.join(gmap.cohort_by)}){did_you_mean(cohort_by, gmap.cohort_by)}")])
-    cohort_key = next(c for c in gmap.cohort_by if normalize(c) == normalize(cohort_by))
+    cohort_key = _cohort_key(cohort_by, gmap)
     selectors = parse_cohorts(cohorts, gmap) if cohorts else []
     if selectors and only:
         raise InputError([Problem("--only", "and --cohort both pick characters: --cohort picks each cohort's "
                                   "members, so leave --only out")])
     problems: list[Problem] = []
-    characters: list[_Character] = []
-    others: dict[str, int] = {}
-    for p in paths:
-        where = p.name
-        root, lines = _parse(_read(p, str(p)), where)
-        found = 0
-        for el in root.iter():
-            if el.tag == gmap.creature:
-                ch = _character(el, lines, gmap, where, problems)
-                if ch is not None:
-                    characters.append(ch)
-                    found += 1
-            elif el is not root and el.get("name") is not None and el.find("traitlist") is not None:
-                others[el.tag] = others.get(el.tag, 0) + 1
-        if not found and not problems:
-            problems.append(Problem(where, f"holds no {gmap.creature} to import"))
+    characters, others = _files_read(paths, gmap, problems)
     _clashes(characters, problems)
     if only:
-        by_name = {c.name.casefold(): c for c in characters}
-        for wanted in only:
-            if wanted.strip().casefold() not in by_name:
-                problems.append(Problem("--only", f"{wanted!r} is not a {gmap.creature} in {files}"
-                                        + did_you_mean(wanted, [c.name for c in characters])))
-        keep = {w.strip().casefold() for w in only}
-        characters = [c for c in characters if c.name.casefold() in keep]
+        characters = _only(characters, only, gmap, files, problems)
     if problems:
         raise InputError(problems, source)
 
     if selectors:
         groups = _picked(selectors, characters, gmap, problems, files)
-    elif not any(ch.attrs.get(cohort_key, "") for ch in characters):
-        n = len(characters)
-        raise InputError([Problem(files, f"{'have' if several else 'has'} {n} {gmap.creature}"
-                                  f"{'s' if n != 1 else ''} and no {_plural(cohort_key)}: pick the cohorts with "
-                                  f"--cohort NAME=..., by clan or sect (--cohort \"Hunters=clan:Gangrel\") or by "
-                                  f"name (--cohort \"Hunters=Ana,Ben,Cy\"), or form them with --cohort-by "
-                                  f"{next((c for c in gmap.cohort_by if c != cohort_key), 'clan')}")], source)
     else:
-        groups = {}
-        for ch in characters:
-            label = ch.attrs.get(cohort_key, "") or f"No {cohort_key}"
-            groups.setdefault(label, []).append(ch)
-    for label, members in groups.items():
-        if members and not 3 <= len(members) <= 5:
-            what = f"cohort {label!r}" if selectors else f"{cohort_key} {label!r}"
-            problems.append(Problem(files, f"{what} has {len(members)} characters, and a cohort has 3 to 5 (R1): "
-                                    f"{_who(members, several)}; pick 3 to 5 with "
-                                    + ("--cohort NAME=Character,Character,..." if selectors else
-                                       "--only or --cohort, or form cohorts by another attribute with --cohort-by")))
+        groups = _grouped(characters, cohort_key, gmap, files, several, source)
+    _check_sizes(groups, bool(selectors), cohort_key, files, several, problems)
     if problems:
         raise InputError(problems, source)
 
-    out_cohorts: list[dict[str, Any]] = []
-    unmapped: dict[str, tuple[Unmapped, ...]] = {}
-    willpower: dict[str, int] = {}
-    notes: list[str] = []
-    for label, members in groups.items():
-        sides = {m.attrs.get(gmap.side_from, "") for m in members}
-        side = sides.pop() if len(sides) == 1 and "" not in sides else gmap.default_side
-        sheets = [_sheet(m, gmap) for m in members]
-        out_cohorts.append({"name": label, "side": side, "members": sheets})
-        for ch, member in zip(members, sheets, strict=True):
-            listed = tuple(ch.unlisted + _not_counted(ch, member, catalog))
-            unmapped[ch.name] = listed
-            willpower[ch.name] = _whole(ch.attrs.get("willpower"), 0) or 0
-            if listed:
-                notes.append(f"{ch.name}: not counted (R12): " + "; ".join(str(u) for u in listed))
-            notes.append(f"{ch.name}: {willpower[ch.name]} willpower available; type what they spend in "
-                         "willpower_spent (R9)")
-            if "blood" not in ch.attrs:
-                notes.append(f"{ch.name}: no blood in the file, so no temper offered (R8)")
-            if "willpower" not in ch.attrs:
-                notes.append(f"{ch.name}: no willpower in the file, so none available (R9)")
+    out_cohorts, unmapped, willpower, notes = _battle_cohorts(groups, gmap, catalog)
     if selectors:
         left = len(characters) - sum(len(m) for m in groups.values())
         if left:

@@ -467,13 +467,9 @@ def _house_rules(wb: Workbook, lay: Layout, rows: Sequence[tuple[Any, Any, Any, 
             ws.cell(row=block.first_row + i, column=block.first_col + block.index(key), value=value)
 
 
-def draw_workbook(lay: Layout, *, captions: Sequence[str] = (),
-                  house_rules: Sequence[tuple[Any, Any, Any, Any]] = ()) -> Workbook:
-    """A blank tracker workbook drawn from ``lay`` (see the module's docstring): the steps'
-    ``captions`` in the buttons block, the ``house_rules`` rows (key, value, default,
-    ruling) in the House Rules block, and the mark and capacity in ``State!B1:B2``."""
-    wb = Workbook()
-    wb.remove(wb.active)
+def _create_sheets(wb: Workbook, lay: Layout) -> None:
+    """The layout's sheets in order, then any sheet a block or the mark names that the
+    layout leaves out; the layout's hidden sheets hidden."""
     sheets = list(lay.sheets)
     for name in [b.sheet for b in lay.blocks.values()] + [MARK_CELL[0]]:
         if name not in sheets:
@@ -482,19 +478,20 @@ def draw_workbook(lay: Layout, *, captions: Sequence[str] = (),
         ws = wb.create_sheet(name)
         if name in lay.hidden:
             ws.sheet_state = "hidden"
-    styles = _Styles()
-    for block in lay.blocks.values():
-        _draw_block(wb[block.sheet], lay, block, styles)
-    for cell in lay.cells.values():
-        _draw_cell(wb[cell.sheet], lay, cell)
-    for area in lay.areas.values():
-        _draw_area(wb[area.sheet], area, styles)
+
+
+def _draw_lists(wb: Workbook, lay: Layout) -> None:
+    """Each list's values down its column, its key above them where that cell is free."""
     for key, (sheet, row, col) in _list_cells(lay).items():
         ws = wb[sheet]
         if ws.cell(row=row - 1, column=col).value is None and row > 1:
             ws.cell(row=row - 1, column=col, value=key)
         for i, value in enumerate(lay.lists[key]):
             ws.cell(row=row + i, column=col, value=value)
+
+
+def _draw_formulas(wb: Workbook, lay: Layout) -> None:
+    """Each computed column's formula down every row of its (fixed-size) block."""
     for target, build in lay.formulas.items():
         name, _, key = target.partition(".")
         block = lay.block(name)
@@ -504,13 +501,47 @@ def draw_workbook(lay: Layout, *, captions: Sequence[str] = (),
         for i in range(block.rows):
             row = block.first_row + i
             wb[block.sheet].cell(row=row, column=col, value=build(lay, row))
-    if BUTTONS_BLOCK in lay.blocks and captions:
-        block = lay.block(BUTTONS_BLOCK)
-        if block.rows is not None and len(captions) > block.rows:
-            raise ValueError(f"{block.name} holds {block.rows} buttons, not {len(captions)}")
-        col = block.first_col + block.index("action")
-        for i, caption in enumerate(captions):
-            wb[block.sheet].cell(row=block.first_row + i, column=col, value=caption)
+
+
+def _draw_captions(wb: Workbook, lay: Layout, captions: Sequence[str]) -> None:
+    """The steps' captions down the buttons block's action column."""
+    if BUTTONS_BLOCK not in lay.blocks or not captions:
+        return
+    block = lay.block(BUTTONS_BLOCK)
+    if block.rows is not None and len(captions) > block.rows:
+        raise ValueError(f"{block.name} holds {block.rows} buttons, not {len(captions)}")
+    col = block.first_col + block.index("action")
+    for i, caption in enumerate(captions):
+        wb[block.sheet].cell(row=block.first_row + i, column=col, value=caption)
+
+
+def _protect(wb: Workbook, lay: Layout) -> None:
+    """Each protected sheet locked, its columns and rows still free to resize."""
+    for sheet in lay.protected:
+        ws = wb[sheet]
+        ws.protection.sheet = True
+        ws.protection.formatColumns = False
+        ws.protection.formatRows = False
+
+
+def draw_workbook(lay: Layout, *, captions: Sequence[str] = (),
+                  house_rules: Sequence[tuple[Any, Any, Any, Any]] = ()) -> Workbook:
+    """A blank tracker workbook drawn from ``lay`` (see the module's docstring): the steps'
+    ``captions`` in the buttons block, the ``house_rules`` rows (key, value, default,
+    ruling) in the House Rules block, and the mark and capacity in ``State!B1:B2``."""
+    wb = Workbook()
+    wb.remove(wb.active)
+    _create_sheets(wb, lay)
+    styles = _Styles()
+    for block in lay.blocks.values():
+        _draw_block(wb[block.sheet], lay, block, styles)
+    for cell in lay.cells.values():
+        _draw_cell(wb[cell.sheet], lay, cell)
+    for area in lay.areas.values():
+        _draw_area(wb[area.sheet], area, styles)
+    _draw_lists(wb, lay)
+    _draw_formulas(wb, lay)
+    _draw_captions(wb, lay, captions)
     if HOUSE_RULES_BLOCK in lay.blocks and house_rules:
         _house_rules(wb, lay, house_rules)
     for deco in lay.colours:
@@ -521,11 +552,7 @@ def draw_workbook(lay: Layout, *, captions: Sequence[str] = (),
     state["B2"] = capacity_text(lay)
     for name, ref in defined_names(lay).items():
         wb.defined_names[name] = DefinedName(name, attr_text=ref)
-    for sheet in lay.protected:
-        ws = wb[sheet]
-        ws.protection.sheet = True
-        ws.protection.formatColumns = False
-        ws.protection.formatRows = False
+    _protect(wb, lay)
     _freeze(wb, lay)
     for sheet, setup in (lay.printing.items() if lay.printing else ((s, PrintSetup()) for s in lay.sheets)):
         _print_setup(wb[sheet], setup)
