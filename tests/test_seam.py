@@ -18,6 +18,7 @@ from sheetsync.core.registry import (
     Mark,
     find_system,
     parse_mark,
+    room,
     system_ids,
     system_of_data,
     tracker_system_ids,
@@ -51,6 +52,22 @@ def test_aliases_find_their_system_and_a_typo_gets_a_suggestion() -> None:
     assert find_system(None).id == "bbn"
     with pytest.raises(InputError, match=r"no rule system 'hexwr' \(did you mean 'hexwar'\?\)"):
         find_system("hexwr")
+
+
+def test_a_room_is_found_by_id_alias_or_system_and_an_unknown_system_is_refused() -> None:
+    """The shells reach a system's rooms through the registry (issue 24)."""
+    assert room("bbn", "views").__name__ == "sheetsync.systems.bbn.views"
+    assert room("hex", "tracker.layout").__name__ == "sheetsync.systems.hexwar.tracker.layout"
+    assert room(find_system("exalted"), "files.schema").__name__ == "sheetsync.systems.exalted.files.schema"
+    with pytest.raises(InputError, match=r"no rule system 'hexwr' \(did you mean 'hexwar'\?\)"):
+        room("hexwr", "views")
+
+
+@pytest.mark.parametrize("system_id", system_ids())
+def test_every_system_views_print_a_step_under_one_name(system_id: str) -> None:
+    """Same rooms, same names: a shell prints any system's step without asking which it is."""
+    views = room(system_id, "views")
+    assert callable(views.print_step) and "print_step" in views.__all__
 
 
 def test_registry_imports_a_system_only_when_asked() -> None:

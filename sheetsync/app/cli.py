@@ -183,50 +183,32 @@ def _other_workbook(file: Path, what: str, as_json: bool) -> bool:
     if what == "export":
         _print_json(data)
         return True
-    battle = system.load(data["battle"], str(file))
-    if system.id == "exalted":
-        _exalted_workbook(what, system, battle, data, file, as_json)
-        return True
-    from sheetsync.systems.hexwar import views as render_hexwar
-
-    if what == "pools":
-        out = system.pools_json(battle)
-        if as_json:
-            _print_json(out)
-        else:
-            render_hexwar.print_values(console, out)
-    elif what == "aftermath":
-        out = system.aftermath_json(battle)
-        if as_json:
-            _print_json(out)
-        else:
-            render_hexwar.print_report(console, out)
-    else:
-        from sheetsync.systems.hexwar.rules.turn import units_json
-
-        ended = " The battle has ended (End Battle wrote the report)." if data.get("ended") else ""
-        console.print(f"{file}: turn {battle.turn} to resolve.{ended}")
-        render_hexwar.print_units(console, units_json(battle))
+    _other_workbook_view(what, system, system.load(data["battle"], str(file)), data, file, as_json)
     return True
 
 
-def _exalted_workbook(what: str, system: Any, battle: Any, data: dict[str, Any], file: Path, as_json: bool) -> None:
-    """``pools``, ``aftermath`` and ``status`` of an Exalted tracker (X1-X11, X40-X41, E5)."""
-    from sheetsync.systems.exalted import views as render_exalted
-    from sheetsync.systems.exalted.rules.battle import units_json
+def _other_workbook_view(what: str, system: Any, battle: Any, data: dict[str, Any], file: Path, as_json: bool) -> None:
+    """``pools``, ``aftermath`` and ``status`` of a hex tracker (H10, H12) or an Exalted one
+    (X1-X11, X40-X41, E5), through the system's own views."""
+    from sheetsync.core.registry import room
 
+    views = room(system, "views")
     if what in ("pools", "aftermath"):
         out = system.pools_json(battle) if what == "pools" else system.aftermath_json(battle)
         if as_json:
             _print_json(out)
         elif what == "pools":
-            render_exalted.print_values(console, out)
+            views.print_values(console, out)
         else:
-            render_exalted.print_aftermath(console, out)
+            views.print_aftermath(console, out)
         return
-    ended = " The battle has ended (End Battle wrote the Aftermath)." if data.get("ended") else ""
-    console.print(f"{file}: long tick {battle.tick}.{ended}")
-    render_exalted.print_units(console, units_json(battle))
+    if system.id == "exalted":
+        ended = " The battle has ended (End Battle wrote the Aftermath)." if data.get("ended") else ""
+        console.print(f"{file}: long tick {battle.tick}.{ended}")
+    else:
+        ended = " The battle has ended (End Battle wrote the report)." if data.get("ended") else ""
+        console.print(f"{file}: turn {battle.turn} to resolve.{ended}")
+    views.print_units(console, room(system, "rules").units_json(battle))
 
 
 @app.command(short_help="Every cohort's pools, with who gave what.")
@@ -246,19 +228,16 @@ def pools(file: Path, as_json: JsonOpt = False) -> None:
             if as_json:
                 _print_json(data)
                 return
-            if system.id == "exalted":
-                from sheetsync.systems.exalted.views import print_values
-            else:
-                from sheetsync.systems.hexwar.views import print_values
+            from sheetsync.core.registry import room
 
-            print_values(console, data)
+            room(system, "views").print_values(console, data)
             return
     if as_json:
         _print_json({"cohorts": [pools_json(p) for p in battle.pools.values()]})
         return
-    from sheetsync.systems.bbn.views import print_pools
+    from sheetsync.core.registry import room
 
-    print_pools(console, battle.pools.values())
+    room("bbn", "views").print_pools(console, battle.pools.values())
 
 
 def pools_json(p: Any) -> dict[str, Any]:
@@ -296,25 +275,17 @@ def resolve(
     if as_json:
         _print_json(step.json)
         return
+    from sheetsync.core.registry import room
+
+    room(system, "views").print_step(console, step.json, step.result)
+    if out is None:
+        return
     if system.id == "bbn":
-        from sheetsync.systems.bbn.views import print_phase
-
-        print_phase(console, step.result)
-        if out is not None:
-            console.print(f"New battle state written to {out}; resolve it for phase {step.result.phase + 1}.")
-        return
-    if system.id == "exalted":
-        from sheetsync.systems.exalted.views import print_tick
-
-        print_tick(console, step.json)
-        if out is not None:
-            console.print(f"The battle after long tick {step.json['tick']} written to {out}; type the next orders "
-                          "under orders:, then resolve it.")
-        return
-    from sheetsync.systems.hexwar.views import print_turn
-
-    print_turn(console, step.json)
-    if out is not None:
+        console.print(f"New battle state written to {out}; resolve it for phase {step.result.phase + 1}.")
+    elif system.id == "exalted":
+        console.print(f"The battle after long tick {step.json['tick']} written to {out}; type the next orders "
+                      "under orders:, then resolve it.")
+    else:
         console.print(f"Next turn's battle written to {out}: type turn {step.battle.turn}'s moves and attacks "
                       "under turn:, then resolve it.")
 
@@ -364,17 +335,16 @@ def aftermath(file: Path, as_json: JsonOpt = False) -> None:
     """Battle Aftermath (R26-R30): each character's damage, Aegis, Torpor, lasting effects.
     On a workbook it previews what `sheetsync end` would write, and writes nothing."""
     from sheetsync.core.dice import RandomRoller
-    from sheetsync.systems.bbn.rules import aftermath as run_aftermath
-    from sheetsync.systems.bbn.rules import aftermath_json
+    from sheetsync.core.registry import room
 
+    rules = room("bbn", "rules")
     if _is_workbook(file) and _other_workbook(file, "aftermath", as_json):
         return
     if _is_workbook(file):
         from sheetsync.app.workbook_cli import aftermath_preview
-        from sheetsync.systems.bbn.rules.aftermath import AftermathEntry
 
         report = aftermath_preview(file)
-        entries = [AftermathEntry.model_validate(c) for c in (report.aftermath or {}).get("characters", [])]
+        entries = [rules.AftermathEntry.model_validate(c) for c in (report.aftermath or {}).get("characters", [])]
     else:
         system, loaded = _load_any(file)
         if system.id != "bbn":
@@ -382,21 +352,14 @@ def aftermath(file: Path, as_json: JsonOpt = False) -> None:
             if as_json:
                 _print_json(data)
                 return
-            if system.id == "exalted":
-                from sheetsync.systems.exalted.views import print_aftermath as print_report
-            else:
-                from sheetsync.systems.hexwar.views import print_report
-
-            print_report(console, data)
+            room(system, "views").print_aftermath(console, data)
             return
         battle = _ensure_seed(loaded)
-        entries = run_aftermath(battle, RandomRoller(f"{battle.seed}:aftermath"))
+        entries = rules.aftermath(battle, RandomRoller(f"{battle.seed}:aftermath"))
     if as_json:
-        _print_json(aftermath_json(entries))
+        _print_json(rules.aftermath_json(entries))
         return
-    from sheetsync.systems.bbn.views import print_aftermath
-
-    print_aftermath(console, entries)
+    room("bbn", "views").print_aftermath(console, entries)
 
 
 SystemOpt = Annotated[str, typer.Option("--system", help="The rule system: bbn (Baltimore by Night battalion "
@@ -423,13 +386,14 @@ def demo(
     if system.id != "bbn":
         _demo_other(system, out_dir, as_json)
         return
+    from sheetsync.core.registry import room
     from sheetsync.sheets.disk import dump_battle_file, example_path
-    from sheetsync.systems.bbn.rules import battle_to_file, resolve_phase
 
+    rules = room(system, "rules")
     battle = _load(example_path())
-    result = resolve_phase(battle)
+    result = rules.resolve_phase(battle)
     out_dir.mkdir(parents=True, exist_ok=True)
-    dump_battle_file(battle_to_file(result.battle), out_dir / "after-phase-1.yaml")
+    dump_battle_file(room(system, "files.loader").battle_to_file(result.battle), out_dir / "after-phase-1.yaml")
     from sheetsync.app.workbook_cli import demo_workbook
 
     workbook = demo_workbook(example_path(), out_dir / "demo-tracker.xlsx")
@@ -437,11 +401,10 @@ def demo(
         _print_json({"pools": [pools_json(p) for p in battle.pools.values()], "resolve": result.to_json(),
                      "workbook": str(workbook) if workbook else None})
         return
-    from sheetsync.systems.bbn.views import print_phase, print_pools
-
+    views = room(system, "views")
     console.rule("sheetsync demo: the example battle")
-    print_pools(console, battle.pools.values(), breakdown=False)
-    print_phase(console, result)
+    views.print_pools(console, battle.pools.values(), breakdown=False)
+    views.print_phase(console, result)
     console.print(f"Battle state after phase 1: {out_dir / 'after-phase-1.yaml'}")
     if workbook:
         console.print(f"The same battle as a tracker workbook, phase 1 resolved: {workbook}")
@@ -453,6 +416,7 @@ def _demo_other(system: Any, out_dir: Path, as_json: bool) -> None:
     battle file, a picture of the map after the turn, and the same battle as a tracker."""
     import yaml
 
+    from sheetsync.core.registry import room
     from sheetsync.sheets.disk import dump_battle_file
 
     data = yaml.safe_load(system.example_data())
@@ -463,10 +427,8 @@ def _demo_other(system: Any, out_dir: Path, as_json: bool) -> None:
     example.write_text(system.example_data(), encoding="utf-8")
     after = out_dir / f"{system.id}-after-turn-1.yaml"
     dump_battle_file(system.dump(step.battle), after)
-    from sheetsync.systems.hexwar.picture import save_map_png
-
     picture = out_dir / f"{system.id}-map-after-turn-1.png"
-    save_map_png(step.battle, picture)
+    room(system, "picture").save_map_png(step.battle, picture)
     from sheetsync.app.workbook_cli import demo_system_workbook
 
     workbook = demo_system_workbook(system, battle, out_dir / f"{system.id}-tracker.xlsx")
@@ -475,10 +437,8 @@ def _demo_other(system: Any, out_dir: Path, as_json: bool) -> None:
                      "files": {"example": str(example), "after": str(after), "map": str(picture),
                                "workbook": str(workbook) if workbook else None}})
         return
-    from sheetsync.systems.hexwar.views import print_turn
-
     console.rule(f"sheetsync demo: the example {system.title.lower()} battle")
-    print_turn(console, step.json)
+    room(system, "views").print_step(console, step.json, step.result)
     console.print(f"The example battle file: {example}")
     console.print(f"Next turn's battle file: {after}")
     console.print(f"The map after turn 1: {picture}")
@@ -644,9 +604,9 @@ def _new_from_grapevine(out: Path, gex: list[Path], *, force: bool, cohort_by: s
         console.print(f"{out}: {summary}. Add ranges and orders, then: sheetsync pools {out}")
         return
     from sheetsync.app.workbook_cli import tracker_from
-    from sheetsync.systems.bbn.rules import load_battle
+    from sheetsync.core.registry import room
 
-    report = tracker_from(out, load_battle(result.battle, result.source), force=force)
+    report = tracker_from(out, room("bbn", "files.loader").load_battle(result.battle, result.source), force=force)
     console.print(f"{out}: {summary}. {report.message}")
 
 
@@ -805,42 +765,34 @@ def export(workbook: Path, as_json: JsonOpt = True) -> None:
 def status(file: Path) -> None:
     """The battle at a glance: the phase, each cohort's Health as a bar, temper, control,
     actions left and members by state (a workbook or a battle file; nothing is written)."""
-    from sheetsync.systems.bbn.views import print_status
+    from sheetsync.core.registry import room
 
     if not _is_workbook(file):
         system, battle = _load_any(file)
+        views = room(system, "views")
         if system.id == "bbn":
-            print_status(console, battle)
+            views.print_status(console, battle)
             return
         if system.id == "exalted":
-            from sheetsync.systems.exalted.rules.battle import units_json as exalted_units
-            from sheetsync.systems.exalted.views import print_units as print_exalted_units
-
             console.print(f"Long tick {battle.tick}" + ("" if battle.started else " (Join War not rolled yet)")
                           + f"; {len(battle.orders)} orders typed.")
-            print_exalted_units(console, exalted_units(battle))
-            return
-        from sheetsync.systems.hexwar.rules.turn import units_json
-        from sheetsync.systems.hexwar.views import print_units
-
-        console.print(f"Turn {battle.turn} to resolve; {len(battle.orders.moves)} moves and "
-                      f"{len(battle.orders.attacks)} attacks typed.")
-        print_units(console, units_json(battle))
+        else:
+            console.print(f"Turn {battle.turn} to resolve; {len(battle.orders.moves)} moves and "
+                          f"{len(battle.orders.attacks)} attacks typed.")
+        views.print_units(console, room(system, "rules").units_json(battle))
         return
     if _other_workbook(file, "status", False):
         return
     from sheetsync.app.usecases import export as export_state
     from sheetsync.app.usecases import tracker_layout
     from sheetsync.app.workbook_cli import excel_backend
-    from sheetsync.systems.bbn.rules import load_battle
-    from sheetsync.systems.bbn.tracker.layout import layout
 
     backend = excel_backend(file)
     with backend.locked():
         data = export_state(backend, tracker_layout(backend))
-        (cell,) = backend.read_ranges([layout().cells["Battle_Status"].ref])
+        (cell,) = backend.read_ranges([room("bbn", "tracker.layout").layout().cells["Battle_Status"].ref])
     shown = cell[0][0] if cell and cell[0] and isinstance(cell[0][0], str) else None
-    print_status(console, load_battle(data["battle"], str(file)), status=shown)
+    room("bbn", "views").print_status(console, room("bbn", "files.loader").load_battle(data["battle"], str(file)), status=shown)
 
 
 gsheet_app = typer.Typer(help="A shared Google Sheet as the tracker (through gspread, no server needed).",
@@ -893,20 +845,10 @@ def _gsheet_step(action: str, spreadsheet: str, service_account: Path | None, oa
 
 def _print_step_result(report: Any) -> None:
     """A step's result as tables: a battalion phase, a hex turn or an Exalted long tick."""
+    from sheetsync.core.registry import room
+
     data = report.to_json()
-    if data.get("system") == "hexwar":
-        from sheetsync.systems.hexwar.views import print_turn
-
-        print_turn(console, data)
-        return
-    if data.get("system") == "exalted":
-        from sheetsync.systems.exalted.views import print_tick
-
-        print_tick(console, data)
-        return
-    from sheetsync.systems.bbn.views import print_phase
-
-    print_phase(console, report.result)
+    room(data.get("system") or "bbn", "views").print_step(console, data, report.result)
 
 
 @gsheet_app.command("build")
@@ -1121,12 +1063,10 @@ def schema(system_name: SystemOpt = "bbn") -> None:
     """Print the JSON Schema of a rule system's battle file (YAML or JSON), built from the
     models: bbn (Baltimore by Night battalion combat, the default; no system: key), hexwar
     (the hex wargame, system: hexwar) or exalted (Exalted 2e mass combat, system: exalted)."""
-    from importlib import import_module
-
-    from sheetsync.core.registry import find_system
+    from sheetsync.core.registry import find_system, room
 
     system = find_system(system_name)  # an unknown name is refused, listing the systems
-    _print_json(import_module(f"sheetsync.systems.{system.id}.files.schema").battle_file_schema())
+    _print_json(room(system, "files.schema").battle_file_schema())
 
 
 @app.command("map", short_help="Draw a hex battle's map as a PNG (from a battle file or a hex tracker).")
@@ -1154,7 +1094,9 @@ def map_picture(
         raise InputError([Problem(str(png), "the picture is written as PNG, so its name must end in .png; "
                                             "nothing was written")])
     from sheetsync.app.workbook_cli import battle_of_tracker
-    from sheetsync.systems.hexwar.picture import font_note, save_map_png
+    from sheetsync.core.registry import room
+
+    picture = room("hexwar", "picture")
 
     if file.suffix.lower() in WORKBOOK_SUFFIXES:
         battle = battle_of_tracker(file)
@@ -1166,13 +1108,11 @@ def map_picture(
                     else "a battalion battle file (it has no 'system' key: the Baltimore by Night rules)")
             raise InputError([Problem(str(file), f"this is {kind}, and sheetsync map draws hex wargame battles only "
                                                  "(system: hexwar); nothing was written")])
-        from sheetsync.systems.hexwar.files.loader import load_battle
-
-        battle = load_battle(data, str(file))
-    note = font_note()
+        battle = room("hexwar", "files.loader").load_battle(data, str(file))
+    note = picture.font_note()
     if note:
         err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
-    save_map_png(battle, png, hex_size=hex_size)
+    picture.save_map_png(battle, png, hex_size=hex_size)
     on_map = sum(1 for u in battle.units if not u.destroyed)
     console.print(f"Map of turn {battle.turn} written to {png} ({battle.map.columns}x{battle.map.rows} hexes, "
                   f"{on_map} units on the map).", highlight=False, soft_wrap=True)

@@ -21,8 +21,10 @@ def demo(console: Console, system: Any, out_dir: Path, as_json: bool,
     workbook with its first long tick resolved (Build Units, then Next Tick)."""
     import yaml
 
+    from sheetsync.core.registry import room
     from sheetsync.sheets.disk import dump_battle_file
-    from sheetsync.systems.exalted.views import print_tick, print_values
+
+    views = room(system, "views")
 
     text = system.example_data()
     battle = system.load(yaml.safe_load(text), f"the embedded {system.id} example")
@@ -48,9 +50,9 @@ def demo(console: Console, system: Any, out_dir: Path, as_json: bool,
                     "files": {"example": str(example), "after": files, "workbook": str(workbook)}})
         return
     console.rule(f"sheetsync demo: the example {system.title} battle")
-    print_values(console, values)
+    views.print_values(console, values)
     for data in steps:
-        print_tick(console, data)
+        views.print_tick(console, data)
     console.print(f"The example battle file: {example}")
     console.print(f"The battle after each long tick: {', '.join(files)}")
     console.print(f"The same battle as a tracker workbook, long tick 0 resolved: {workbook}")

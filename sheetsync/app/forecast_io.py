@@ -36,15 +36,16 @@ def _bbn_pending(backend: Any) -> tuple[Any, list[str]]:
     no phase stamp), read as Resolve Phase reads them; and each order's cell."""
     from sheetsync.app.usecases import tracker_layout
     from sheetsync.core.errors import BattleStateError
-    from sheetsync.systems.bbn.tracker import journal as sj
-    from sheetsync.systems.bbn.tracker.reader import Sheets, parse_turn, read_plan
+    from sheetsync.core.registry import room
 
+    sj = room("bbn", "tracker.journal")
+    reader = room("bbn", "tracker.reader")
     lay = tracker_layout(backend)
-    sh = Sheets.from_grids(backend.read_ranges(read_plan(lay)))
+    sh = reader.Sheets.from_grids(backend.read_ranges(reader.read_plan(lay)))
     stored = sj.parse_state(sh.state, sh.history).battle
     if stored is None:
         raise BattleStateError("this tracker has no cohorts yet: fill in Cohorts and Characters, then Build Cohorts")
-    battle, rows = parse_turn(lay, sh, stored)
+    battle, rows = reader.parse_turn(lay, sh, stored)
     block = lay.block("Orders_Table")
     return battle, [block.cell(i, "cohort") for i in rows]
 
@@ -53,10 +54,10 @@ def _hex_pending(backend: Any, capacity: dict[str, int] | None) -> tuple[Any, li
     """H4, H7: a hex tracker's stored battle with its pending Moves and Attacks rows, read
     as Resolve Turn reads them (every bad cell at once); and each order's cell."""
     from sheetsync.core.errors import InputError, Problem
-    from sheetsync.systems.hexwar.tracker import steps as ht
-    from sheetsync.systems.hexwar.tracker.layout import layout
+    from sheetsync.core.registry import room
 
-    lay = layout(capacity or None)
+    ht = room("hexwar", "tracker.steps")
+    lay = room("hexwar", "tracker.layout").layout(capacity or None)
     rd = ht._parse(lay, backend.read_ranges(ht._plan(lay)))
     stored = ht._stored(rd)
     problems: list[Problem] = []
@@ -79,12 +80,11 @@ def _exalted_pending(backend: Any, capacity: dict[str, int] | None) -> tuple[Any
     Next Tick reads them: every bad cell at once, a die typed wrong for its pool at its
     cell; and each order's cell."""
     from sheetsync.core.errors import BattleStateError, InputError, Problem
+    from sheetsync.core.registry import room
     from sheetsync.sheets import table
-    from sheetsync.systems.exalted.rules.battle import resolve
-    from sheetsync.systems.exalted.tracker import steps as et
-    from sheetsync.systems.exalted.tracker.layout import layout
 
-    lay = layout(capacity or None)
+    et = room("exalted", "tracker.steps")
+    lay = room("exalted", "tracker.layout").layout(capacity or None)
     rd = et._parse(lay, backend.read_ranges(et._plan(lay)))
     et._stored(rd)  # a tracker with no units yet says so
     if rd.session.extra.get("ended"):
@@ -98,7 +98,7 @@ def _exalted_pending(backend: Any, capacity: dict[str, int] | None) -> tuple[Any
     data["orders"] = [o for _, o in orders.pending]
     battle = et._load(data, problems, where).model_copy(update={"history": et._history(rd)})
     try:
-        resolve(battle)  # E1: a die typed wrong for its pool is named by its cell now, not in every run
+        room("exalted", "rules.battle").resolve(battle)  # E1: a die typed wrong for its pool is named by its cell now, not in every run
     except InputError as err:
         raise InputError(table.relocate(err.problems, where)) from None
     return battle, [where.get(f"orders[{i}]", f"orders[{i}]") for i in range(len(battle.orders))]

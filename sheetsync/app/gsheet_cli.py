@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from sheetsync.core.errors import BackendError
+from sheetsync.core.layout import Layout
 from sheetsync.sheets.backend import RangeUpdate, SheetBackend
-from sheetsync.systems.bbn.tracker.layout import Layout, layout
 
 __all__ = ["copy_tracker", "gsheet_backend", "gspread_client", "house_rule_rows_of", "init_spreadsheet",
            "service_account_key", "spreadsheet_key", "tracker_ranges"]
@@ -149,7 +149,7 @@ def house_rule_rows_of(system: Any) -> list[dict[str, Any]]:
     (``"choices"``: the value cell's dropdown): the rows from the system's
     ``house_rule_rows()`` (in ``rules/<id>/formulas.py`` or ``sheet.py``), else made from
     ``HouseRules.describe()`` (value = default, Yes/No for a flag)."""
-    from importlib import import_module
+    from sheetsync.core.registry import room
 
     def shown(value: Any) -> Any:
         if isinstance(value, bool):
@@ -158,13 +158,13 @@ def house_rule_rows_of(system: Any) -> list[dict[str, Any]]:
 
     described: dict[str, tuple[str, Any, list[Any]]] = {}
     try:
-        described = import_module(f"sheetsync.systems.{system.id}.rules.models").HouseRules.describe()
+        described = room(system, "rules.models").HouseRules.describe()
     except (ImportError, AttributeError):
         pass
     rows: list[Any] | None = None
     for name in ("tracker.formulas", "tracker.layout"):
         try:
-            module = import_module(f"sheetsync.systems.{system.id}.{name}")
+            module = room(system, name)
         except ImportError:
             continue
         make = getattr(module, "house_rule_rows", None)
@@ -199,7 +199,10 @@ def tracker_ranges(lay: Layout) -> list[str]:
 def copy_tracker(src: SheetBackend, dst: SheetBackend, lay: Layout | None = None) -> int:
     """Copy a whole battle between two trackers (workbook ↔ Google Sheet): one read, one
     write.  Returns the number of cells with a value."""
-    lay = lay or layout()
+    if lay is None:
+        from sheetsync.core.registry import room
+
+        lay = room("bbn", "tracker.layout").layout()
     ranges = tracker_ranges(lay)
     grids = src.read_ranges(ranges)
     updates = []

@@ -67,18 +67,17 @@ REPORTERS: dict[str, str] = {
 
 def _tracker_source(backend: Any, name: str, kind: str) -> ReportSource:
     """A tracker's battle with its full history, read through ``backend`` (nothing written)."""
+    from sheetsync.core.registry import room
     from sheetsync.sheets.marks import detect
 
     tracker = detect(backend)
     system = tracker.system
     if system.id == "bbn":
         from sheetsync.app.usecases import export
-        from sheetsync.systems.bbn.tracker.layout import layout
 
-        data = export(backend, layout(capacity=tracker.capacity))
+        data = export(backend, room(system, "tracker.layout").layout(capacity=tracker.capacity))
         return ReportSource(system, system.load(data["battle"], name), name, kind, backend)
-    module = import_module(f"sheetsync.systems.{system.id}.tracker.steps")
-    data = module.export(backend, tracker.capacity or None)
+    data = room(system, "tracker.steps").export(backend, tracker.capacity or None)
     return ReportSource(system, system.load(data["battle"], name), name, kind, backend, bool(data.get("ended")))
 
 

@@ -28,7 +28,9 @@ SYSTEMS = {
 def _bbn() -> Reference:
     """The battalion reference in the common shape (its data stays in rules/bbn/reference.py,
     where the house-rule rows come from the model)."""
-    from sheetsync.systems.bbn import reference as bbn
+    from sheetsync.core.registry import room
+
+    bbn = room("bbn", "reference")
 
     return Reference(
         "bbn", "Baltimore by Night battalion rules",
@@ -42,14 +44,11 @@ def reference(system: str) -> Reference:
     """The reference of ``system`` (an id of :data:`SYSTEMS`)."""
     if system == "bbn":
         return _bbn()
-    if system == "hexwar":
-        from sheetsync.systems.hexwar.reference import REFERENCE as HEXWAR
+    if system in ("hexwar", "exalted"):
+        from sheetsync.core.registry import room
 
-        return HEXWAR
-    if system == "exalted":
-        from sheetsync.systems.exalted.reference import REFERENCE as EXALTED
-
-        return EXALTED
+        found: Reference = room(system, "reference").REFERENCE
+        return found
     raise KeyError(system)
 
 

@@ -79,9 +79,10 @@ def load(backend: SheetBackend, battle: Any, lay: Any = None) -> Any:
 # -- the battalion system's use cases, by name (the callers that import them) -------------------
 
 def _bbn(lay: Any = None) -> TrackerSteps:
-    from sheetsync.systems.bbn.tracker.steps import BbnSteps
+    from sheetsync.core.registry import room
 
-    return BbnSteps(lay)
+    steps: TrackerSteps = room("bbn", "tracker.steps").BbnSteps(lay)
+    return steps
 
 
 def tracker_layout(backend: SheetBackend) -> Any:
@@ -89,10 +90,10 @@ def tracker_layout(backend: SheetBackend) -> Any:
     (``State!B2``, issue 9), for callers outside :func:`run` (which finds it itself).
     A step called with no layout takes a blank tracker's and refuses a bigger tracker at
     ``State!B2``; it never reads one at the wrong rows."""
+    from sheetsync.core.registry import room
     from sheetsync.sheets.marks import detect
-    from sheetsync.systems.bbn.tracker.layout import layout
 
-    return layout(capacity=detect(backend).capacity)
+    return room("bbn", "tracker.layout").layout(capacity=detect(backend).capacity)
 
 
 def build_cohorts(backend: SheetBackend, lay: Any = None, *, extra: Sequence[RangeUpdate] = ()) -> StepReport:
@@ -134,9 +135,10 @@ def export(backend: SheetBackend, lay: Any = None) -> dict[str, Any]:
 
 def check_battle(battle: Any, places: Sequence[str] | None = None) -> CheckReport:
     """R13 dry run of a battalion battle file (see :func:`sheetsync.systems.bbn.tracker.steps.check_battle`)."""
-    from sheetsync.systems.bbn.tracker.steps import check_battle as bbn_check
+    from sheetsync.core.registry import room
 
-    return bbn_check(battle, places)
+    report: CheckReport = room("bbn", "tracker.steps").check_battle(battle, places)
+    return report
 
 
 def check(backend: SheetBackend, lay: Any = None) -> CheckReport:

@@ -71,9 +71,9 @@ class _Served:
 
 
 def _default_layout() -> Any:
-    from sheetsync.systems.bbn.tracker.layout import layout
+    from sheetsync.core.registry import room
 
-    return layout()
+    return room("bbn", "tracker.layout").layout()
 
 
 def _tick_update(lay: Any, index: int) -> RangeUpdate:

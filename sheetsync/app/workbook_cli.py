@@ -29,12 +29,11 @@ def excel_backend(path: Path, *, save_to: Path | None = None, workbook: Any = No
     from sheetsync.backends.xlsx_package import refresh_health_chart
 
     def restore(wb: Any) -> None:
-        from sheetsync.core.registry import parse_mark
-        from sheetsync.systems.bbn.tracker.template import restore_chart
+        from sheetsync.core.registry import parse_mark, room
 
         if "State" in wb.sheetnames and parse_mark(wb["State"]["B1"].value).system != "bbn":
             return  # the Health chart is the battalion tracker's
-        restore_chart(wb)  # at the tracker's own rows, over every cohort it names (its capacity, issue 9)
+        room("bbn", "tracker.template").restore_chart(wb)  # at the tracker's own rows, over every cohort it names (its capacity, issue 9)
 
     dest = save_to if save_to is not None else path
     serialize = _xlsm_bytes if dest.suffix.lower() == ".xlsm" else None
@@ -84,10 +83,10 @@ def _macros_dir() -> Path:
 def _template_bytes(out: Path, capacity: dict[str, int] | None = None) -> bytes:
     import io
 
-    from sheetsync.systems.bbn.tracker.layout import layout
-    from sheetsync.systems.bbn.tracker.template import build_template
+    from sheetsync.core.registry import room
 
-    wb = build_template(layout(capacity=capacity) if capacity else None)
+    layout = room("bbn", "tracker.layout").layout
+    wb = room("bbn", "tracker.template").build_template(layout(capacity=capacity) if capacity else None)
     if out.suffix.lower() == ".xlsm":
         return _xlsm_bytes(wb)
     buf = io.BytesIO()
@@ -117,11 +116,11 @@ def write_template(out: Path, *, force: bool = True, capacity: dict[str, int] | 
 def new_workbook(out: Path, battle_file: Path, *, force: bool = True) -> usecases.StepReport:
     """A tracker at ``out`` holding the battle of ``battle_file``, written in one save: an
     existing file is refused unless ``force``, and when replaced it is kept as ``NAME.bak``."""
+    from sheetsync.core.registry import room
     from sheetsync.sheets.disk import WORKBOOK_SUFFIXES, check_suffix, read_data_file
-    from sheetsync.systems.bbn.rules import load_battle
 
     check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
-    return tracker_from(out, load_battle(read_data_file(battle_file), str(battle_file)), force=force)
+    return tracker_from(out, room("bbn", "files.loader").load_battle(read_data_file(battle_file), str(battle_file)), force=force)
 
 
 def tracker_from(out: Path, battle: Any, *, force: bool = True) -> usecases.StepReport:
@@ -129,16 +128,15 @@ def tracker_from(out: Path, battle: Any, *, force: bool = True) -> usecases.Step
     same refusal and ``.bak`` as :func:`new_workbook`.  The tracker is laid out with room
     for the battle and more (issue 9, :func:`~sheetsync.systems.bbn.tracker.layout.capacity_for`); a
     battle past the most a tracker holds is refused, naming the limit, and nothing is written."""
+    from sheetsync.core.registry import room
     from sheetsync.sheets.disk import WORKBOOK_SUFFIXES, check_suffix, refuse_existing
-    from sheetsync.systems.bbn.tracker.layout import capacity_for, layout
-    from sheetsync.systems.bbn.tracker.reader import check_fits
-    from sheetsync.systems.bbn.tracker.template import build_template
 
+    layout = room("bbn", "tracker.layout")
     check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
     refuse_existing(out, force)
-    lay = layout(capacity=capacity_for(battle))
-    check_fits(lay, battle)  # before the template is built: a battle too big costs nothing
-    backend = excel_backend(out, workbook=build_template(lay))
+    lay = layout.layout(capacity=layout.capacity_for(battle))
+    room("bbn", "tracker.reader").check_fits(lay, battle)  # before the template is built: a battle too big costs nothing
+    backend = excel_backend(out, workbook=room("bbn", "tracker.template").build_template(lay))
     with backend.locked():
         refuse_existing(out, force)  # again, under the lock: nobody made it meanwhile
         return usecases.load_battle_into(backend, battle, lay)
@@ -176,20 +174,11 @@ def resolve_workbook(path: Path, *, as_json: bool, console: Console, out: Path |
 
         sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
         return
+    from sheetsync.core.registry import room
+
     assert report.result is not None
     data = report.to_json()
-    if data.get("system") == "hexwar":
-        from sheetsync.systems.hexwar.views import print_turn
-
-        print_turn(console, data)
-    elif data.get("system") == "exalted":
-        from sheetsync.systems.exalted.views import print_tick
-
-        print_tick(console, data)
-    else:
-        from sheetsync.systems.bbn.views import print_phase
-
-        print_phase(console, report.result)
+    room(data.get("system") or "bbn", "views").print_step(console, data, report.result)
     for line in report.warnings:
         console.print(f"Warning: {line}", style="yellow", highlight=False)
     if out is not None:
@@ -209,17 +198,17 @@ def undo_workbook(path: Path, *, console: Console, out: Path | None = None) -> N
 def pools_from_workbook(path: Path) -> Any:
     """The battle a Build Cohorts would make from the tracker's Cohorts and Characters
     sheets (Cohort Sheet 1.1-1.7), read under the step lock; nothing is written."""
+    from sheetsync.core.registry import room
     from sheetsync.sheets.disk import WORKBOOK_SUFFIXES, check_suffix
     from sheetsync.sheets.marks import detect
-    from sheetsync.systems.bbn.tracker.layout import layout
-    from sheetsync.systems.bbn.tracker.reader import Sheets, parse_battle_setup, read_plan
 
+    reader = room("bbn", "tracker.reader")
     check_suffix(path, WORKBOOK_SUFFIXES, "a tracker workbook")
     backend = excel_backend(path)
     with backend.locked():
-        lay = layout(capacity=detect(backend).capacity)  # the tracker's own rows (issue 9)
-        sheets = Sheets.from_grids(backend.read_ranges(read_plan(lay)))
-    return parse_battle_setup(lay, sheets)
+        lay = room("bbn", "tracker.layout").layout(capacity=detect(backend).capacity)  # the tracker's own rows (issue 9)
+        sheets = reader.Sheets.from_grids(backend.read_ranges(reader.read_plan(lay)))
+    return reader.parse_battle_setup(lay, sheets)
 
 
 def aftermath_preview(path: Path) -> usecases.StepReport:
@@ -254,12 +243,11 @@ def write_macro_template(out: Path, *, force: bool = True) -> Path:
 def system_template(system: Any, capacity: dict[str, int] | None = None) -> Any:
     """A blank tracker of any rule system but the battalion one, drawn from its layout data
     (:func:`sheetsync.sheets.draw.draw_workbook`) with its steps' captions and House Rules."""
-    from importlib import import_module
-
+    from sheetsync.core.registry import room
     from sheetsync.sheets.draw import draw_workbook
 
     lay = system.layout(capacity)
-    rows = import_module(f"sheetsync.systems.{system.id}.tracker.formulas").house_rule_rows()
+    rows = room(system, "tracker.formulas").house_rule_rows()
     return draw_workbook(lay, captions=[st.caption for st in system.steps], house_rules=rows)
 
 
@@ -294,13 +282,12 @@ def write_system_template(out: Path, system: Any, *, force: bool = True,
 def system_tracker_from(out: Path, system: Any, battle: Any, *, force: bool = True) -> Any:
     """A tracker of ``system`` at ``out`` holding ``battle``, sized to fit it, written in one
     save (built, ready for its first turn)."""
-    from importlib import import_module
-
+    from sheetsync.core.registry import room
     from sheetsync.sheets.disk import WORKBOOK_SUFFIXES, check_suffix, refuse_existing
 
     check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
     refuse_existing(out, force)
-    tracker = import_module(f"sheetsync.systems.{system.id}.tracker.steps")
+    tracker = room(system, "tracker.steps")
     capacity = tracker.capacity_for(battle)
     backend = excel_backend(out, workbook=system_template(system, capacity))
     with backend.locked():
@@ -322,7 +309,6 @@ def battle_of_tracker(path: Path) -> Any:
     from sheetsync.app import usecases
     from sheetsync.core.errors import BattleStateError, InputError, Problem
     from sheetsync.sheets.marks import detect
-    from sheetsync.systems.hexwar.files.loader import load_battle
 
     backend = excel_backend(path)
     with backend.locked():
@@ -336,4 +322,4 @@ def battle_of_tracker(path: Path) -> Any:
             data = usecases.export_steps(system.tracker_steps(tracker.capacity or None), backend)
         except BattleStateError as exc:  # not built yet: say which workbook
             raise BattleStateError(f"{path}: {exc}; nothing was written") from None
-    return load_battle(data["battle"], str(path))
+    return system.load(data["battle"], str(path))

@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import import_module
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sheetsync.core.system import RuleSystem
 
 __all__ = ["ALIASES", "DEFAULT", "MARK_CELL", "MARK_NAME", "SYSTEMS", "Mark", "find_system", "format_mark",
-           "parse_mark", "system_ids", "system_of_data", "tracker_system_ids", "TRACKERS"]
+           "parse_mark", "room", "system_ids", "system_of_data", "tracker_system_ids", "TRACKERS"]
 
 SYSTEMS: dict[str, str] = {
     "bbn": "sheetsync.systems.bbn.system:SYSTEM",
@@ -66,21 +67,43 @@ def _canonical(name: str) -> str | None:
     return ALIASES.get(key)
 
 
+def _key(name: str) -> str:
+    """The id of the system called ``name`` (an id or an alias); an unknown name raises
+    :class:`~sheetsync.core.errors.InputError` listing the systems there are."""
+    key = _canonical(name)
+    if key is None:
+        from sheetsync.core.errors import InputError, Problem, did_you_mean
+
+        known = ", ".join(SYSTEMS)
+        raise InputError([Problem("system", f"there is no rule system {name!r}{did_you_mean(name, [*SYSTEMS, *ALIASES])}; "
+                                            f"the systems are: {known}")])
+    return key
+
+
 def find_system(name: str | None = None) -> RuleSystem:
     """The system called ``name`` (an id or an alias; ``None``: the default), imported on
     first use.  An unknown name raises :class:`~sheetsync.core.errors.InputError` listing the
     systems there are."""
-    from sheetsync.core.errors import InputError, Problem, did_you_mean
-
-    key = _canonical(name) if name is not None else DEFAULT
-    if key is None:
-        known = ", ".join(SYSTEMS)
-        raise InputError([Problem("system", f"there is no rule system {name!r}{did_you_mean(name, [*SYSTEMS, *ALIASES])}; "
-                                            f"the systems are: {known}")])
+    key = _key(name) if name is not None else DEFAULT
     if key not in _loaded:
         module, _, attr = SYSTEMS[key].partition(":")
         _loaded[key] = getattr(import_module(module), attr)
     return _loaded[key]
+
+
+def room(system: RuleSystem | str, name: str) -> ModuleType:
+    """One room of a rule system (``"views"``, ``"tracker.layout"``, ``"rules.turn"``), by
+    the system's id, an alias or the system object, imported on first use.
+
+    The shells reach a system's rooms only through here: every system has the same rooms
+    under the same names (docs/ARCHITECTURE.md), so ``room(system, "views").print_step``
+    works whichever system a tracker or a battle file is.  The room's package is the one
+    :data:`SYSTEMS` names for the system, so the registry alone says where a system lives.
+    An unknown system raises :class:`~sheetsync.core.errors.InputError` as
+    :func:`find_system` does."""
+    key = _key(system) if isinstance(system, str) else system.id
+    package = SYSTEMS[key].partition(":")[0].rpartition(".")[0]
+    return import_module(f"{package}.{name}")
 
 
 def system_of_data(data: Any) -> RuleSystem:

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from sheetsync.core.errors import BackendError, InputError, Problem, SheetFormatError, did_you_mean
+from sheetsync.core.registry import room
 from sheetsync.sheets.backend import CellValue, Grid, col_letter
-from sheetsync.systems.bbn.rules.catalog import normalize
 
 __all__ = [
     "CSV_SYSTEMS",
@@ -126,23 +126,24 @@ def read_csv(path: Path) -> CsvTable:
     return table
 
 
+def normalize(name: str) -> str:
+    """A header as the battalion catalog compares trait names (R12: no case, spacing,
+    punctuation or leading 'Thaumaturgy:'), which every system's CSV headers are matched by."""
+    text: str = room("bbn", "rules.catalog").normalize(name)
+    return text
+
+
 def _input_columns(system_id: str, sheet: str | None = None) -> tuple[Any, list[Any]]:
     """The block and the typed columns a CSV row of ``system_id`` holds (for Exalted, of
     ``sheet``: ``characters``, the default, or ``units``)."""
     if system_id == "exalted":
-        from sheetsync.systems.exalted.tracker.layout import layout as ex_layout
-
-        block = ex_layout(None).block(EXALTED_SHEETS[sheet or "characters"])
+        block = room("exalted", "tracker.layout").layout(None).block(EXALTED_SHEETS[sheet or "characters"])
         return block, [c for c in block.columns if c.is_input]
     if system_id == "bbn":
-        from sheetsync.systems.bbn.tracker.layout import layout
-
-        block = layout().block("Characters_Table")
+        block = room("bbn", "tracker.layout").layout().block("Characters_Table")
         return block, [c for c in block.columns if c.is_input]
     if system_id == "hexwar":
-        from sheetsync.systems.hexwar.tracker.layout import layout as hex_layout
-
-        block = hex_layout(None).block("Units_Table")
+        block = room("hexwar", "tracker.layout").layout(None).block("Units_Table")
         return block, [c for c in block.columns if c.key in _UNIT_KEYS]
     raise _not_yet(system_id)
 
@@ -344,8 +345,8 @@ def bbn_battle(table: CsvTable) -> Any:
     """Cohort Sheet 1.1-1.7, R1-R12: the CSV's characters as a battalion battle, one cohort
     per Cohort value (in the order first named), checked as Build Cohorts checks the
     Characters sheet; every problem is named by its CSV cell, all at once."""
-    from sheetsync.systems.bbn.tracker.layout import MAX_CAPACITY, capacity_json, layout
-
+    bbn_layout = room("bbn", "tracker.layout")
+    MAX_CAPACITY, capacity_json, layout = bbn_layout.MAX_CAPACITY, bbn_layout.capacity_json, bbn_layout.layout
     probe = layout()
     problems: list[Problem] = []
     grid, _found = bbn_character_rows(table, probe, [])
@@ -376,8 +377,8 @@ def check_bbn(lay: Any, grid: Grid, setup: Grid, table: CsvTable, found: dict[in
     ``new_from`` on were made for the CSV's cohorts) and the other grids of ``base`` (a
     tracker's read, or none).  Every problem is moved to the CSV cell it came from and
     raised with ``problems`` (the header's) as one :class:`InputError`."""
-    from sheetsync.systems.bbn.tracker.reader import Sheets, parse_battle_setup
-
+    reader = room("bbn", "tracker.reader")
+    Sheets, parse_battle_setup = reader.Sheets, reader.parse_battle_setup
     if base is not None:
         sheets = Sheets(state=base.state, characters=grid, setup=setup, orders=base.orders, ranges=base.ranges,
                         house_rules=base.house_rules, seed=base.seed, log=base.log,
@@ -459,14 +460,15 @@ def hex_units(table: CsvTable, shape: dict[str, int], impassable: Sequence[str] 
     """H1, H2: the CSV's units on a map of ``shape`` (columns, rows) as a hex battle,
     checked by the hex loader; every problem at its CSV cell, all at once."""
     from sheetsync.sheets.table import relocate as relocate_paths
-    from sheetsync.systems.hexwar.files.loader import load_battle
-    from sheetsync.systems.hexwar.tracker.layout import CAPACITY, MAX_CAPACITY
-    from sheetsync.systems.hexwar.tracker.layout import layout as hex_layout
+
+    load_battle = room("hexwar", "files.loader").load_battle
+    hex_layout = room("hexwar", "tracker.layout")
+    CAPACITY, MAX_CAPACITY = hex_layout.CAPACITY, hex_layout.MAX_CAPACITY
 
     if len(table.rows) > MAX_CAPACITY["units"]:
         raise InputError([Problem(table.where, f"holds {len(table.rows)} units; a battle holds at most "
                                   f"{MAX_CAPACITY['units']}")], table.where)
-    block = hex_layout({"units": max(CAPACITY["units"], len(table.rows))}).block("Units_Table")  # room for every row
+    block = hex_layout.layout({"units": max(CAPACITY["units"], len(table.rows))}).block("Units_Table")  # room for every row
     _found, units, problems, where = hex_unit_rows(table, block)
     try:
         battle = load_battle({"system": "hexwar", "map": {**shape, "impassable": list(impassable)}, "units": units})
@@ -518,8 +520,9 @@ def exalted_check(lay: Any, grids: dict[str, Grid], csvs: dict[str, tuple[CsvTab
     from sheetsync.core.errors import InputError as _InputError
     from sheetsync.sheets import table as tables
     from sheetsync.sheets.session import Session
-    from sheetsync.systems.exalted.files.loader import load_battle
-    from sheetsync.systems.exalted.tracker import steps as et
+
+    load_battle = room("exalted", "files.loader").load_battle
+    et = room("exalted", "tracker.steps")
 
     rd = et._Read(lay, [], grids.get("characters", []), grids.get("units", []), [], house or [], Session())
     cell_problems: list[Problem] = []
@@ -563,8 +566,8 @@ def exalted_tables(tables_: Sequence[CsvTable]) -> dict[str, CsvTable]:
 def exalted_battle(tables_: Sequence[CsvTable]) -> Any:
     """E7-E10, X1-X11: a Characters CSV and a Units CSV as an Exalted battle, checked as
     Build Units checks the sheets; every problem at its CSV cell, all at once."""
-    from sheetsync.systems.exalted.tracker.layout import CAPACITY, MAX_CAPACITY
-    from sheetsync.systems.exalted.tracker.layout import layout as ex_layout
+    ex = room("exalted", "tracker.layout")
+    CAPACITY, MAX_CAPACITY, ex_layout = ex.CAPACITY, ex.MAX_CAPACITY, ex.layout
 
     by_sheet = exalted_tables(tables_)
     missing = [s for s in EXALTED_SHEETS if s not in by_sheet]

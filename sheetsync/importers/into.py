@@ -161,22 +161,22 @@ def _into_battle_file(paths: Sequence[Path], kind: str, out: Path, *, force: boo
         report.notes = list(result.notes)
         report.unmapped = {k: [str(u) for u in v] for k, v in result.unmapped.items() if v}
     elif system_id == "bbn":
+        from sheetsync.core.registry import room
         from sheetsync.importers.csv_import import bbn_battle
-        from sheetsync.systems.bbn.files.loader import battle_to_file
 
         battle = bbn_battle(read_csv(source))
-        data = battle_to_file(battle)
+        data = room("bbn", "files.loader").battle_to_file(battle)
         report = _bbn_report(out, [(c.name, [m.name for m in c.members]) for c in battle.cohorts])
         _not_counted(report, battle)
         report.notes.append("every cohort is on side 'players': set each cohort's side in the battle file")
     elif system_id == "hexwar":
         data, report = _hex_battle_file(read_csv(source), out, map_size)
     elif system_id == "exalted":
+        from sheetsync.core.registry import room
         from sheetsync.importers.csv_import import exalted_battle
-        from sheetsync.systems.exalted.files.loader import battle_to_file as exalted_file
 
         battle = exalted_battle([read_csv(p) for p in paths])
-        data = exalted_file(battle)
+        data = room("exalted", "files.loader").battle_to_file(battle)
         report = ImportReport(out, "", _sides([(u.name, u.spec.side) for u in battle.units]), group_word="Side")
     else:
         raise _not_yet(system_id)
@@ -203,8 +203,9 @@ def _map(map_size: str | None) -> dict[str, int]:
     if map_size is None:
         raise InputError([Problem("--map", "a hex battle file needs its map's size (H2): add --map COLUMNSxROWS, "
                                   "e.g. --map 12x8")])
-    from sheetsync.systems.hexwar.tracker.layout import MAX_CAPACITY
+    from sheetsync.core.registry import room
 
+    MAX_CAPACITY = room("hexwar", "tracker.layout").MAX_CAPACITY
     m = re.fullmatch(r"\s*(\d{1,3})\s*[xX×]\s*(\d{1,3})\s*", map_size)
     if m is None:
         raise InputError([Problem("--map", f"{map_size!r} is not a map size: write COLUMNSxROWS, e.g. 12x8")])
@@ -218,12 +219,12 @@ def _map(map_size: str | None) -> dict[str, int]:
 
 def _hex_battle_file(table: CsvTable, out: Path, map_size: str | None) -> tuple[dict[str, Any], ImportReport]:
     """H1, H2: the CSV's units on a map of ``map_size`` as a hex battle file."""
+    from sheetsync.core.registry import room
     from sheetsync.importers.csv_import import hex_units
-    from sheetsync.systems.hexwar.files.loader import battle_to_file
 
     battle = hex_units(table, _map(map_size))
     report = ImportReport(out, "", _sides([(u.name, u.side) for u in battle.units]), group_word="Side")
-    return battle_to_file(battle), report
+    return room("hexwar", "files.loader").battle_to_file(battle), report
 
 
 def _sides(units: Sequence[tuple[str, str]]) -> list[tuple[str, list[str]]]:
@@ -358,14 +359,14 @@ def _into_bbn(backend: Any, tracker: Any, target: _Target, *, gex: Any, table: C
     the Cohorts sheet.  Cohorts typed there already keep their row (side, sergeant …); one
     the import adds gets a new row below them.  With ``replace``, both sheets hold the
     import only.  Checked as Build Cohorts checks the sheets, with the tracker's House Rules."""
+    from sheetsync.core.registry import room
     from sheetsync.importers.csv_import import bbn_character_rows, check_bbn, cohort_names
-    from sheetsync.systems.bbn.rules import load_battle
-    from sheetsync.systems.bbn.tracker.layout import layout
-    from sheetsync.systems.bbn.tracker.reader import Sheets, read_plan
-    from sheetsync.systems.bbn.tracker.writer import input_updates
 
-    lay = layout(capacity=tracker.capacity)
-    sh = Sheets.from_grids(backend.read_ranges(read_plan(lay)))
+    reader = room("bbn", "tracker.reader")
+    Sheets = reader.Sheets
+    input_updates = room("bbn", "tracker.writer").input_updates
+    lay = room("bbn", "tracker.layout").layout(capacity=tracker.capacity)
+    sh = Sheets.from_grids(backend.read_ranges(reader.read_plan(lay)))
     _refuse_started(sh.history, target, "phase")
     chars_block, setup_block = lay.block("Characters_Table"), lay.block("Cohorts_Setup")
     held = [i for i, row in enumerate(sh.characters) if not _blank(row)]
@@ -381,7 +382,7 @@ def _into_bbn(backend: Any, tracker: Any, target: _Target, *, gex: Any, table: C
     problems: list[Problem] = []
     start = held[-1] + 1 if adding else 0  # the first Characters row written: below the characters kept
     if gex is not None:
-        imported = load_battle(gex.battle, gex.source)
+        imported = room("bbn", "files.loader").load_battle(gex.battle, gex.source)
         count = sum(len(c.members) for c in imported.cohorts)
         _fits(target, cap, count, len(imported.cohorts), source=gex.files or Path(gex.source).name)
         if adding:
@@ -415,14 +416,13 @@ def _into_bbn(backend: Any, tracker: Any, target: _Target, *, gex: Any, table: C
         battle = check_bbn(lay, grid, setup, table, found, problems, new_from=len(kept), mark=sh.mark, base=sh)
     else:
         from sheetsync.core.errors import SheetFormatError
-        from sheetsync.systems.bbn.tracker.reader import parse_battle_setup
 
         kept_chars = [list(r) for r in sh.characters[:start]]  # the characters kept, each on its row
         fresh = Sheets(state=sh.state, characters=kept_chars + grid, setup=setup, orders=sh.orders, ranges=sh.ranges,
                        house_rules=sh.house_rules, seed=sh.seed, log=sh.log, aftermath_head=sh.aftermath_head,
                        mark=sh.mark, history=sh.history)
         try:
-            battle = parse_battle_setup(lay, fresh)
+            battle = reader.parse_battle_setup(lay, fresh)
         except SheetFormatError as err:  # the tracker's own rows (a Cohorts row left with no members, say)
             raise InputError(err.problems, target.name) from None
     if adding:  # the new rows only: every cell already on the sheets stays as it is
@@ -517,14 +517,16 @@ def _fits(target: _Target, cap: dict[str, int], characters: int, cohorts: int, *
 def _into_hex(backend: Any, tracker: Any, target: _Target, table: CsvTable, *, replace: bool) -> ImportReport:
     """H1, H2: the units into the Units sheet's typed columns (Unit … Men); Build Units
     works out the rest.  Checked against the tracker's map as Build Units checks it."""
+    from sheetsync.core.registry import room
     from sheetsync.importers.csv_import import hex_unit_rows, hex_units
     from sheetsync.sheets import session as ss
     from sheetsync.sheets import table as tables
     from sheetsync.sheets.backend import parse_range
-    from sheetsync.systems.hexwar.tracker.layout import MAX_CAPACITY, layout
-    from sheetsync.systems.hexwar.tracker.steps import BATTLE_RANGE
 
-    lay = layout(tracker.capacity or None)
+    hex_layout = room("hexwar", "tracker.layout")
+    MAX_CAPACITY = hex_layout.MAX_CAPACITY
+    BATTLE_RANGE = room("hexwar", "tracker.steps").BATTLE_RANGE
+    lay = hex_layout.layout(tracker.capacity or None)
     block = lay.block("Units_Table")
     records = ss.read_ranges(lay.block("State_Blob").range())[1]  # the undo records: one per resolved turn
     units_grid, battle_cells, history = backend.read_ranges([block.range(), BATTLE_RANGE, records])
@@ -576,6 +578,7 @@ def _into_exalted(backend: Any, tracker: Any, target: _Target, tables: Sequence[
     (Characters, or Units up to Join War dice); Build Units works out the rest.  Checked as
     Build Units checks the sheets, against the tracker's other sheet and House Rules: a
     units CSV's commanders must be on the Characters sheet (or in the characters CSV)."""
+    from sheetsync.core.registry import room
     from sheetsync.importers.csv_import import (
         EXALTED_SHEETS,
         exalted_check,
@@ -584,10 +587,11 @@ def _into_exalted(backend: Any, tracker: Any, target: _Target, tables: Sequence[
         merged,
     )
     from sheetsync.sheets import table as tablemod
-    from sheetsync.systems.exalted.tracker import steps as et
-    from sheetsync.systems.exalted.tracker.layout import MAX_CAPACITY, layout
 
-    lay = layout(tracker.capacity or None)
+    et = room("exalted", "tracker.steps")
+    ex_layout = room("exalted", "tracker.layout")
+    MAX_CAPACITY = ex_layout.MAX_CAPACITY
+    lay = ex_layout.layout(tracker.capacity or None)
     by_sheet = exalted_tables(tables)
     rd = et._parse(lay, backend.read_ranges(et._plan(lay)))
     if rd.session.history() or (rd.session.battle or {}).get("started"):

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from sheetsync.systems.bbn.rules import AftermathEntry, Battle, CohortPools, PhaseResult
 
 __all__ = ["Col", "Frag", "Grid", "Out", "health_bar", "print_aftermath", "print_phase", "print_pools", "print_standing",
-           "print_status", "wrap_frags"]
+           "print_status", "print_step", "wrap_frags"]
 
 STATE_STYLE = {"Active": "green", "Scared": "yellow", "Knocked Out": "red", "Stabilized": "cyan", "Dead": "bold white on red"}
 OUTCOME_STYLE = {"hit": "bold green", "miss": "yellow", "refused": "bold red", "done": "cyan"}
@@ -124,6 +124,12 @@ def print_phase(console: Console, result: PhaseResult) -> None:
         out.paragraph([(f"  End of phase: {f.cohort}: {f.text} ({f.rule_ref})", "magenta" if f.kind == "flag" else "dim")])
     _standing(out, result.battle)
     out.print()
+
+
+def print_step(console: Console, data: dict[str, Any], result: PhaseResult) -> None:
+    """A resolved step as every system's views print it (``data``, its JSON; ``result``, the
+    engine's result): here the phase's table, :func:`print_phase`."""
+    print_phase(console, result)
 
 
 def _members_frags(battle: Battle, name: str) -> list[Frag]:

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["bar", "dice_text", "print_aftermath", "print_tick", "print_units", "print_values"]
+__all__ = ["bar", "dice_text", "print_aftermath", "print_step", "print_tick", "print_units", "print_values"]
 
 WIDE = 120
 
@@ -271,3 +271,9 @@ def print_aftermath(console: Console, data: dict[str, Any]) -> None:
         if u.get("leaving"):  # X11: beyond the limit of 2 × Magnitude at battle end
             console.print(f"{u['name']}: {', '.join(u['leaving'])} leave (X11: more special characters than "
                           f"2 × Magnitude {u['magnitude']}; the last added go first)")
+
+
+def print_step(console: Console, data: dict[str, Any], result: Any = None) -> None:
+    """A resolved step as every system's views print it (``data``, its JSON; ``result``, the
+    engine's result): here the long tick, :func:`print_tick`."""
+    print_tick(console, data)

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["casualty_bar", "print_report", "print_turn", "print_units", "print_values"]
+__all__ = ["casualty_bar", "print_aftermath", "print_report", "print_step", "print_turn", "print_units", "print_values"]
 
 OUTCOME_STYLE = {"moved": "green", "hit": "bold green", "miss": "yellow", "refused": "bold red"}
 WIDE = 120
@@ -144,3 +144,13 @@ def print_report(console: Console, data: dict[str, Any]) -> None:
     console.print(s)
     if data.get("over"):
         console.print(Text(f"The battle is over: only {data['survivor']} has units left (H12).", style="bold"))
+
+
+def print_step(console: Console, data: dict[str, Any], result: Any = None) -> None:
+    """A resolved step as every system's views print it (``data``, its JSON; ``result``, the
+    engine's result): here the turn, :func:`print_turn`."""
+    print_turn(console, data)
+
+
+print_aftermath = print_report
+"""The aftermath under the name every system's views give it: the report (H12)."""
