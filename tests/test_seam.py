@@ -225,7 +225,7 @@ def test_an_unknown_system_is_one_clear_line() -> None:
 def test_a_hex_step_imports_no_battalion_code() -> None:
     """A click on a hex tracker loads the hex system only (the registry's lazy import)."""
     loaded = _modules_after(
-        "import yaml; from sheetsync.app import steps, hexwar_tracker as ht; "
+        "import yaml; from sheetsync.sheets import marks as steps; from sheetsync.systems.hexwar.tracker import steps as ht; "
         "from sheetsync.core.registry import find_system; from sheetsync.sheets.backend import MemoryBackend; "
         "s = find_system('hexwar'); lay = s.layout(); b = MemoryBackend({n: {} for n in lay.sheets}); "
         "b.write_ranges(steps.mark_updates(s, lay.capacity)); "
