@@ -588,7 +588,9 @@ def new(
 def _new_from_grapevine(out: Path, gex: list[Path], *, force: bool, cohort_by: str, only: list[str] | None,
                         cohorts: list[str] | None = None) -> None:
     """Characters from Grapevine exchange files (read as one), as a battle file or a tracker."""
-    from sheetsync.importers.grapevine import import_gex
+    from sheetsync.core.registry import room
+
+    import_gex = room("bbn", "importing").import_gex
     from sheetsync.sheets.disk import BATTLE_SUFFIXES, dump_battle_file, refuse_existing
 
     refuse_existing(out, force)  # before any work: nothing to import into

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from sheetsync.core.errors import BackendError, BattleStateError, InputError, Problem
+from sheetsync.core.registry import room
 from sheetsync.importers.csv_import import CSV_SYSTEMS, CsvTable, read_csv
 from sheetsync.sheets.backend import CellValue, Grid
 
@@ -153,7 +154,7 @@ def _into_battle_file(paths: Sequence[Path], kind: str, out: Path, *, force: boo
         if system_id != "bbn":
             raise InputError([Problem("--system", f"a Grapevine file holds battalion characters, not {system_id} "
                                       "units: leave --system out")])
-        from sheetsync.importers.grapevine import import_gex
+        import_gex = room("bbn", "importing").import_gex
 
         result = import_gex(paths, cohort_by=cohort_by, only=_names(only), cohorts=cohorts)
         data: dict[str, Any] = result.battle
@@ -161,7 +162,6 @@ def _into_battle_file(paths: Sequence[Path], kind: str, out: Path, *, force: boo
         report.notes = list(result.notes)
         report.unmapped = {k: [str(u) for u in v] for k, v in result.unmapped.items() if v}
     elif system_id == "bbn":
-        from sheetsync.core.registry import room
         from sheetsync.importers.csv_import import bbn_battle
 
         battle = bbn_battle(read_csv(source))
@@ -172,7 +172,6 @@ def _into_battle_file(paths: Sequence[Path], kind: str, out: Path, *, force: boo
     elif system_id == "hexwar":
         data, report = _hex_battle_file(read_csv(source), out, map_size)
     elif system_id == "exalted":
-        from sheetsync.core.registry import room
         from sheetsync.importers.csv_import import exalted_battle
 
         battle = exalted_battle([read_csv(p) for p in paths])
@@ -203,7 +202,6 @@ def _map(map_size: str | None) -> dict[str, int]:
     if map_size is None:
         raise InputError([Problem("--map", "a hex battle file needs its map's size (H2): add --map COLUMNSxROWS, "
                                   "e.g. --map 12x8")])
-    from sheetsync.core.registry import room
 
     MAX_CAPACITY = room("hexwar", "tracker.layout").MAX_CAPACITY
     m = re.fullmatch(r"\s*(\d{1,3})\s*[xX×]\s*(\d{1,3})\s*", map_size)
@@ -219,7 +217,6 @@ def _map(map_size: str | None) -> dict[str, int]:
 
 def _hex_battle_file(table: CsvTable, out: Path, map_size: str | None) -> tuple[dict[str, Any], ImportReport]:
     """H1, H2: the CSV's units on a map of ``map_size`` as a hex battle file."""
-    from sheetsync.core.registry import room
     from sheetsync.importers.csv_import import hex_units
 
     battle = hex_units(table, _map(map_size))
@@ -265,7 +262,7 @@ def _into_workbook(paths: Sequence[Path], kind: str, path: Path, *, replace: boo
     gex = None
     tables: list[CsvTable] = []
     if kind == ".gex":
-        from sheetsync.importers.grapevine import import_gex
+        import_gex = room("bbn", "importing").import_gex
 
         gex = import_gex(paths, cohort_by=cohort_by, only=_names(only), cohorts=cohorts)
     else:
@@ -359,7 +356,6 @@ def _into_bbn(backend: Any, tracker: Any, target: _Target, *, gex: Any, table: C
     the Cohorts sheet.  Cohorts typed there already keep their row (side, sergeant …); one
     the import adds gets a new row below them.  With ``replace``, both sheets hold the
     import only.  Checked as Build Cohorts checks the sheets, with the tracker's House Rules."""
-    from sheetsync.core.registry import room
     from sheetsync.importers.csv_import import bbn_character_rows, check_bbn, cohort_names
 
     reader = room("bbn", "tracker.reader")
@@ -517,7 +513,6 @@ def _fits(target: _Target, cap: dict[str, int], characters: int, cohorts: int, *
 def _into_hex(backend: Any, tracker: Any, target: _Target, table: CsvTable, *, replace: bool) -> ImportReport:
     """H1, H2: the units into the Units sheet's typed columns (Unit … Men); Build Units
     works out the rest.  Checked against the tracker's map as Build Units checks it."""
-    from sheetsync.core.registry import room
     from sheetsync.importers.csv_import import hex_unit_rows, hex_units
     from sheetsync.sheets import session as ss
     from sheetsync.sheets import table as tables
@@ -578,7 +573,6 @@ def _into_exalted(backend: Any, tracker: Any, target: _Target, tables: Sequence[
     (Characters, or Units up to Join War dice); Build Units works out the rest.  Checked as
     Build Units checks the sheets, against the tracker's other sheet and House Rules: a
     units CSV's commanders must be on the Characters sheet (or in the characters CSV)."""
-    from sheetsync.core.registry import room
     from sheetsync.importers.csv_import import (
         EXALTED_SHEETS,
         exalted_check,

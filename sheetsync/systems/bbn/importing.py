@@ -151,7 +151,7 @@ class GrapevineMap:
 @lru_cache(maxsize=1)
 def default_map() -> GrapevineMap:
     """The Grapevine map sheetsync ships (``grapevine_map.json``)."""
-    text = resources.files("sheetsync.importers").joinpath("grapevine_map.json").read_text("utf-8")
+    text = resources.files("sheetsync.systems.bbn").joinpath("grapevine_map.json").read_text("utf-8")
     return GrapevineMap().extend(json.loads(text))
 
 
