@@ -211,3 +211,38 @@ def test_issue24_json_schema_keeps_constraints_descriptions_and_title() -> None:
                                           "type": "string"}
     assert leaf["properties"]["weight"]["exclusiveMinimum"] == 0
     assert schema["properties"]["label"]["pattern"] == r"^\d{4}$"
+
+
+@model
+class Optional_(Model):
+    weight: Annotated[float | None, Range(gt=0)] = None
+    name: Annotated[str | None, MinLen(1), Pattern(r"^[a-z]+$")] = None
+
+
+class POptional(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    weight: float | None = Field(default=None, gt=0)
+    name: str | None = Field(default=None, min_length=1, pattern=r"^[a-z]+$")
+
+
+def test_issue24_a_constraint_on_an_optional_value_binds_the_value_as_a_field_did() -> None:
+    adapter = TypeAdapter(Optional_)
+    assert adapter.validate_python({"weight": None, "name": None}) == Optional_()
+    assert adapter.validate_python({"weight": 2}).weight == 2.0
+    for bad, kind in (({"weight": 0}, "greater_than"), ({"name": ""}, "string_too_short"),
+                      ({"name": "A"}, "string_pattern_mismatch")):
+        with pytest.raises(ValidationError) as exc:
+            adapter.validate_python(bad)
+        assert [e["type"] for e in exc.value.errors()] == [kind]
+        with pytest.raises(ModelError):
+            Optional_.model_validate(bad)
+    ours: list[Problem] = []
+    theirs: list[Problem] = []
+    validate(Optional_, {"weight": -1, "name": ""}, "x", ours)
+    validate(POptional, {"weight": -1, "name": ""}, "x", theirs)
+    assert ours == theirs and len(ours) == 2
+    schema, pschema = adapter.json_schema(), POptional.model_json_schema()
+    assert schema["properties"] == pschema["properties"]
+    assert Optional_(weight=2).model_dump(mode="json") == POptional(weight=2).model_dump(mode="json") == {
+        "weight": 2.0, "name": None}

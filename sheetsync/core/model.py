@@ -80,6 +80,12 @@ _MISSING: Any = dataclasses.MISSING
 # -- metadata ---------------------------------------------------------------------------------
 
 
+def _constrained(schema: Any) -> Any:
+    """The core schema a constraint belongs on: the value's, inside ``T | None``
+    (``Annotated[float | None, Range(gt=0)]``), as pydantic puts a ``Field``'s bounds."""
+    return schema["schema"] if schema.get("type") == "nullable" else schema
+
+
 class Range:
     """Bounds of a number (``ge``, ``gt``, ``le``, ``lt``), as pydantic's ``Field`` gives them."""
 
@@ -107,9 +113,10 @@ class Range:
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Callable[[Any], Any]) -> Any:
         schema = handler(source)
+        target = _constrained(schema)
         for key in self.__slots__:
             if getattr(self, key) is not None:
-                schema[key] = getattr(self, key)
+                target[key] = getattr(self, key)
         return schema
 
 
@@ -131,7 +138,7 @@ class MinLen:
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Callable[[Any], Any]) -> Any:
         schema = handler(source)
-        schema["min_length"] = self.n
+        _constrained(schema)["min_length"] = self.n
         return schema
 
 
@@ -154,7 +161,7 @@ class Pattern:
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Callable[[Any], Any]) -> Any:
         schema = handler(source)
-        schema["pattern"] = self.regex
+        _constrained(schema)["pattern"] = self.regex
         return schema
 
 
