@@ -246,3 +246,26 @@ def test_issue24_a_constraint_on_an_optional_value_binds_the_value_as_a_field_di
     assert schema["properties"] == pschema["properties"]
     assert Optional_(weight=2).model_dump(mode="json") == POptional(weight=2).model_dump(mode="json") == {
         "weight": 2.0, "name": None}
+
+
+def test_issue24_model_copy_is_dataclasses_replace_without_its_cost() -> None:
+    tree = _tree()
+    update = {"height": 9, "from_": "x", "leaves": ()}
+    got = tree.model_copy(update=update)
+    assert got == dataclasses.replace(tree, **update) and type(got) is Tree
+    assert tree == _tree() and tree.model_copy() is tree and tree.model_copy(update={}) is tree
+    with pytest.raises(TypeError, match="unexpected keyword argument 'zz'"):
+        tree.model_copy(update={"height": 2, "zz": 1})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got.height = 1  # type: ignore[misc]
+
+    @model
+    class Checked(Model):
+        n: int
+
+        def __post_init__(self) -> None:
+            if self.n < 0:
+                raise ValueError("negative")
+
+    with pytest.raises(ValueError, match="negative"):
+        Checked(n=1).model_copy(update={"n": -1})  # a __post_init__ still runs, through dataclasses.replace
