@@ -45,7 +45,7 @@ NOT_YET = pytest.mark.xfail(strict=True, reason="this system's models are not on
 
 
 @pytest.mark.parametrize("system_id", [pytest.param("bbn", marks=NOT_YET), pytest.param("hexwar", marks=NOT_YET),
-                                       pytest.param("exalted", marks=NOT_YET)])
+                                       "exalted"])
 def test_issue24_the_engine_resolves_the_example_on_the_standard_library_alone(system_id: str) -> None:
     system = find_system(system_id)
     battle = system.load(yaml.safe_load(system.example_data()), "the embedded example")

@@ -4,7 +4,7 @@ traits (X1-X10), formations, movement and terrain (X12-X16), the attack (X28-X34
 hesitation, exhaustion and Mob Rule (X35-X39), the other actions (X17-X27), the
 aftermath (X40, X41), and battle files with their long-tick loop (:func:`resolve`,
 :func:`undo`).  Pure: the
-standard library and pydantic only."""
+standard library only (issue 24: the models are frozen, slotted dataclasses)."""
 
 from __future__ import annotations
 
