@@ -269,3 +269,28 @@ def test_issue24_model_copy_is_dataclasses_replace_without_its_cost() -> None:
 
     with pytest.raises(ValueError, match="negative"):
         Checked(n=1).model_copy(update={"n": -1})  # a __post_init__ still runs, through dataclasses.replace
+
+
+@model
+class Bud(Model):
+    size: Annotated[int, Range(ge=1)]
+    label: Annotated[str, Doc("A label")] = "x"
+
+
+@model
+class Twig(Model):
+    buds: tuple[Bud, ...] = ()
+    first: Bud | None = None
+
+
+def test_issue24_a_model_validated_on_its_own_first_says_the_same_nested() -> None:
+    """The edge keeps a validated class's core schema on it, for the models it is nested in."""
+    assert validate(Bud, {"size": 0}, "bud", []) is None
+    assert "__pydantic_core_schema__" in Bud.__dict__
+    problems: list[Problem] = []
+    assert validate(Twig, {"buds": [{"size": 0}, {"size": 2, "zz": 1}], "first": {"label": 3}}, "twig", problems) is None
+    assert problems == [Problem("twig.buds[0].size", "0 is out of range (input should be greater than or equal to 1)"),
+                        Problem("twig.buds[1].zz", "is not a key sheetsync knows (check its spelling)"),
+                        Problem("twig.first.size", "is required"), Problem("twig.first.label", "3 is not text")]
+    assert validate(Twig, {"buds": [{"size": 2}]}, "twig", []) == Twig(buds=(Bud(size=2),))
+    assert TypeAdapter(Twig).json_schema()["$defs"]["Bud"]["properties"]["label"]["description"] == "A label"
