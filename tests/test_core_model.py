@@ -231,3 +231,86 @@ def test_issue24_a_hex_battle_with_history_round_trips() -> None:
     assert TurnResult.model_validate(first.model_dump(mode="json", by_alias=True)) == first
     move = first.events[0].model_dump(mode="json", by_alias=True)
     assert move["kind"] == "move" and "from" in move and "from_" not in move
+
+
+@model
+class Optional_(Model):
+    weight: Annotated[float | None, Range(gt=0)] = None
+    name: Annotated[str | None, MinLen(1), Pattern(r"^[a-z]+$")] = None
+
+
+class POptional(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    weight: float | None = Field(default=None, gt=0)
+    name: str | None = Field(default=None, min_length=1, pattern=r"^[a-z]+$")
+
+
+def test_issue24_a_constraint_on_an_optional_value_binds_the_value_as_a_field_did() -> None:
+    adapter = TypeAdapter(Optional_)
+    assert adapter.validate_python({"weight": None, "name": None}) == Optional_()
+    assert adapter.validate_python({"weight": 2}).weight == 2.0
+    for bad, kind in (({"weight": 0}, "greater_than"), ({"name": ""}, "string_too_short"),
+                      ({"name": "A"}, "string_pattern_mismatch")):
+        with pytest.raises(ValidationError) as exc:
+            adapter.validate_python(bad)
+        assert [e["type"] for e in exc.value.errors()] == [kind]
+        with pytest.raises(ModelError):
+            Optional_.model_validate(bad)
+    ours: list[Problem] = []
+    theirs: list[Problem] = []
+    validate(Optional_, {"weight": -1, "name": ""}, "x", ours)
+    validate(POptional, {"weight": -1, "name": ""}, "x", theirs)
+    assert ours == theirs and len(ours) == 2
+    schema, pschema = adapter.json_schema(), POptional.model_json_schema()
+    assert schema["properties"] == pschema["properties"]
+    assert Optional_(weight=2).model_dump(mode="json") == POptional(weight=2).model_dump(mode="json") == {
+        "weight": 2.0, "name": None}
+
+
+def test_issue24_model_copy_is_dataclasses_replace_without_its_cost() -> None:
+    tree = _tree()
+    update = {"height": 9, "from_": "x", "leaves": ()}
+    got = tree.model_copy(update=update)
+    assert got == dataclasses.replace(tree, **update) and type(got) is Tree
+    assert tree == _tree() and tree.model_copy() is tree and tree.model_copy(update={}) is tree
+    with pytest.raises(TypeError, match="unexpected keyword argument 'zz'"):
+        tree.model_copy(update={"height": 2, "zz": 1})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got.height = 1  # type: ignore[misc]
+
+    @model
+    class Checked(Model):
+        n: int
+
+        def __post_init__(self) -> None:
+            if self.n < 0:
+                raise ValueError("negative")
+
+    with pytest.raises(ValueError, match="negative"):
+        Checked(n=1).model_copy(update={"n": -1})  # a __post_init__ still runs, through dataclasses.replace
+
+
+@model
+class Bud(Model):
+    size: Annotated[int, Range(ge=1)]
+    label: Annotated[str, Doc("A label")] = "x"
+
+
+@model
+class Twig(Model):
+    buds: tuple[Bud, ...] = ()
+    first: Bud | None = None
+
+
+def test_issue24_a_model_validated_on_its_own_first_says_the_same_nested() -> None:
+    """The edge keeps a validated class's core schema on it, for the models it is nested in."""
+    assert validate(Bud, {"size": 0}, "bud", []) is None
+    assert "__pydantic_core_schema__" in Bud.__dict__
+    problems: list[Problem] = []
+    assert validate(Twig, {"buds": [{"size": 0}, {"size": 2, "zz": 1}], "first": {"label": 3}}, "twig", problems) is None
+    assert problems == [Problem("twig.buds[0].size", "0 is out of range (input should be greater than or equal to 1)"),
+                        Problem("twig.buds[1].zz", "is not a key sheetsync knows (check its spelling)"),
+                        Problem("twig.first.size", "is required"), Problem("twig.first.label", "3 is not text")]
+    assert validate(Twig, {"buds": [{"size": 2}]}, "twig", []) == Twig(buds=(Bud(size=2),))
+    assert TypeAdapter(Twig).json_schema()["$defs"]["Bud"]["properties"]["label"]["description"] == "A label"

@@ -496,3 +496,32 @@ def test_e1_tracker_workbook_opens_in_libreoffice_with_no_error_value(tmp_path: 
     type_battle(ExcelBackend(path))
     run_battle(ExcelBackend(path))
     assert error_cells(path) == []
+
+
+@pytest.mark.parametrize("damage", [
+    lambda r: r.__setitem__("states", 5), lambda r: r.__setitem__("tick", "x"), lambda r: r.__setitem__("zz", 1),
+    lambda r: r["states"][0].__setitem__("magnitude", "big"), lambda r: r["states"][0].__setitem__("formation", "Wedge"),
+    lambda r: r.pop("orders"),
+])
+def test_e5_issue24_a_damaged_undo_record_is_refused_at_its_cell(damage: Any) -> None:
+    """Undo records are rebuilt from the State by the standard-library models
+    (``UndoRecord.model_validate``); one sheetsync did not write is refused, naming its cell,
+    by Undo Tick and by Next Tick alike."""
+    import json
+
+    from sheetsync.core.errors import SheetFormatError
+
+    backend = blank()
+    type_battle(backend)
+    run_steps(SUBJECT, "build", backend)
+    run_steps(SUBJECT, "resolve", backend)
+    sheet = backend.sheets["State"]
+    addr = next(a for a, v in sheet.items() if isinstance(v, str) and '"record"' in v)
+    data = json.loads(sheet[addr])
+    damage(data["record"])
+    sheet[addr] = json.dumps(data)
+    for step in ("undo", "resolve"):
+        with pytest.raises(SheetFormatError) as exc:
+            run_steps(SUBJECT, step, backend)
+        row, col = addr
+        assert str(exc.value) == f"State!{chr(64 + col)}{row}: this undo record is not sheetsync's: restore the previous copy"

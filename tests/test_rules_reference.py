@@ -85,7 +85,7 @@ def test_every_ruling_cites_sections_of_the_reference() -> None:
 def test_every_ruling_the_engine_cites_is_in_the_reference() -> None:
     """Results cite R-numbers; each one they can cite must be explained."""
     cited: set[int] = set()
-    for path in (ROOT / "sheetsync" / "rules" / "bbn").glob("*.py"):
+    for path in (ROOT / "sheetsync" / "systems" / "bbn").rglob("*.py"):
         cited |= {int(n) for n in re.findall(r"\bR(\d+)\b", path.read_text(encoding="utf-8"))}
     known = {r.number for r in RULINGS}
     assert cited - known == set()

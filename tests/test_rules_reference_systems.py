@@ -108,7 +108,7 @@ def test_issue22_every_ruling_the_engine_cites_is_in_the_reference(system: str, 
 @pytest.mark.parametrize("system", NEW)
 def test_issue22_reference_modules_use_the_standard_library_only(system: str) -> None:
     """The reference rides with the rules core: no pydantic, rich or anything else."""
-    for path in (ROOT / "sheetsync" / "rules" / system / "reference.py", ROOT / "sheetsync" / "core" / "reference.py"):
+    for path in (ROOT / "sheetsync" / "systems" / system / "reference.py", ROOT / "sheetsync" / "core" / "reference.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]

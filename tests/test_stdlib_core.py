@@ -56,7 +56,7 @@ def _example(system_id: str) -> Any:
 
 
 @pytest.mark.parametrize("system_id", ["hexwar", pytest.param("bbn", marks=NOT_YET),
-                                       pytest.param("exalted", marks=NOT_YET)])
+                                       "exalted"])
 def test_issue24_rules_resolve_the_example_with_the_standard_library_alone(system_id: str) -> None:
     battle = _example(system_id)
     data = battle.model_dump(mode="json")

@@ -311,7 +311,10 @@ class Model:
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None) -> Self:
         """A copy with ``update``'s fields changed, unchecked, as pydantic's ``model_copy``."""
-        return typing.cast("Self", dataclasses.replace(typing.cast(Any, self), **update)) if update else self
+        if not update:
+            return self
+        copy = _COPIERS.get(type(self)) or _copier(type(self))
+        return typing.cast("Self", copy(self, update))
 
     def model_dump(self, *, mode: Literal["python", "json"] = "python", include: Iterable[str] | None = None,
                    exclude: Iterable[str] | None = None, by_alias: bool = False, exclude_defaults: bool = False,
@@ -340,6 +343,41 @@ class Model:
         if errors:
             raise ModelError(errors)
         return typing.cast("Self", out)
+
+
+_Copy = Callable[[Any, Mapping[str, Any]], Any]
+_COPIERS: dict[type, _Copy] = {}
+
+
+def _copier(cls: type) -> _Copy:
+    """``model_copy`` for ``cls``: each field set once on a new instance, as the dataclass's
+    own ``__init__`` sets it but without its argument parsing, the update's value where it
+    has one.  ``dataclasses.replace`` costs several times more, and the engines copy their
+    values in their inner loops (issue 24: the engine must not get slower).  A class with a
+    ``__post_init__`` or a field left out of ``__init__`` keeps ``dataclasses.replace``."""
+    fields = dataclasses.fields(cls)
+    names = frozenset(f.name for f in fields)
+    if hasattr(cls, "__post_init__") or not all(f.init for f in fields):
+        def replace(obj: Any, update: Mapping[str, Any]) -> Any:
+            return dataclasses.replace(obj, **update)
+        _COPIERS[cls] = replace
+        return replace
+    body = "".join(f"    _set(new, {f.name!r}, update[{f.name!r}] if {f.name!r} in update else obj.{f.name})\n"
+                   for f in fields)
+    src = (f"def copy(obj, update):\n    if not _names.issuperset(update):\n        _unknown(update)\n"
+           f"    new = _new(_cls)\n{body}    return new\n")
+    scope: dict[str, Any] = {"_names": names, "_unknown": _unknown_key(cls, names), "_new": object.__new__,
+                             "_cls": cls, "_set": object.__setattr__}
+    exec(src, scope)  # noqa: S102 - field names only, as dataclasses builds __init__
+    _COPIERS[cls] = scope["copy"]
+    return typing.cast(_Copy, scope["copy"])
+
+
+def _unknown_key(cls: type, names: frozenset[str]) -> Callable[[Mapping[str, Any]], None]:
+    def refuse(update: Mapping[str, Any]) -> None:
+        key = next(k for k in update if k not in names)
+        raise TypeError(f"{cls.__qualname__}.__init__() got an unexpected keyword argument {key!r}")
+    return refuse
 
 
 class _Dump:

@@ -58,10 +58,15 @@ _ADAPTERS: dict[type, TypeAdapter[Any]] = {}
 
 
 def _adapter(model: type) -> TypeAdapter[Any]:
-    """The validator of a dataclass model, built on its first use (issue 12) and kept."""
+    """The validator of a dataclass model, built on its first use (issue 12) and kept.  Its
+    core schema is left on the class, where pydantic looks for a dataclass's schema when the
+    class is a field of another (as it keeps a ``BaseModel``'s), so that a model nested in
+    several others is worked out once, not once per adapter (issue 24)."""
     got = _ADAPTERS.get(model)
     if got is None:
         got = _ADAPTERS[model] = TypeAdapter(model)
+        if "__pydantic_core_schema__" not in model.__dict__:
+            model.__pydantic_core_schema__ = got.core_schema  # type: ignore[attr-defined]
     return got
 
 

@@ -2,13 +2,11 @@
 the dice and their exact odds (E1-E3), the long-tick timeline (E4-E6, E11), a unit's derived
 traits (X1-X10), formations, movement and terrain (X12-X16), the attack (X28-X34), rout,
 hesitation, exhaustion and Mob Rule (X35-X39), the other actions (X17-X27), the
-aftermath (X40, X41), and battle files with their long-tick loop (:func:`resolve`,
-:func:`undo`).  Pure: the
-standard library and pydantic only."""
+aftermath (X40, X41), and the long-tick loop of a battle (:func:`resolve`, :func:`undo`).
+Pure: the standard library only (issue 24: the models are frozen, slotted dataclasses);
+battle files are read and written by the system's ``files`` room."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from sheetsync.systems.exalted.rules.actions import (
     CommandRoll,
@@ -237,8 +235,6 @@ __all__ = [
     "Order",
     "TickResult",
     "UnitState",
-    "battle_to_file",
-    "load_battle",
     "odds_json",
     "resolve",
     "undo",
@@ -278,13 +274,3 @@ __all__ = [
     "row_minimum",
     "success_distribution",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    """The battle-file edge (:func:`load_battle`, :func:`battle_to_file`), imported on first
-    use: it validates with pydantic, and the engine runs on the standard library alone."""
-    if name in ("battle_to_file", "load_battle"):
-        from sheetsync.systems.exalted.files import loader
-
-        return getattr(loader, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,11 +4,11 @@ and every label is a :class:`StrEnum` holding the sheet's word."""
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from dataclasses import field
+from typing import Annotated, Literal
 
 from sheetsync.core.enums import StrEnum
+from sheetsync.core.model import MinLen, Model, Range, model
 
 __all__ = [
     "DamageType",
@@ -24,11 +24,12 @@ __all__ = [
 ]
 
 
-class Frozen(BaseModel):
-    """Base of every value: frozen, and unknown keys are an error.  Each model's validator
-    is built on first use, not at import (issue 12)."""
+class Frozen(Model):
+    """Base of every value: a frozen, slotted dataclass on the standard library (issue 24),
+    unknown keys an error; pydantic validates it only at the battle-file edge, through a
+    ``TypeAdapter`` built on first use (issue 12).  Subclasses carry ``@model``."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+    __slots__ = ()
 
 
 class DamageType(StrEnum):
@@ -64,6 +65,7 @@ class RangedKind(StrEnum):
     THROWN = "Thrown"
 
 
+@model
 class HouseRules(Frozen):
     """The house-rule keys of RULINGS-exalted.md this engine reads, with their defaults."""
 
@@ -97,9 +99,9 @@ class HouseRules(Frozen):
     """E6: a tick's orders roll against the start-of-tick state, or each applies before the next."""
     inactive_dv: int = 0
     """E11: an Inactive unit's DV."""
-    speed: dict[str, int] = Field(default_factory=dict)
+    speed: dict[str, int] = field(default_factory=dict)
     """E11 (``speed.X``): an action's Speed, overriding the default table."""
-    dv: dict[str, int] = Field(default_factory=dict)
+    dv: dict[str, int] = field(default_factory=dict)
     """E11 (``dv.X``): an action's DV penalty (a positive number), overriding the default table."""
     rout_dice: Literal["penalty", "bonus"] = "penalty"
     """X35: the rout pool is Morale − (Magnitude − Drill), or Morale + (Magnitude − Drill)."""
@@ -119,6 +121,7 @@ class HouseRules(Frozen):
         return self.ranged_strength_thrown if kind is RangedKind.THROWN else self.ranged_strength_archery
 
 
+@model
 class Weapon(Frozen):
     """E7, E8: a weapon's Accuracy, damage and type, Defense and Speed, and its Ability."""
 
@@ -128,7 +131,7 @@ class Weapon(Frozen):
     damage: int = 0
     damage_type: DamageType = DamageType.BASHING
     defense: int = 0
-    speed: int = Field(default=5, ge=0)
+    speed: Annotated[int, Range(ge=0)] = 5
     ranged: bool = False
 
 
@@ -138,30 +141,31 @@ EXTRA_TRACK: tuple[int, ...] = (-1, -3)
 """E10: an extra's track before Incapacitated (3 levels)."""
 
 
+@model
 class Character(Frozen):
     """A commander, special character or named member: the traits the mass rules use."""
 
-    name: str = Field(min_length=1)
-    dexterity: int = Field(default=2, ge=0)
-    strength: int = Field(default=2, ge=0)
-    stamina: int = Field(default=2, ge=0)
-    charisma: int = Field(default=2, ge=0)
-    wits: int = Field(default=2, ge=0)
-    essence: int = Field(default=1, ge=0)
-    valor: int = Field(default=1, ge=0)
-    willpower: int = Field(default=5, ge=0)
-    abilities: dict[str, int] = Field(default_factory=dict)
+    name: Annotated[str, MinLen(1)]
+    dexterity: Annotated[int, Range(ge=0)] = 2
+    strength: Annotated[int, Range(ge=0)] = 2
+    stamina: Annotated[int, Range(ge=0)] = 2
+    charisma: Annotated[int, Range(ge=0)] = 2
+    wits: Annotated[int, Range(ge=0)] = 2
+    essence: Annotated[int, Range(ge=0)] = 1
+    valor: Annotated[int, Range(ge=0)] = 1
+    willpower: Annotated[int, Range(ge=0)] = 5
+    abilities: dict[str, int] = field(default_factory=dict)
     extra: bool = False
     mortal: bool = True
     """X40: a mortal survivor checks for infection."""
     health_track: tuple[int, ...] | None = None
     """E10: a typed track (the penalties before Incapacitated) overrides the default."""
-    close_weapon: Weapon = Weapon.model_construct()  # == Weapon(), no validator built at import (issue 12)
+    close_weapon: Weapon = Weapon()
     ranged_weapon: Weapon | None = None
-    shield_dv: int = Field(default=0, ge=0)
-    armor_soak: int = Field(default=0, ge=0)
+    shield_dv: Annotated[int, Range(ge=0)] = 0
+    armor_soak: Annotated[int, Range(ge=0)] = 0
     """E9: the armour's lethal (and bashing) soak, ignored per X29 ``commander_armor``."""
-    hardness: int = Field(default=0, ge=0)
+    hardness: Annotated[int, Range(ge=0)] = 0
 
     def ability(self, name: str) -> int:
         """A typed Ability, 0 when not typed."""
@@ -180,59 +184,61 @@ class Character(Frozen):
         return len(self.track) + 1
 
 
+@model
 class MemberGroup(Frozen):
     """X2: members of one kind and their count: ``health_levels`` (3 for extras, 7 for
     heroic mortals) or a typed ``weight`` per member."""
 
     kind: str = "Extra"
-    count: int = Field(ge=0)
-    health_levels: int = Field(default=3, ge=1)
-    weight: float | None = Field(default=None, gt=0)
+    count: Annotated[int, Range(ge=0)]
+    health_levels: Annotated[int, Range(ge=1)] = 3
+    weight: Annotated[float | None, Range(gt=0)] = None
 
 
+@model
 class UnitSpec(Frozen):
     """A unit as the Tracker types it (RULINGS-exalted.md "What the Tracker types").
 
     Averages are over the members; they may be fractions (``2.5``)."""
 
-    name: str = Field(min_length=1)
+    name: Annotated[str, MinLen(1)]
     side: str = ""
     commander: Character
     solo: bool = False
     members: tuple[MemberGroup, ...] = ()
-    drill: int = Field(default=0, ge=0, le=5)
-    might: int = Field(default=0, ge=0)
-    might_bonus: int = Field(default=0, ge=0)
-    avg_dexterity: float = Field(default=2, ge=0)
-    avg_strength: float = Field(default=2, ge=0)
-    avg_stamina: float = Field(default=2, ge=0)
-    avg_valor: float = Field(default=1, ge=0)
+    drill: Annotated[int, Range(ge=0, le=5)] = 0
+    might: Annotated[int, Range(ge=0)] = 0
+    might_bonus: Annotated[int, Range(ge=0)] = 0
+    avg_dexterity: Annotated[float, Range(ge=0)] = 2
+    avg_strength: Annotated[float, Range(ge=0)] = 2
+    avg_stamina: Annotated[float, Range(ge=0)] = 2
+    avg_valor: Annotated[float, Range(ge=0)] = 1
     close_weapons: bool = True
-    close_ability: float = Field(default=0, ge=0)
+    close_ability: Annotated[float, Range(ge=0)] = 0
     close_accuracy: float = 0
-    close_damage: float = Field(default=0, ge=0)
+    close_damage: Annotated[float, Range(ge=0)] = 0
     close_damage_type: DamageType = DamageType.LETHAL
     ranged_weapons: bool = False
     ranged_kind: RangedKind = RangedKind.ARCHERY
-    ranged_ability: float = Field(default=0, ge=0)
+    ranged_ability: Annotated[float, Range(ge=0)] = 0
     ranged_accuracy: float = 0
-    ranged_damage: float = Field(default=0, ge=0)
+    ranged_damage: Annotated[float, Range(ge=0)] = 0
     ranged_damage_type: DamageType = DamageType.LETHAL
     mixed_weapons: bool = False
     """X6: members do not all carry the same weapon."""
-    avg_lethal_soak: float = Field(default=0, ge=0)
+    avg_lethal_soak: Annotated[float, Range(ge=0)] = 0
     """X8: the members' full lethal soak (natural + armour), averaged."""
-    avg_mobility: float = Field(default=0, ge=0)
-    avg_fatigue: float = Field(default=0, ge=0)
-    hardness_avg: float = Field(default=0, ge=0)
-    hardness_min: int = Field(default=0, ge=0)
+    avg_mobility: Annotated[float, Range(ge=0)] = 0
+    avg_fatigue: Annotated[float, Range(ge=0)] = 0
+    hardness_avg: Annotated[float, Range(ge=0)] = 0
+    hardness_min: Annotated[int, Range(ge=0)] = 0
     shields: bool = False
     """X9: most members carry a shield."""
     mount: Mount = Mount.NONE
-    steed_valor: float | None = Field(default=None, ge=0)
+    steed_valor: Annotated[float | None, Range(ge=0)] = None
     perfect_morale: bool = False
     rested: bool = True
     formation: Formation = Formation.RELAXED
-    relays: int = Field(default=0, ge=0)
-    heroes: int = Field(default=0, ge=0)
-    sorcerers: int = Field(default=0, ge=0)
+    relays: Annotated[int, Range(ge=0)] = 0
+    heroes: Annotated[int, Range(ge=0)] = 0
+    sorcerers: Annotated[int, Range(ge=0)] = 0

@@ -5,8 +5,10 @@ makes new ones (DESIGN convention 4)."""
 
 from __future__ import annotations
 
-from pydantic import Field
+from dataclasses import field
+from typing import Annotated
 
+from sheetsync.core.model import Range, model
 from sheetsync.systems.exalted.rules.models import (
     Character,
     Formation,
@@ -22,6 +24,7 @@ Dice = str | int | None
 """E1: a die cell: faces (``"7 3 10 2 1"``), a number of successes, or blank (rolled)."""
 
 
+@model
 class BattleUnit(Frozen):
     """A unit as typed: its traits (:class:`UnitSpec`, with its commander's), the names of
     its special characters by role (X11) and of its named rank-and-file members (X40), its
@@ -34,7 +37,7 @@ class BattleUnit(Frozen):
     named_members: tuple[str, ...] = ()
     ammunition: int | None = None
     fortified: bool = False
-    cover: int = Field(default=0, ge=0, le=100)
+    cover: Annotated[int, Range(ge=0, le=100)] = 0
     join_war: Dice = None
     split_from: str | None = None
     """X23: the unit it split off from during the battle (written by sheetsync; a unit typed
@@ -45,12 +48,13 @@ class BattleUnit(Frozen):
         return self.spec.name
 
 
+@model
 class Order(Frozen):
     """One order row: its long tick, unit, action, target and option, and its die cells
     (the action's roll, the damage, the target's rout check, and the exhaustion rolls of
     the attacker and the target)."""
 
-    tick: int = Field(ge=0)
+    tick: Annotated[int, Range(ge=0)]
     unit: str
     action: Action
     target: str | None = None
@@ -68,6 +72,7 @@ class Order(Frozen):
     """Where it was typed (its index in ``orders``), kept for messages."""
 
 
+@model
 class UnitState(Frozen):
     """One unit on the timeline (E5) and in the fight: Magnitude and the levels marked on
     its track (X34), Endurance (X4), formation (X13), hesitation (X36), engagements, the
@@ -92,13 +97,13 @@ class UnitState(Frozen):
     moved_on: int | None = None
     hesitating: bool = False
     engaged: tuple[str, ...] = ()
-    engaged_since: dict[str, int] = Field(default_factory=dict)
+    engaged_since: dict[str, int] = field(default_factory=dict)
     enveloping: tuple[str, ...] = ()
     enveloped_by: tuple[str, ...] = ()
     heroes: tuple[str, ...] = ()
     sorcerers: tuple[str, ...] = ()
     relays: tuple[str, ...] = ()
-    wounds: dict[str, int] = Field(default_factory=dict)
+    wounds: dict[str, int] = field(default_factory=dict)
     """E10, X32: levels marked on the commander's and special characters' own tracks."""
     fallen: tuple[str, ...] = ()
     """X32, X34: special characters and commanders slain in the battle."""
@@ -139,6 +144,7 @@ class UnitState(Frozen):
         return (*(n for n in now if n not in later), *later)
 
 
+@model
 class Duel(Frozen):
     """X27: a duel begun and not yet decided: it stops the long ticks until its outcome is
     typed (an ``Initiate Duel`` order whose option starts ``result:``)."""
@@ -150,6 +156,7 @@ class Duel(Frozen):
     tick: int
 
 
+@model
 class UndoRecord(Frozen):
     """What undoing one long tick needs: the tick and start flag before it, the orders as
     typed, and the unit states it replaced."""
@@ -164,13 +171,14 @@ class UndoRecord(Frozen):
     """X27: the duel pending before the tick."""
 
 
+@model
 class Battle(Frozen):
     """An Exalted battle: the typed file and where the fight stands."""
 
     seed: int | str | None = None
-    house_rules: HouseRules = HouseRules.model_construct()  # == HouseRules(), no validator built at import (issue 12)
+    house_rules: HouseRules = HouseRules()
     characters: tuple[Character, ...] = ()
-    roles: dict[str, str] = Field(default_factory=dict)
+    roles: dict[str, str] = field(default_factory=dict)
     units: tuple[BattleUnit, ...]
     orders: tuple[Order, ...] = ()
     started: bool = False

@@ -73,7 +73,7 @@ __all__ = [
 MOUNT_VALOR: dict[Mount, int] = {Mount.HORSE: 2, Mount.SIMHATA: 4, Mount.ELEPHANT: 3}
 """X10: default average Valor of the steeds."""
 
-DEFAULT_RULES = HouseRules.model_construct()  # == HouseRules(), no validator built at import (issue 12)
+DEFAULT_RULES = HouseRules()
 """The rulings' defaults."""
 
 _ROW_TOPS: tuple[int, ...] = (1, 10, 75, 150, 300, 650, 1250, 2500, 5000, 10000)
