@@ -74,10 +74,6 @@ EXALTED_SHEETS = {"characters": "Characters_Table", "units": "Units_Table"}
 
 _EXALTED_REQUIRED = {"characters": ("name",), "units": ("name", "side", "commander")}
 
-_UNIT_KEYS = ("name", "side", "counter", "start_hex", "size", "men")
-"""The Units sheet's typed columns (H1, H2); the others are worked out by Build Units."""
-
-
 def _input_columns(system_id: str, sheet: str | None = None) -> tuple[Any, list[Any]]:
     """The block and the typed columns a CSV row of ``system_id`` holds (for Exalted, of
     ``sheet``: ``characters``, the default, or ``units``)."""
@@ -88,8 +84,8 @@ def _input_columns(system_id: str, sheet: str | None = None) -> tuple[Any, list[
         block = room("bbn", "tracker.layout").layout().block("Characters_Table")
         return block, [c for c in block.columns if c.is_input]
     if system_id == "hexwar":
-        block = room("hexwar", "tracker.layout").layout(None).block("Units_Table")
-        return block, [c for c in block.columns if c.key in _UNIT_KEYS]
+        columns: tuple[Any, list[Any]] = room(system_id, "importing").csv_columns(sheet)
+        return columns
     raise _not_yet(system_id)
 
 
@@ -275,65 +271,17 @@ def _cohort_problems(problems: Sequence[Problem], lay: Any, table: CsvTable, fou
     return out
 
 
-_REQUIRED_UNIT = ("name", "side", "counter", "start_hex")
-
-
 def hex_unit_rows(table: CsvTable, block: Any) -> tuple[dict[int, Any], list[dict[str, Any]], list[Problem],
                                                         dict[str, str]]:
-    """H1, H2: the CSV's units read through the Units block's typed columns (``block``):
-    which CSV column is which, each unit as a battle file's unit, every problem at its CSV
-    cell (not raised: the caller adds the loader's), and where each unit field came from
-    (``units[2].hex`` → ``units.csv:D4``), for the loader's problems."""
-    from sheetsync.sheets import table as tables
-
-    problems: list[Problem] = []
-    cols = [c for c in block.columns if c.key in _UNIT_KEYS]
-    found = _match_headers(table, cols, _REQUIRED_UNIT, problems)
-    grid = _grid(table, block, found)
-    read: list[Problem] = []
-    units: list[dict[str, Any]] = []
-    for row in tables.read_block(block, grid, read, keys=_UNIT_KEYS, blank_keys=_UNIT_KEYS):
-        unit: dict[str, Any] = {}
-        for key in _UNIT_KEYS:
-            value = row.values.get(key)
-            if value is not None:
-                unit["hex" if key == "start_hex" else key] = str(value) if key == "counter" else value
-            elif key in _REQUIRED_UNIT and not any(p.where == block.cell(row.offset, key) for p in read):
-                read.append(Problem(block.cell(row.offset, key), f"{block.column(key).header}: every unit needs "
-                                    "one (H1)"))
-        units.append(unit)
-    by_key = {col.key: j for j, col in found.items()}
-    where: dict[str, str] = {"units": f"{table.where}:2"}
-    for i, (number, _cells) in enumerate(table.rows):
-        where[f"units[{i}]"] = table.at(by_key["name"], number)
-        for key in _UNIT_KEYS:
-            if key in by_key:
-                where[f"units[{i}].{'hex' if key == 'start_hex' else key}"] = table.at(by_key[key], number)
-    return found, units, [*problems, *relocate(read, table, block, found)], where
+    """The hex wargame's ``importing.unit_rows`` (H1, H2), by its former name."""
+    rows: tuple[dict[int, Any], list[dict[str, Any]], list[Problem], dict[str, str]]
+    rows = room("hexwar", "importing").unit_rows(table, block)
+    return rows
 
 
 def hex_units(table: CsvTable, shape: dict[str, int], impassable: Sequence[str] = ()) -> Any:
-    """H1, H2: the CSV's units on a map of ``shape`` (columns, rows) as a hex battle,
-    checked by the hex loader; every problem at its CSV cell, all at once."""
-    from sheetsync.sheets.table import relocate as relocate_paths
-
-    load_battle = room("hexwar", "files.loader").load_battle
-    hex_layout = room("hexwar", "tracker.layout")
-    CAPACITY, MAX_CAPACITY = hex_layout.CAPACITY, hex_layout.MAX_CAPACITY
-
-    if len(table.rows) > MAX_CAPACITY["units"]:
-        raise InputError([Problem(table.where, f"holds {len(table.rows)} units; a battle holds at most "
-                                  f"{MAX_CAPACITY['units']}")], table.where)
-    block = hex_layout.layout({"units": max(CAPACITY["units"], len(table.rows))}).block("Units_Table")  # room for every row
-    _found, units, problems, where = hex_unit_rows(table, block)
-    try:
-        battle = load_battle({"system": "hexwar", "map": {**shape, "impassable": list(impassable)}, "units": units})
-    except InputError as err:
-        raise InputError(merged(problems, [p for p in relocate_paths(err.problems, where)
-                                           if not p.where.startswith("map")]), table.where) from None
-    if problems:
-        raise InputError(problems, table.where)
-    return battle
+    """The hex wargame's ``importing.battle_from_csv`` (H1, H2) of one CSV, by its former name."""
+    return room("hexwar", "importing").battle_from_csv([table], shape, impassable)
 
 
 # -- Exalted: a Characters CSV and a Units CSV -------------------------------------------------

@@ -217,9 +217,7 @@ def _map(map_size: str | None) -> dict[str, int]:
 
 def _hex_battle_file(table: CsvTable, out: Path, map_size: str | None) -> tuple[dict[str, Any], ImportReport]:
     """H1, H2: the CSV's units on a map of ``map_size`` as a hex battle file."""
-    from sheetsync.importers.csv_import import hex_units
-
-    battle = hex_units(table, _map(map_size))
+    battle = room("hexwar", "importing").battle_from_csv([table], _map(map_size))
     report = ImportReport(out, "", _sides([(u.name, u.side) for u in battle.units]), group_word="Side")
     return room("hexwar", "files.loader").battle_to_file(battle), report
 
@@ -513,7 +511,6 @@ def _fits(target: _Target, cap: dict[str, int], characters: int, cohorts: int, *
 def _into_hex(backend: Any, tracker: Any, target: _Target, table: CsvTable, *, replace: bool) -> ImportReport:
     """H1, H2: the units into the Units sheet's typed columns (Unit … Men); Build Units
     works out the rest.  Checked against the tracker's map as Build Units checks it."""
-    from sheetsync.importers.csv_import import hex_unit_rows, hex_units
     from sheetsync.sheets import session as ss
     from sheetsync.sheets import table as tables
     from sheetsync.sheets.backend import parse_range
@@ -531,7 +528,7 @@ def _into_hex(backend: Any, tracker: Any, target: _Target, table: CsvTable, *, r
         raise BattleStateError(f"{target.name}: a turn of this battle is resolved already, so its units stay as they "
                                "are; nothing was written. Import into a new tracker (sheetsync template --system "
                                "hexwar)")
-    keys = ("name", "side", "counter", "start_hex", "size", "men")
+    keys = room("hexwar", "importing").UNIT_KEYS
     held = [i for i, row in enumerate(units_grid[:block.rows])
             if not _blank([row[block.index(k)] if block.index(k) < len(row) else None for k in keys])]
     if held and not replace:
@@ -555,8 +552,9 @@ def _into_hex(backend: Any, tracker: Any, target: _Target, table: CsvTable, *, r
     shape = {"columns": columns if isinstance(columns, int) else MAX_CAPACITY["map_columns"],
              "rows": rows if isinstance(rows, int) else MAX_CAPACITY["map_rows"]}
     impassable = list(typed["Battle_Impassable"] or ()) if columns and rows else []
-    hex_units(table, shape, impassable)  # every problem, at its CSV cell; raises when any
-    _found, decoded, _problems, _where = hex_unit_rows(table, block)  # the cells as typed (a blank Size stays blank)
+    importing = room("hexwar", "importing")
+    importing.battle_from_csv([table], shape, impassable)  # every problem, at its CSV cell; raises when any
+    _found, decoded, _problems, _where = importing.unit_rows(table, block)  # the cells as typed (a blank Size stays blank)
     rows_out = [{"name": u.get("name"), "side": u.get("side"), "counter": u.get("counter"),
                  "start_hex": u.get("hex"), "size": u.get("size"), "men": u.get("men")} for u in decoded]
     backend.write_ranges([tables.block_fill(block, rows_out, keys=keys)])
