@@ -43,7 +43,6 @@ from sheetsync.sheets.csv_rows import (
 __all__ = [
     "CSV_SYSTEMS",
     "MAX_BYTES",
-    "EXALTED_SHEETS",
     "CsvTable",
     "bbn_battle",
     "bbn_character_rows",
@@ -69,21 +68,13 @@ __all__ = [
 CSV_SYSTEMS = ("bbn", "hexwar", "exalted")
 """The systems whose characters or units a CSV file holds."""
 
-EXALTED_SHEETS = {"characters": "Characters_Table", "units": "Units_Table"}
-"""E7-E10, X1-X11: an Exalted CSV holds the rows of one of these sheets (its block)."""
-
-_EXALTED_REQUIRED = {"characters": ("name",), "units": ("name", "side", "commander")}
-
 def _input_columns(system_id: str, sheet: str | None = None) -> tuple[Any, list[Any]]:
     """The block and the typed columns a CSV row of ``system_id`` holds (for Exalted, of
     ``sheet``: ``characters``, the default, or ``units``)."""
-    if system_id == "exalted":
-        block = room("exalted", "tracker.layout").layout(None).block(EXALTED_SHEETS[sheet or "characters"])
-        return block, [c for c in block.columns if c.is_input]
     if system_id == "bbn":
         block = room("bbn", "tracker.layout").layout().block("Characters_Table")
         return block, [c for c in block.columns if c.is_input]
-    if system_id == "hexwar":
+    if system_id in ("hexwar", "exalted"):
         columns: tuple[Any, list[Any]] = room(system_id, "importing").csv_columns(sheet)
         return columns
     raise _not_yet(system_id)
@@ -100,7 +91,9 @@ def _not_yet(system_id: str) -> BackendError:
 
 
 def _sheets_of(system_id: str) -> tuple[str | None, ...]:
-    return tuple(EXALTED_SHEETS) if system_id == "exalted" else (None,)
+    """The sheets a CSV of ``system_id`` may hold (``None``: its one sheet)."""
+    sheets: tuple[str | None, ...] = room(system_id, "importing").CSV_SHEETS if system_id != "bbn" else (None,)
+    return sheets
 
 
 def _matches(table: CsvTable, system_id: str, sheet: str | None) -> int:
@@ -154,7 +147,7 @@ def template_sheet(system_id: str, out: Path, sheet: str | None) -> str | None:
     if sheet is None:
         return "units" if "unit" in out.stem.casefold() else "characters"
     word = sheet.strip().casefold()
-    if word not in EXALTED_SHEETS:
+    if word not in _exalted().SHEETS:
         raise InputError([Problem("--sheet", f"{sheet!r} is not a sheet of an Exalted CSV: characters or units")])
     return word
 
@@ -286,115 +279,44 @@ def hex_units(table: CsvTable, shape: dict[str, int], impassable: Sequence[str] 
 
 # -- Exalted: a Characters CSV and a Units CSV -------------------------------------------------
 
+def _exalted() -> Any:
+    return room("exalted", "importing")
+
+
 def exalted_sheet_of(table: CsvTable) -> str:
-    """E7-E10, X1-X11: which Exalted sheet a CSV holds, by its headers (matched as trait
-    names are, R12): ``characters`` when more of them are Characters columns (Character,
-    Role, Dex ...), ``units`` when more are Units columns (Unit, Side, Commander ...).  A
-    file that could be either is refused, saying how to tell them apart."""
-    counts: dict[str, int] = {}
-    for sheet in EXALTED_SHEETS:
-        _block, cols = _input_columns("exalted", sheet)
-        names = {normalize(c.header) for c in cols} | {normalize(c.key) for c in cols}
-        counts[sheet] = sum(1 for h in table.headers if h and normalize(h) in names)
-    if counts["characters"] == counts["units"]:
-        raise InputError([Problem(f"{table.where}:1", "can't tell whether this CSV holds Exalted characters or "
-                                  "units: head its first column Character (the Characters sheet) or Unit (the "
-                                  "Units sheet); sheetsync template --csv chars.csv --system exalted writes the "
-                                  "headers")], table.where)
-    return max(counts, key=lambda k: counts[k])
+    """Exalted's ``importing.sheet_of`` (E7-E10, X1-X11), by its former name."""
+    sheet: str = _exalted().sheet_of(table)
+    return sheet
 
 
 def exalted_rows(table: CsvTable, lay: Any, sheet: str, problems: list[Problem]) -> tuple[Grid, dict[int, Any]]:
-    """E7-E10 (``characters``) or X1-X11 (``units``): the CSV's rows as rows of the
-    tracker's block (``lay``), and which CSV column is which block column; header problems
-    are added to ``problems``, each at its CSV cell."""
-    block = lay.block(EXALTED_SHEETS[sheet])
-    found = _match_headers(table, [c for c in block.columns if c.is_input], _EXALTED_REQUIRED[sheet], problems)
-    return _grid(table, block, found), found
+    """Exalted's ``importing.sheet_rows`` (E7-E10, X1-X11), by its former name."""
+    rows: tuple[Grid, dict[int, Any]] = _exalted().sheet_rows(table, lay, sheet, problems)
+    return rows
 
 
 def exalted_check(lay: Any, grids: dict[str, Grid], csvs: dict[str, tuple[CsvTable, dict[int, Any]]],
                   house: Grid | None = None) -> tuple[Any, dict[str, list[dict[str, Any]]], list[Problem]]:
-    """X1-X11, E7-E10: the Characters and Units rows (``grids``, by sheet: a CSV's, or the
-    tracker's own) read as Build Units reads them, with the tracker's House Rules
-    (``house``), and checked by the Exalted loader.  Returns the battle (``None`` when
-    anything is wrong), each sheet's typed rows as decoded, and the problems of the rows
-    that came from a CSV (``csvs``: sheet -> its table and column map), each at its CSV
-    cell; a problem of the tracker's own rows is Build Units' to report, not the import's."""
-    from sheetsync.core.errors import InputError as _InputError
-    from sheetsync.sheets import table as tables
-    from sheetsync.sheets.session import Session
-
-    load_battle = room("exalted", "files.loader").load_battle
-    et = room("exalted", "tracker.steps")
-
-    rd = et._Read(lay, [], grids.get("characters", []), grids.get("units", []), [], house or [], Session())
-    cell_problems: list[Problem] = []
-    where: dict[str, str] = {}
-    data: dict[str, Any] = {"system": "exalted", "house_rules": et._house_rules(rd, [], where)}
-    data["characters"] = et._characters(rd, cell_problems, where)
-    data["units"], _offsets = et._units(rd, cell_problems, where)
-    where["characters"] = f"Characters!A{lay.block('Characters_Table').first_row}"
-    battle = None
-    loader: list[Problem] = []
-    try:
-        battle = load_battle(data)
-    except _InputError as err:
-        loader = tables.relocate(err.problems, where)
-    problems = merged(cell_problems, loader)
-    for sheet, (tbl, found) in csvs.items():
-        problems = relocate(problems, tbl, lay.block(EXALTED_SHEETS[sheet]), found)
-    ours = [p for p in problems if any(p.where == t.where or p.where.startswith(f"{t.where}:")
-                                       for t, _f in csvs.values())]
-    decoded: dict[str, list[dict[str, Any]]] = {}
-    for sheet, (_tbl, _found) in csvs.items():
-        block = lay.block(EXALTED_SHEETS[sheet])
-        keys = [c.key for c in block.columns if c.is_input]
-        decoded[sheet] = [r.values for r in tables.read_block(block, grids[sheet], [], keys=keys)]
-    return (battle if not problems else None), decoded, ours
+    """Exalted's ``importing.check_rows`` (X1-X11, E7-E10), by its former name."""
+    checked: tuple[Any, dict[str, list[dict[str, Any]]], list[Problem]] = _exalted().check_rows(lay, grids, csvs,
+                                                                                                 house)
+    return checked
 
 
 def exalted_tables(tables_: Sequence[CsvTable]) -> dict[str, CsvTable]:
-    """E7-E10, X1-X11: the CSVs by the Exalted sheet each holds (:func:`exalted_sheet_of`);
-    two CSVs of one sheet are an error naming both."""
-    by_sheet: dict[str, CsvTable] = {}
-    for t in tables_:
-        sheet = exalted_sheet_of(t)
-        if sheet in by_sheet:
-            raise InputError([Problem(t.where, f"holds {sheet} again (so does {by_sheet[sheet].where}): give one "
-                                      "Characters CSV and one Units CSV")], t.where)
-        by_sheet[sheet] = t
+    """Exalted's ``importing.tables_by_sheet`` (E7-E10, X1-X11), by its former name."""
+    by_sheet: dict[str, CsvTable] = _exalted().tables_by_sheet(tables_)
     return by_sheet
 
 
 def exalted_battle(tables_: Sequence[CsvTable]) -> Any:
-    """E7-E10, X1-X11: a Characters CSV and a Units CSV as an Exalted battle, checked as
-    Build Units checks the sheets; every problem at its CSV cell, all at once."""
-    ex = room("exalted", "tracker.layout")
-    CAPACITY, MAX_CAPACITY, ex_layout = ex.CAPACITY, ex.MAX_CAPACITY, ex.layout
+    """Exalted's ``importing.battle_from_csv`` (E7-E10, X1-X11), by its former name."""
+    return _exalted().battle_from_csv(tables_)
 
-    by_sheet = exalted_tables(tables_)
-    missing = [s for s in EXALTED_SHEETS if s not in by_sheet]
-    if missing:
-        given = ", ".join(t.where for t in tables_)
-        raise InputError([Problem(given, f"an Exalted battle needs its characters and its units (X3: each unit's "
-                                  f"commander is a character), and there is no {missing[0]} CSV: give both, e.g. "
-                                  "sheetsync import chars.csv units.csv --into battle.yaml --system exalted "
-                                  "(sheetsync template --csv units.csv --system exalted writes the headers)")])
-    too_many = [Problem(t.where, f"holds {len(t.rows)} {sheet}; a battle holds at most {MAX_CAPACITY[sheet]}")
-                for sheet, t in by_sheet.items() if len(t.rows) > MAX_CAPACITY[sheet]]
-    if too_many:
-        raise InputError(too_many, too_many[0].where)
-    lay = ex_layout({sheet: max(CAPACITY[sheet], len(t.rows)) for sheet, t in by_sheet.items()})
-    problems: list[Problem] = []
-    grids: dict[str, Grid] = {}
-    csvs: dict[str, tuple[CsvTable, dict[int, Any]]] = {}
-    for sheet, t in by_sheet.items():
-        grids[sheet], found = exalted_rows(t, lay, sheet, problems)
-        csvs[sheet] = (t, found)
-    battle, _decoded, found_problems = exalted_check(lay, grids, csvs)
-    problems = merged(problems, found_problems)
-    if problems or battle is None:
-        raise InputError(problems or [Problem(by_sheet["units"].where, "can't be read as a battle")],
-                         by_sheet["units"].where)
-    return battle
+
+def __getattr__(name: str) -> Any:
+    """``EXALTED_SHEETS``: Exalted's ``importing.SHEETS``, by its former name (looked up when asked
+    for, so the module names no system; not in ``__all__``, which lists only what it defines)."""
+    if name == "EXALTED_SHEETS":
+        return _exalted().SHEETS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -172,9 +172,7 @@ def _into_battle_file(paths: Sequence[Path], kind: str, out: Path, *, force: boo
     elif system_id == "hexwar":
         data, report = _hex_battle_file(read_csv(source), out, map_size)
     elif system_id == "exalted":
-        from sheetsync.importers.csv_import import exalted_battle
-
-        battle = exalted_battle([read_csv(p) for p in paths])
+        battle = room("exalted", "importing").battle_from_csv([read_csv(p) for p in paths])
         data = room("exalted", "files.loader").battle_to_file(battle)
         report = ImportReport(out, "", _sides([(u.name, u.spec.side) for u in battle.units]), group_word="Side")
     else:
@@ -571,20 +569,15 @@ def _into_exalted(backend: Any, tracker: Any, target: _Target, tables: Sequence[
     (Characters, or Units up to Join War dice); Build Units works out the rest.  Checked as
     Build Units checks the sheets, against the tracker's other sheet and House Rules: a
     units CSV's commanders must be on the Characters sheet (or in the characters CSV)."""
-    from sheetsync.importers.csv_import import (
-        EXALTED_SHEETS,
-        exalted_check,
-        exalted_rows,
-        exalted_tables,
-        merged,
-    )
     from sheetsync.sheets import table as tablemod
+    from sheetsync.sheets.csv_rows import merged
 
     et = room("exalted", "tracker.steps")
+    importing = room("exalted", "importing")
     ex_layout = room("exalted", "tracker.layout")
     MAX_CAPACITY = ex_layout.MAX_CAPACITY
     lay = ex_layout.layout(tracker.capacity or None)
-    by_sheet = exalted_tables(tables)
+    by_sheet = importing.tables_by_sheet(tables)
     rd = et._parse(lay, backend.read_ranges(et._plan(lay)))
     if rd.session.history() or (rd.session.battle or {}).get("started"):
         raise BattleStateError(f"{target.name}: a long tick of this battle is resolved already, so its characters "
@@ -592,7 +585,7 @@ def _into_exalted(backend: Any, tracker: Any, target: _Target, tables: Sequence[
                                "(sheetsync template --system exalted)")
     own = {"characters": rd.chars, "units": rd.units}
     for sheet, t in by_sheet.items():
-        block = lay.block(EXALTED_SHEETS[sheet])
+        block = lay.block(importing.SHEETS[sheet])
         keys = [c.key for c in block.columns if c.is_input]
         held = [r.offset for r in tablemod.read_block(block, own[sheet], [], keys=["name"], blank_keys=keys)]
         if held and not replace:
@@ -609,15 +602,15 @@ def _into_exalted(backend: Any, tracker: Any, target: _Target, tables: Sequence[
     grids = dict(own)
     csvs: dict[str, tuple[CsvTable, dict[int, Any]]] = {}
     for sheet, t in by_sheet.items():
-        grids[sheet], found = exalted_rows(t, lay, sheet, problems)
+        grids[sheet], found = importing.sheet_rows(t, lay, sheet, problems)
         csvs[sheet] = (t, found)
-    _battle, decoded, found_problems = exalted_check(lay, grids, csvs, rd.house)
+    _battle, decoded, found_problems = importing.check_rows(lay, grids, csvs, rd.house)
     problems = merged(problems, found_problems)
     if problems:
         raise InputError(problems, next(iter(by_sheet.values())).where)
     updates = []
     for sheet in by_sheet:
-        block = lay.block(EXALTED_SHEETS[sheet])
+        block = lay.block(importing.SHEETS[sheet])
         updates.append(tablemod.block_fill(block, decoded[sheet], keys=[c.key for c in block.columns if c.is_input]))
     backend.write_ranges(updates)
     groups: list[tuple[str, list[str]]] = []
