@@ -19,12 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sheetsync.core.errors import BackendError, InputError, Problem, SheetFormatError
+from sheetsync.core.errors import BackendError, InputError, Problem
 from sheetsync.core.registry import room
-from sheetsync.sheets.backend import CellValue, Grid
-from sheetsync.sheets.csv_rows import (
-    CELL as _CELL,
-)
+from sheetsync.sheets.backend import Grid
 from sheetsync.sheets.csv_rows import (
     MAX_BYTES,
     CsvTable,
@@ -32,12 +29,6 @@ from sheetsync.sheets.csv_rows import (
     normalize,
     read_csv,
     relocate,
-)
-from sheetsync.sheets.csv_rows import (
-    block_grid as _grid,
-)
-from sheetsync.sheets.csv_rows import (
-    match_headers as _match_headers,
 )
 
 __all__ = [
@@ -71,10 +62,7 @@ CSV_SYSTEMS = ("bbn", "hexwar", "exalted")
 def _input_columns(system_id: str, sheet: str | None = None) -> tuple[Any, list[Any]]:
     """The block and the typed columns a CSV row of ``system_id`` holds (for Exalted, of
     ``sheet``: ``characters``, the default, or ``units``)."""
-    if system_id == "bbn":
-        block = room("bbn", "tracker.layout").layout().block("Characters_Table")
-        return block, [c for c in block.columns if c.is_input]
-    if system_id in ("hexwar", "exalted"):
+    if system_id in CSV_SYSTEMS:
         columns: tuple[Any, list[Any]] = room(system_id, "importing").csv_columns(sheet)
         return columns
     raise _not_yet(system_id)
@@ -92,13 +80,13 @@ def _not_yet(system_id: str) -> BackendError:
 
 def _sheets_of(system_id: str) -> tuple[str | None, ...]:
     """The sheets a CSV of ``system_id`` may hold (``None``: its one sheet)."""
-    sheets: tuple[str | None, ...] = room(system_id, "importing").CSV_SHEETS if system_id != "bbn" else (None,)
+    sheets: tuple[str | None, ...] = room(system_id, "importing").CSV_SHEETS
     return sheets
 
 
 def _matches(table: CsvTable, system_id: str, sheet: str | None) -> int:
     """How many of the CSV's headers are columns of ``system_id``'s sheet (matched as
-    :func:`_match_headers` matches them)."""
+    :func:`~sheetsync.sheets.csv_rows.match_headers` matches them)."""
     _block, cols = _input_columns(system_id, sheet)
     names = {normalize(c.header) for c in cols} | {normalize(c.key.split(":")[-1]) for c in cols}
     return sum(1 for h in table.headers if h and normalize(h) in names)
@@ -166,102 +154,32 @@ def write_template_csv(out: Path, system_id: str, *, force: bool = False, sheet:
     return out
 
 
+def _bbn() -> Any:
+    return room("bbn", "importing")
+
+
 def bbn_character_rows(table: CsvTable, lay: Any, problems: list[Problem]) -> tuple[Grid, dict[int, Any]]:
-    """Cohort Sheet 1.1-1.7: the CSV's characters as rows of the tracker's Characters
-    block (``lay``), and which CSV column is which block column; header problems are
-    added to ``problems``, each at its CSV cell."""
-    block = lay.block("Characters_Table")
-    found = _match_headers(table, [c for c in block.columns if c.is_input], ("cohort", "name"), problems)
-    return _grid(table, block, found), found
+    """The battalion's ``importing.character_rows`` (Cohort Sheet 1.1-1.7), by its former name."""
+    rows: tuple[Grid, dict[int, Any]] = _bbn().character_rows(table, lay, problems)
+    return rows
 
 
 def cohort_names(grid: Grid, block: Any) -> list[str]:
-    """The Cohort values of the Characters rows, each once (case ignored), in the order first named."""
-    out: dict[str, str] = {}
-    j = block.index("cohort")
-    for row in grid:
-        name = row[j] if j < len(row) else None
-        if isinstance(name, str) and name.strip():
-            out.setdefault(name.strip().casefold(), name.strip())
-    return list(out.values())
+    """The battalion's ``importing.cohort_names``, by its former name."""
+    names: list[str] = _bbn().cohort_names(grid, block)
+    return names
 
 
 def bbn_battle(table: CsvTable) -> Any:
-    """Cohort Sheet 1.1-1.7, R1-R12: the CSV's characters as a battalion battle, one cohort
-    per Cohort value (in the order first named), checked as Build Cohorts checks the
-    Characters sheet; every problem is named by its CSV cell, all at once."""
-    bbn_layout = room("bbn", "tracker.layout")
-    MAX_CAPACITY, capacity_json, layout = bbn_layout.MAX_CAPACITY, bbn_layout.capacity_json, bbn_layout.layout
-    probe = layout()
-    problems: list[Problem] = []
-    grid, _found = bbn_character_rows(table, probe, [])
-    cohorts = cohort_names(grid, probe.block("Characters_Table"))
-    limits = (("characters", len(table.rows)), ("cohorts", len(cohorts)))
-    too_many = [Problem(table.where, f"holds {n} {key}; a battle holds at most {MAX_CAPACITY[key]}")
-                for key, n in limits if n > MAX_CAPACITY[key]]
-    if too_many:
-        raise InputError(too_many, table.where)
-    cap = {"characters": max(probe.capacity["characters"], len(table.rows)),
-           "cohorts": max(probe.capacity["cohorts"], len(cohorts))}
-    lay = layout(capacity=cap)
-    grid, found = bbn_character_rows(table, lay, problems)
-    setup_block = lay.block("Cohorts_Setup")
-    setup: Grid = []
-    for name in cohorts:
-        row: list[CellValue] = [None] * len(setup_block.columns)
-        row[setup_block.index("name")] = name
-        setup.append(row)
-    return check_bbn(lay, grid, setup, table, found, problems, new_from=0,
-                     mark=[[None], [capacity_json(lay.capacity)]])
+    """The battalion's ``importing.battle_from_csv`` (Cohort Sheet 1.1-1.7, R1-R12) of one
+    CSV, by its former name."""
+    return _bbn().battle_from_csv([table])
 
 
 def check_bbn(lay: Any, grid: Grid, setup: Grid, table: CsvTable, found: dict[int, Any], problems: list[Problem],
               *, new_from: int, mark: Grid, base: Any = None) -> Any:
-    """Build Cohorts' own check (:func:`~sheetsync.systems.bbn.tracker.reader.parse_battle_setup`) of
-    the CSV's Characters rows ``grid`` with the Cohorts rows ``setup`` (those from
-    ``new_from`` on were made for the CSV's cohorts) and the other grids of ``base`` (a
-    tracker's read, or none).  Every problem is moved to the CSV cell it came from and
-    raised with ``problems`` (the header's) as one :class:`InputError`."""
-    reader = room("bbn", "tracker.reader")
-    Sheets, parse_battle_setup = reader.Sheets, reader.parse_battle_setup
-    if base is not None:
-        sheets = Sheets(state=base.state, characters=grid, setup=setup, orders=base.orders, ranges=base.ranges,
-                        house_rules=base.house_rules, seed=base.seed, log=base.log,
-                        aftermath_head=base.aftermath_head, mark=mark, history=base.history)
-    else:
-        sheets = Sheets(state=[], characters=grid, setup=setup, orders=[], ranges=[], house_rules=[], seed=[],
-                        log=[], mark=mark)
-    try:
-        battle = parse_battle_setup(lay, sheets)
-    except SheetFormatError as err:
-        moved = relocate(_cohort_problems(err.problems, lay, table, found, setup, new_from), table,
-                         lay.block("Characters_Table"), found)
-        raise InputError(merged(problems, moved), table.where) from None
-    if problems:
-        raise InputError(problems, table.where)
-    return battle
-
-
-def _cohort_problems(problems: Sequence[Problem], lay: Any, table: CsvTable, found: dict[int, Any],
-                     setup: Grid, new_from: int) -> list[Problem]:
-    """A problem the reader put on a Cohorts row made for the CSV (row ``new_from`` on; not
-    on the sheet, e.g. R1's 3 to 5 members) is said of the CSV's Cohort cell on the first
-    row that names that cohort."""
-    block = lay.block("Cohorts_Setup")
-    name_at = block.index("name")
-    cohort_col = next(j for j, c in found.items() if c.key == "cohort")
-    out = []
-    for p in problems:
-        m = _CELL.match(p.where)
-        k = int(m["row"]) - block.first_row if m is not None and m["sheet"] == block.sheet else -1
-        if new_from <= k < len(setup):
-            name = str(setup[k][name_at]).casefold()
-            number = next((n for n, cells in table.rows
-                           if cohort_col < len(cells) and cells[cohort_col].casefold() == name), 2)
-            out.append(Problem(table.at(cohort_col, number), p.message))
-        else:
-            out.append(p)
-    return out
+    """The battalion's ``importing.check_rows`` (Build Cohorts' check), by its former name."""
+    return _bbn().check_rows(lay, grid, setup, table, found, problems, new_from=new_from, mark=mark, base=base)
 
 
 def hex_unit_rows(table: CsvTable, block: Any) -> tuple[dict[int, Any], list[dict[str, Any]], list[Problem],

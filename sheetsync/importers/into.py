@@ -162,9 +162,7 @@ def _into_battle_file(paths: Sequence[Path], kind: str, out: Path, *, force: boo
         report.notes = list(result.notes)
         report.unmapped = {k: [str(u) for u in v] for k, v in result.unmapped.items() if v}
     elif system_id == "bbn":
-        from sheetsync.importers.csv_import import bbn_battle
-
-        battle = bbn_battle(read_csv(source))
+        battle = room("bbn", "importing").battle_from_csv([read_csv(source)])
         data = room("bbn", "files.loader").battle_to_file(battle)
         report = _bbn_report(out, [(c.name, [m.name for m in c.members]) for c in battle.cohorts])
         _not_counted(report, battle)
@@ -352,8 +350,7 @@ def _into_bbn(backend: Any, tracker: Any, target: _Target, *, gex: Any, table: C
     the Cohorts sheet.  Cohorts typed there already keep their row (side, sergeant …); one
     the import adds gets a new row below them.  With ``replace``, both sheets hold the
     import only.  Checked as Build Cohorts checks the sheets, with the tracker's House Rules."""
-    from sheetsync.importers.csv_import import bbn_character_rows, check_bbn, cohort_names
-
+    importing = room("bbn", "importing")
     reader = room("bbn", "tracker.reader")
     Sheets = reader.Sheets
     input_updates = room("bbn", "tracker.writer").input_updates
@@ -385,8 +382,8 @@ def _into_bbn(backend: Any, tracker: Any, target: _Target, *, gex: Any, table: C
         new_rows: list[list[CellValue]] = [list(r) for r in updates[1].values[:len(imported.cohorts)]]
     else:
         assert table is not None
-        grid, found = bbn_character_rows(table, lay, problems)
-        names = cohort_names(grid, chars_block)
+        grid, found = importing.character_rows(table, lay, problems)
+        names = importing.cohort_names(grid, chars_block)
         _fits(target, cap, len(grid), len(names), source=table.where)
         new_rows = []
         for name in names:
@@ -405,7 +402,7 @@ def _into_bbn(backend: Any, tracker: Any, target: _Target, *, gex: Any, table: C
                                   f"the import needs {len(setup)} cohort rows ({len(kept)} already on the sheet), and "
                                   f"{target.name} holds at most {cap['cohorts']} cohorts; nothing was written")])
     if table is not None:
-        battle = check_bbn(lay, grid, setup, table, found, problems, new_from=len(kept), mark=sh.mark, base=sh)
+        battle = importing.check_rows(lay, grid, setup, table, found, problems, new_from=len(kept), mark=sh.mark, base=sh)
     else:
         from sheetsync.core.errors import SheetFormatError
 
