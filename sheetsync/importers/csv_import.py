@@ -9,6 +9,11 @@ tracker's reader uses, so a CSV row and a sheet row mean the same thing.  Every 
 is reported at once by its place in the CSV (``chars.csv:C7: ...``, the column letter and
 row number a spreadsheet shows when it opens the file), and nothing is made from a file
 with any problem.
+
+The CSV is read by :mod:`sheetsync.sheets.csv_rows` and what its rows become is each
+system's ``importing`` room's (``room(system_id, "importing")``); this module says which
+system a CSV's headers are, writes the header row of a template, and keeps the rooms'
+functions under their former names (``bbn_battle``, ``hex_units``, ``exalted_battle`` ...).
 """
 
 from __future__ import annotations
