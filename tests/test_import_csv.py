@@ -402,3 +402,13 @@ def test_issue_9_more_units_than_the_hex_tracker_holds_is_refused_naming_the_lim
     code, _out, err = run_main(monkeypatch, capsys, "import", str(many), "--into", str(tracker))
     assert code == 1 and "many.csv: holds 45 units, and hex.xlsx holds at most 40 units; nothing was written" in err
     assert tracker.read_bytes() == held
+
+
+def test_r12_csv_headers_are_compared_as_the_battalion_catalog_compares_trait_names() -> None:
+    """The generic CSV reading (sheets/csv_rows.py) matches headers by the same comparison
+    as the battalion catalog's, which it may not import."""
+    from sheetsync.sheets.csv_rows import normalize as header_key
+    from sheetsync.systems.bbn.rules.catalog import normalize as trait_key
+
+    for name in ("Willpower Spent", "willpower_spent", "Thaumaturgy: Path of Blood", "O'Neill (Jr.)", "  Dex-Tri  "):
+        assert header_key(name) == trait_key(name)

@@ -70,6 +70,19 @@ def test_every_system_views_print_a_step_under_one_name(system_id: str) -> None:
     assert callable(views.print_step) and "print_step" in views.__all__
 
 
+@pytest.mark.parametrize("system_id", system_ids())
+def test_every_system_has_an_importing_room_under_the_same_names(system_id: str) -> None:
+    """Issue 24: what a CSV row becomes is each system's ``importing`` room's to say, under
+    one name in every system; the import shells only dispatch to it."""
+    importing = room(system_id, "importing")
+    assert importing.__name__ == f"sheetsync.systems.{system_id}.importing"
+    for name in ("CSV_SHEETS", "csv_columns", "battle_from_csv"):
+        assert name in importing.__all__
+    for sheet in importing.CSV_SHEETS:
+        block, columns = importing.csv_columns(sheet)
+        assert columns and all(c in block.columns for c in columns)
+
+
 def test_registry_imports_a_system_only_when_asked() -> None:
     """A button click imports only its tracker's system."""
     loaded = _modules_after("import sheetsync.core.registry as r; r.find_system('bbn')")

@@ -9,25 +9,36 @@ tracker's reader uses, so a CSV row and a sheet row mean the same thing.  Every 
 is reported at once by its place in the CSV (``chars.csv:C7: ...``, the column letter and
 row number a spreadsheet shows when it opens the file), and nothing is made from a file
 with any problem.
+
+The CSV is read by :mod:`sheetsync.sheets.csv_rows` and what its rows become is each
+system's ``importing`` room's (``room(system_id, "importing")``); this module says which
+system a CSV's headers are, writes the header row of a template, and keeps the rooms'
+functions under their former names (``bbn_battle``, ``hex_units``, ``exalted_battle`` ...).
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sheetsync.core.errors import BackendError, InputError, Problem, SheetFormatError, did_you_mean
+from sheetsync.core.errors import BackendError, InputError, Problem
 from sheetsync.core.registry import room
-from sheetsync.sheets.backend import CellValue, Grid, col_letter
+from sheetsync.sheets.backend import Grid
+from sheetsync.sheets.csv_rows import (
+    MAX_BYTES,
+    CsvTable,
+    merged,
+    normalize,
+    read_csv,
+    relocate,
+)
 
 __all__ = [
     "CSV_SYSTEMS",
-    "EXALTED_SHEETS",
+    "MAX_BYTES",
     "CsvTable",
     "bbn_battle",
     "bbn_character_rows",
@@ -50,101 +61,15 @@ __all__ = [
     "write_template_csv",
 ]
 
-MAX_BYTES = 16 * 1024 * 1024
-"""A larger CSV is refused rather than read into memory."""
-
 CSV_SYSTEMS = ("bbn", "hexwar", "exalted")
 """The systems whose characters or units a CSV file holds."""
-
-EXALTED_SHEETS = {"characters": "Characters_Table", "units": "Units_Table"}
-"""E7-E10, X1-X11: an Exalted CSV holds the rows of one of these sheets (its block)."""
-
-_EXALTED_REQUIRED = {"characters": ("name",), "units": ("name", "side", "commander")}
-
-_UNIT_KEYS = ("name", "side", "counter", "start_hex", "size", "men")
-"""The Units sheet's typed columns (H1, H2); the others are worked out by Build Units."""
-
-
-def _address(col: int, row: int) -> str:
-    return f"{col_letter(col + 1)}{row}"
-
-
-@dataclass
-class CsvTable:
-    """A CSV file read as text: its header and its non-blank rows, each with its row number."""
-
-    where: str
-    """The file's name, as problems show it (``chars.csv``)."""
-    headers: list[str]
-    rows: list[tuple[int, list[str]]] = field(default_factory=list)
-    """(row number in the file, counting the header as row 1; the cells)."""
-
-    def at(self, col: int, row: int) -> str:
-        """``chars.csv:C7``: a cell of the file."""
-        return f"{self.where}:{_address(col, row)}"
-
-
-def read_csv(path: Path) -> CsvTable:
-    """The CSV at ``path`` (UTF-8, with or without a byte-order mark; comma, semicolon or
-    tab separated, as spreadsheets save it).  An unreadable or empty file is refused."""
-    where = path.name
-    try:
-        size = path.stat().st_size
-        if not path.is_dir() and not path.is_file():  # a FIFO or a device: reading it would never end
-            raise InputError([Problem(where, "is not a regular file (a FIFO, a device or a socket); only a CSV file is read")])
-        if size > MAX_BYTES:
-            raise InputError([Problem(where, f"is {size // (1024 * 1024)} MB; a CSV of characters over "
-                                      f"{MAX_BYTES // (1024 * 1024)} MB is refused")])
-        raw = path.read_bytes()
-    except IsADirectoryError:
-        raise InputError([Problem(where, "is a folder, not a CSV file")]) from None
-    except FileNotFoundError:
-        raise InputError([Problem(where, "does not exist")]) from None
-    except OSError as exc:
-        raise InputError([Problem(where, f"can't be read ({exc.strerror or exc})")]) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError([Problem(where, "is not UTF-8 text: save it again as \"CSV UTF-8\"")]) from None
-    if "\x00" in text:
-        raise InputError([Problem(where, "is not a CSV file (it holds binary data): save the sheet as CSV")])
-    first = text.splitlines()[0] if text.strip() else ""
-    delimiter = max((",", ";", "\t"), key=first.count) if first else ","
-    try:
-        records = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True))
-    except csv.Error as exc:
-        raise InputError([Problem(where, f"is not readable CSV ({exc})")]) from None
-    while records and not any(c.strip() for c in records[0]):
-        records.pop(0)
-    if not records:
-        raise InputError([Problem(where, "is empty: its first row must hold the column headers "
-                                  "(sheetsync template --csv writes them)")])
-    table = CsvTable(where, [h.strip() for h in records[0]])
-    for number, cells in enumerate(records[1:], start=2):
-        if any(c.strip() for c in cells):
-            table.rows.append((number, [c.strip() for c in cells]))
-    return table
-
-
-def normalize(name: str) -> str:
-    """A header as the battalion catalog compares trait names (R12: no case, spacing,
-    punctuation or leading 'Thaumaturgy:'), which every system's CSV headers are matched by."""
-    text: str = room("bbn", "rules.catalog").normalize(name)
-    return text
-
 
 def _input_columns(system_id: str, sheet: str | None = None) -> tuple[Any, list[Any]]:
     """The block and the typed columns a CSV row of ``system_id`` holds (for Exalted, of
     ``sheet``: ``characters``, the default, or ``units``)."""
-    if system_id == "exalted":
-        block = room("exalted", "tracker.layout").layout(None).block(EXALTED_SHEETS[sheet or "characters"])
-        return block, [c for c in block.columns if c.is_input]
-    if system_id == "bbn":
-        block = room("bbn", "tracker.layout").layout().block("Characters_Table")
-        return block, [c for c in block.columns if c.is_input]
-    if system_id == "hexwar":
-        block = room("hexwar", "tracker.layout").layout(None).block("Units_Table")
-        return block, [c for c in block.columns if c.key in _UNIT_KEYS]
+    if system_id in CSV_SYSTEMS:
+        columns: tuple[Any, list[Any]] = room(system_id, "importing").csv_columns(sheet)
+        return columns
     raise _not_yet(system_id)
 
 
@@ -159,12 +84,14 @@ def _not_yet(system_id: str) -> BackendError:
 
 
 def _sheets_of(system_id: str) -> tuple[str | None, ...]:
-    return tuple(EXALTED_SHEETS) if system_id == "exalted" else (None,)
+    """The sheets a CSV of ``system_id`` may hold (``None``: its one sheet)."""
+    sheets: tuple[str | None, ...] = room(system_id, "importing").CSV_SHEETS
+    return sheets
 
 
 def _matches(table: CsvTable, system_id: str, sheet: str | None) -> int:
     """How many of the CSV's headers are columns of ``system_id``'s sheet (matched as
-    :func:`_match_headers` matches them)."""
+    :func:`~sheetsync.sheets.csv_rows.match_headers` matches them)."""
     _block, cols = _input_columns(system_id, sheet)
     names = {normalize(c.header) for c in cols} | {normalize(c.key.split(":")[-1]) for c in cols}
     return sum(1 for h in table.headers if h and normalize(h) in names)
@@ -213,7 +140,7 @@ def template_sheet(system_id: str, out: Path, sheet: str | None) -> str | None:
     if sheet is None:
         return "units" if "unit" in out.stem.casefold() else "characters"
     word = sheet.strip().casefold()
-    if word not in EXALTED_SHEETS:
+    if word not in _exalted().SHEETS:
         raise InputError([Problem("--sheet", f"{sheet!r} is not a sheet of an Exalted CSV: characters or units")])
     return word
 
@@ -232,365 +159,87 @@ def write_template_csv(out: Path, system_id: str, *, force: bool = False, sheet:
     return out
 
 
-def _match_headers(table: CsvTable, cols: Sequence[Any], required: Sequence[str],
-                   problems: list[Problem]) -> dict[int, Any]:
-    """R12: each CSV column's sheet column, by header or field name, compared as trait
-    names are.  An unknown or repeated header, or a value past the last header, is a
-    problem at its cell (added to ``problems``; the other columns are still read); a
-    missing required column, or no rows at all, raises :class:`InputError` at once, as
-    no row can be read without it."""
-    names: dict[str, Any] = {}
-    for c in cols:
-        names.setdefault(normalize(c.header), c)
-        names.setdefault(normalize(c.key.split(":")[-1]), c)
-    found: dict[int, Any] = {}
-    seen: dict[str, int] = {}
-    for j, header in enumerate(table.headers):
-        if not header:
-            if any(j < len(cells) and cells[j] for _n, cells in table.rows):
-                problems.append(Problem(table.at(j, 1), "this column has values but no header"))
-            continue
-        col = names.get(normalize(header))
-        if col is None:
-            problems.append(Problem(table.at(j, 1), f"{header!r} is not a column of the sheet"
-                                    + (did_you_mean(header, [c.header for c in cols]) or
-                                       " (sheetsync template --csv writes the headers)")))
-            continue
-        if col.key in seen:
-            problems.append(Problem(table.at(j, 1), f"{header!r} is the column {col.header!r} again (also "
-                                    f"{table.at(seen[col.key], 1)}); keep one"))
-            continue
-        seen[col.key] = j
-        found[j] = col
-    missing = [Problem(f"{table.where}:1", f"there is no {c.header!r} column, and every row needs one")
-               for key in required for c in cols if c.key == key and key not in seen]
-    if missing:
-        raise InputError([*problems, *missing], table.where)
-    if not table.rows:
-        raise InputError([*problems, Problem(f"{table.where}:2", "holds no rows below its header row")], table.where)
-    for number, cells in table.rows:
-        for j in range(len(table.headers), len(cells)):
-            if cells[j]:
-                problems.append(Problem(table.at(j, number), f"{cells[j][:40]!r} is past the last header"))
-    return found
-
-
-def merged(first: Sequence[Problem], later: Sequence[Problem]) -> list[Problem]:
-    """``first`` and then each of ``later`` at a place not named already (a value refused
-    by its codec is not reported again by the loader)."""
-    said = {p.where for p in first}
-    return [*first, *(p for p in later if p.where not in said)]
-
-
-def _grid(table: CsvTable, block: Any, found: dict[int, Any]) -> Grid:
-    """The CSV's rows as the block's grid (its columns' order), blank where not given."""
-    grid: Grid = []
-    for _number, cells in table.rows:
-        row: list[CellValue] = [None] * len(block.columns)
-        for j, col in found.items():
-            if j < len(cells) and cells[j] != "":
-                row[block.index(col.key)] = cells[j]
-        grid.append(row)
-    return grid
-
-
-_CELL = re.compile(r"^'?(?P<sheet>[^!']+)'?!(?P<col>[A-Z]+)(?P<row>\d+)$")
-
-
-def relocate(problems: Sequence[Problem], table: CsvTable, block: Any, found: dict[int, Any]) -> list[Problem]:
-    """Problems a tracker's reader put at ``Characters!F7`` (or ``Units!C5``), moved to the
-    CSV cell that value came from (``chars.csv:C7``); other places are kept."""
-    from sheetsync.sheets.backend import parse_range
-
-    by_key = {col.key: j for j, col in found.items()}
-    out: list[Problem] = []
-    for p in problems:
-        m = _CELL.match(p.where)
-        if m is None or m["sheet"] != block.sheet:
-            out.append(p)
-            continue
-        k = int(m["row"]) - block.first_row
-        if not 0 <= k < len(table.rows):
-            out.append(p)
-            continue
-        number = table.rows[k][0]
-        col_index = parse_range(f"{block.sheet}!{m['col']}1").col1 - parse_range(block.range()).col1
-        key = block.columns[col_index].key if 0 <= col_index < len(block.columns) else None
-        where = table.at(by_key[key], number) if key in by_key else f"{table.where}:row {number}"
-        out.append(Problem(where, p.message))
-    return out
+def _bbn() -> Any:
+    return room("bbn", "importing")
 
 
 def bbn_character_rows(table: CsvTable, lay: Any, problems: list[Problem]) -> tuple[Grid, dict[int, Any]]:
-    """Cohort Sheet 1.1-1.7: the CSV's characters as rows of the tracker's Characters
-    block (``lay``), and which CSV column is which block column; header problems are
-    added to ``problems``, each at its CSV cell."""
-    block = lay.block("Characters_Table")
-    found = _match_headers(table, [c for c in block.columns if c.is_input], ("cohort", "name"), problems)
-    return _grid(table, block, found), found
+    """The battalion's ``importing.character_rows`` (Cohort Sheet 1.1-1.7), by its former name."""
+    rows: tuple[Grid, dict[int, Any]] = _bbn().character_rows(table, lay, problems)
+    return rows
 
 
 def cohort_names(grid: Grid, block: Any) -> list[str]:
-    """The Cohort values of the Characters rows, each once (case ignored), in the order first named."""
-    out: dict[str, str] = {}
-    j = block.index("cohort")
-    for row in grid:
-        name = row[j] if j < len(row) else None
-        if isinstance(name, str) and name.strip():
-            out.setdefault(name.strip().casefold(), name.strip())
-    return list(out.values())
+    """The battalion's ``importing.cohort_names``, by its former name."""
+    names: list[str] = _bbn().cohort_names(grid, block)
+    return names
 
 
 def bbn_battle(table: CsvTable) -> Any:
-    """Cohort Sheet 1.1-1.7, R1-R12: the CSV's characters as a battalion battle, one cohort
-    per Cohort value (in the order first named), checked as Build Cohorts checks the
-    Characters sheet; every problem is named by its CSV cell, all at once."""
-    bbn_layout = room("bbn", "tracker.layout")
-    MAX_CAPACITY, capacity_json, layout = bbn_layout.MAX_CAPACITY, bbn_layout.capacity_json, bbn_layout.layout
-    probe = layout()
-    problems: list[Problem] = []
-    grid, _found = bbn_character_rows(table, probe, [])
-    cohorts = cohort_names(grid, probe.block("Characters_Table"))
-    limits = (("characters", len(table.rows)), ("cohorts", len(cohorts)))
-    too_many = [Problem(table.where, f"holds {n} {key}; a battle holds at most {MAX_CAPACITY[key]}")
-                for key, n in limits if n > MAX_CAPACITY[key]]
-    if too_many:
-        raise InputError(too_many, table.where)
-    cap = {"characters": max(probe.capacity["characters"], len(table.rows)),
-           "cohorts": max(probe.capacity["cohorts"], len(cohorts))}
-    lay = layout(capacity=cap)
-    grid, found = bbn_character_rows(table, lay, problems)
-    setup_block = lay.block("Cohorts_Setup")
-    setup: Grid = []
-    for name in cohorts:
-        row: list[CellValue] = [None] * len(setup_block.columns)
-        row[setup_block.index("name")] = name
-        setup.append(row)
-    return check_bbn(lay, grid, setup, table, found, problems, new_from=0,
-                     mark=[[None], [capacity_json(lay.capacity)]])
+    """The battalion's ``importing.battle_from_csv`` (Cohort Sheet 1.1-1.7, R1-R12) of one
+    CSV, by its former name."""
+    return _bbn().battle_from_csv([table])
 
 
 def check_bbn(lay: Any, grid: Grid, setup: Grid, table: CsvTable, found: dict[int, Any], problems: list[Problem],
               *, new_from: int, mark: Grid, base: Any = None) -> Any:
-    """Build Cohorts' own check (:func:`~sheetsync.systems.bbn.tracker.reader.parse_battle_setup`) of
-    the CSV's Characters rows ``grid`` with the Cohorts rows ``setup`` (those from
-    ``new_from`` on were made for the CSV's cohorts) and the other grids of ``base`` (a
-    tracker's read, or none).  Every problem is moved to the CSV cell it came from and
-    raised with ``problems`` (the header's) as one :class:`InputError`."""
-    reader = room("bbn", "tracker.reader")
-    Sheets, parse_battle_setup = reader.Sheets, reader.parse_battle_setup
-    if base is not None:
-        sheets = Sheets(state=base.state, characters=grid, setup=setup, orders=base.orders, ranges=base.ranges,
-                        house_rules=base.house_rules, seed=base.seed, log=base.log,
-                        aftermath_head=base.aftermath_head, mark=mark, history=base.history)
-    else:
-        sheets = Sheets(state=[], characters=grid, setup=setup, orders=[], ranges=[], house_rules=[], seed=[],
-                        log=[], mark=mark)
-    try:
-        battle = parse_battle_setup(lay, sheets)
-    except SheetFormatError as err:
-        moved = relocate(_cohort_problems(err.problems, lay, table, found, setup, new_from), table,
-                         lay.block("Characters_Table"), found)
-        raise InputError(merged(problems, moved), table.where) from None
-    if problems:
-        raise InputError(problems, table.where)
-    return battle
-
-
-def _cohort_problems(problems: Sequence[Problem], lay: Any, table: CsvTable, found: dict[int, Any],
-                     setup: Grid, new_from: int) -> list[Problem]:
-    """A problem the reader put on a Cohorts row made for the CSV (row ``new_from`` on; not
-    on the sheet, e.g. R1's 3 to 5 members) is said of the CSV's Cohort cell on the first
-    row that names that cohort."""
-    block = lay.block("Cohorts_Setup")
-    name_at = block.index("name")
-    cohort_col = next(j for j, c in found.items() if c.key == "cohort")
-    out = []
-    for p in problems:
-        m = _CELL.match(p.where)
-        k = int(m["row"]) - block.first_row if m is not None and m["sheet"] == block.sheet else -1
-        if new_from <= k < len(setup):
-            name = str(setup[k][name_at]).casefold()
-            number = next((n for n, cells in table.rows
-                           if cohort_col < len(cells) and cells[cohort_col].casefold() == name), 2)
-            out.append(Problem(table.at(cohort_col, number), p.message))
-        else:
-            out.append(p)
-    return out
-
-
-_REQUIRED_UNIT = ("name", "side", "counter", "start_hex")
+    """The battalion's ``importing.check_rows`` (Build Cohorts' check), by its former name."""
+    return _bbn().check_rows(lay, grid, setup, table, found, problems, new_from=new_from, mark=mark, base=base)
 
 
 def hex_unit_rows(table: CsvTable, block: Any) -> tuple[dict[int, Any], list[dict[str, Any]], list[Problem],
                                                         dict[str, str]]:
-    """H1, H2: the CSV's units read through the Units block's typed columns (``block``):
-    which CSV column is which, each unit as a battle file's unit, every problem at its CSV
-    cell (not raised: the caller adds the loader's), and where each unit field came from
-    (``units[2].hex`` → ``units.csv:D4``), for the loader's problems."""
-    from sheetsync.sheets import table as tables
-
-    problems: list[Problem] = []
-    cols = [c for c in block.columns if c.key in _UNIT_KEYS]
-    found = _match_headers(table, cols, _REQUIRED_UNIT, problems)
-    grid = _grid(table, block, found)
-    read: list[Problem] = []
-    units: list[dict[str, Any]] = []
-    for row in tables.read_block(block, grid, read, keys=_UNIT_KEYS, blank_keys=_UNIT_KEYS):
-        unit: dict[str, Any] = {}
-        for key in _UNIT_KEYS:
-            value = row.values.get(key)
-            if value is not None:
-                unit["hex" if key == "start_hex" else key] = str(value) if key == "counter" else value
-            elif key in _REQUIRED_UNIT and not any(p.where == block.cell(row.offset, key) for p in read):
-                read.append(Problem(block.cell(row.offset, key), f"{block.column(key).header}: every unit needs "
-                                    "one (H1)"))
-        units.append(unit)
-    by_key = {col.key: j for j, col in found.items()}
-    where: dict[str, str] = {"units": f"{table.where}:2"}
-    for i, (number, _cells) in enumerate(table.rows):
-        where[f"units[{i}]"] = table.at(by_key["name"], number)
-        for key in _UNIT_KEYS:
-            if key in by_key:
-                where[f"units[{i}].{'hex' if key == 'start_hex' else key}"] = table.at(by_key[key], number)
-    return found, units, [*problems, *relocate(read, table, block, found)], where
+    """The hex wargame's ``importing.unit_rows`` (H1, H2), by its former name."""
+    rows: tuple[dict[int, Any], list[dict[str, Any]], list[Problem], dict[str, str]]
+    rows = room("hexwar", "importing").unit_rows(table, block)
+    return rows
 
 
 def hex_units(table: CsvTable, shape: dict[str, int], impassable: Sequence[str] = ()) -> Any:
-    """H1, H2: the CSV's units on a map of ``shape`` (columns, rows) as a hex battle,
-    checked by the hex loader; every problem at its CSV cell, all at once."""
-    from sheetsync.sheets.table import relocate as relocate_paths
-
-    load_battle = room("hexwar", "files.loader").load_battle
-    hex_layout = room("hexwar", "tracker.layout")
-    CAPACITY, MAX_CAPACITY = hex_layout.CAPACITY, hex_layout.MAX_CAPACITY
-
-    if len(table.rows) > MAX_CAPACITY["units"]:
-        raise InputError([Problem(table.where, f"holds {len(table.rows)} units; a battle holds at most "
-                                  f"{MAX_CAPACITY['units']}")], table.where)
-    block = hex_layout.layout({"units": max(CAPACITY["units"], len(table.rows))}).block("Units_Table")  # room for every row
-    _found, units, problems, where = hex_unit_rows(table, block)
-    try:
-        battle = load_battle({"system": "hexwar", "map": {**shape, "impassable": list(impassable)}, "units": units})
-    except InputError as err:
-        raise InputError(merged(problems, [p for p in relocate_paths(err.problems, where)
-                                           if not p.where.startswith("map")]), table.where) from None
-    if problems:
-        raise InputError(problems, table.where)
-    return battle
+    """The hex wargame's ``importing.battle_from_csv`` (H1, H2) of one CSV, by its former name."""
+    return room("hexwar", "importing").battle_from_csv([table], shape, impassable)
 
 
 # -- Exalted: a Characters CSV and a Units CSV -------------------------------------------------
 
+def _exalted() -> Any:
+    return room("exalted", "importing")
+
+
 def exalted_sheet_of(table: CsvTable) -> str:
-    """E7-E10, X1-X11: which Exalted sheet a CSV holds, by its headers (matched as trait
-    names are, R12): ``characters`` when more of them are Characters columns (Character,
-    Role, Dex ...), ``units`` when more are Units columns (Unit, Side, Commander ...).  A
-    file that could be either is refused, saying how to tell them apart."""
-    counts: dict[str, int] = {}
-    for sheet in EXALTED_SHEETS:
-        _block, cols = _input_columns("exalted", sheet)
-        names = {normalize(c.header) for c in cols} | {normalize(c.key) for c in cols}
-        counts[sheet] = sum(1 for h in table.headers if h and normalize(h) in names)
-    if counts["characters"] == counts["units"]:
-        raise InputError([Problem(f"{table.where}:1", "can't tell whether this CSV holds Exalted characters or "
-                                  "units: head its first column Character (the Characters sheet) or Unit (the "
-                                  "Units sheet); sheetsync template --csv chars.csv --system exalted writes the "
-                                  "headers")], table.where)
-    return max(counts, key=lambda k: counts[k])
+    """Exalted's ``importing.sheet_of`` (E7-E10, X1-X11), by its former name."""
+    sheet: str = _exalted().sheet_of(table)
+    return sheet
 
 
 def exalted_rows(table: CsvTable, lay: Any, sheet: str, problems: list[Problem]) -> tuple[Grid, dict[int, Any]]:
-    """E7-E10 (``characters``) or X1-X11 (``units``): the CSV's rows as rows of the
-    tracker's block (``lay``), and which CSV column is which block column; header problems
-    are added to ``problems``, each at its CSV cell."""
-    block = lay.block(EXALTED_SHEETS[sheet])
-    found = _match_headers(table, [c for c in block.columns if c.is_input], _EXALTED_REQUIRED[sheet], problems)
-    return _grid(table, block, found), found
+    """Exalted's ``importing.sheet_rows`` (E7-E10, X1-X11), by its former name."""
+    rows: tuple[Grid, dict[int, Any]] = _exalted().sheet_rows(table, lay, sheet, problems)
+    return rows
 
 
 def exalted_check(lay: Any, grids: dict[str, Grid], csvs: dict[str, tuple[CsvTable, dict[int, Any]]],
                   house: Grid | None = None) -> tuple[Any, dict[str, list[dict[str, Any]]], list[Problem]]:
-    """X1-X11, E7-E10: the Characters and Units rows (``grids``, by sheet: a CSV's, or the
-    tracker's own) read as Build Units reads them, with the tracker's House Rules
-    (``house``), and checked by the Exalted loader.  Returns the battle (``None`` when
-    anything is wrong), each sheet's typed rows as decoded, and the problems of the rows
-    that came from a CSV (``csvs``: sheet -> its table and column map), each at its CSV
-    cell; a problem of the tracker's own rows is Build Units' to report, not the import's."""
-    from sheetsync.core.errors import InputError as _InputError
-    from sheetsync.sheets import table as tables
-    from sheetsync.sheets.session import Session
-
-    load_battle = room("exalted", "files.loader").load_battle
-    et = room("exalted", "tracker.steps")
-
-    rd = et._Read(lay, [], grids.get("characters", []), grids.get("units", []), [], house or [], Session())
-    cell_problems: list[Problem] = []
-    where: dict[str, str] = {}
-    data: dict[str, Any] = {"system": "exalted", "house_rules": et._house_rules(rd, [], where)}
-    data["characters"] = et._characters(rd, cell_problems, where)
-    data["units"], _offsets = et._units(rd, cell_problems, where)
-    where["characters"] = f"Characters!A{lay.block('Characters_Table').first_row}"
-    battle = None
-    loader: list[Problem] = []
-    try:
-        battle = load_battle(data)
-    except _InputError as err:
-        loader = tables.relocate(err.problems, where)
-    problems = merged(cell_problems, loader)
-    for sheet, (tbl, found) in csvs.items():
-        problems = relocate(problems, tbl, lay.block(EXALTED_SHEETS[sheet]), found)
-    ours = [p for p in problems if any(p.where == t.where or p.where.startswith(f"{t.where}:")
-                                       for t, _f in csvs.values())]
-    decoded: dict[str, list[dict[str, Any]]] = {}
-    for sheet, (_tbl, _found) in csvs.items():
-        block = lay.block(EXALTED_SHEETS[sheet])
-        keys = [c.key for c in block.columns if c.is_input]
-        decoded[sheet] = [r.values for r in tables.read_block(block, grids[sheet], [], keys=keys)]
-    return (battle if not problems else None), decoded, ours
+    """Exalted's ``importing.check_rows`` (X1-X11, E7-E10), by its former name."""
+    checked: tuple[Any, dict[str, list[dict[str, Any]]], list[Problem]] = _exalted().check_rows(lay, grids, csvs,
+                                                                                                 house)
+    return checked
 
 
 def exalted_tables(tables_: Sequence[CsvTable]) -> dict[str, CsvTable]:
-    """E7-E10, X1-X11: the CSVs by the Exalted sheet each holds (:func:`exalted_sheet_of`);
-    two CSVs of one sheet are an error naming both."""
-    by_sheet: dict[str, CsvTable] = {}
-    for t in tables_:
-        sheet = exalted_sheet_of(t)
-        if sheet in by_sheet:
-            raise InputError([Problem(t.where, f"holds {sheet} again (so does {by_sheet[sheet].where}): give one "
-                                      "Characters CSV and one Units CSV")], t.where)
-        by_sheet[sheet] = t
+    """Exalted's ``importing.tables_by_sheet`` (E7-E10, X1-X11), by its former name."""
+    by_sheet: dict[str, CsvTable] = _exalted().tables_by_sheet(tables_)
     return by_sheet
 
 
 def exalted_battle(tables_: Sequence[CsvTable]) -> Any:
-    """E7-E10, X1-X11: a Characters CSV and a Units CSV as an Exalted battle, checked as
-    Build Units checks the sheets; every problem at its CSV cell, all at once."""
-    ex = room("exalted", "tracker.layout")
-    CAPACITY, MAX_CAPACITY, ex_layout = ex.CAPACITY, ex.MAX_CAPACITY, ex.layout
+    """Exalted's ``importing.battle_from_csv`` (E7-E10, X1-X11), by its former name."""
+    return _exalted().battle_from_csv(tables_)
 
-    by_sheet = exalted_tables(tables_)
-    missing = [s for s in EXALTED_SHEETS if s not in by_sheet]
-    if missing:
-        given = ", ".join(t.where for t in tables_)
-        raise InputError([Problem(given, f"an Exalted battle needs its characters and its units (X3: each unit's "
-                                  f"commander is a character), and there is no {missing[0]} CSV: give both, e.g. "
-                                  "sheetsync import chars.csv units.csv --into battle.yaml --system exalted "
-                                  "(sheetsync template --csv units.csv --system exalted writes the headers)")])
-    too_many = [Problem(t.where, f"holds {len(t.rows)} {sheet}; a battle holds at most {MAX_CAPACITY[sheet]}")
-                for sheet, t in by_sheet.items() if len(t.rows) > MAX_CAPACITY[sheet]]
-    if too_many:
-        raise InputError(too_many, too_many[0].where)
-    lay = ex_layout({sheet: max(CAPACITY[sheet], len(t.rows)) for sheet, t in by_sheet.items()})
-    problems: list[Problem] = []
-    grids: dict[str, Grid] = {}
-    csvs: dict[str, tuple[CsvTable, dict[int, Any]]] = {}
-    for sheet, t in by_sheet.items():
-        grids[sheet], found = exalted_rows(t, lay, sheet, problems)
-        csvs[sheet] = (t, found)
-    battle, _decoded, found_problems = exalted_check(lay, grids, csvs)
-    problems = merged(problems, found_problems)
-    if problems or battle is None:
-        raise InputError(problems or [Problem(by_sheet["units"].where, "can't be read as a battle")],
-                         by_sheet["units"].where)
-    return battle
+
+def __getattr__(name: str) -> Any:
+    """``EXALTED_SHEETS``: Exalted's ``importing.SHEETS``, by its former name (looked up when asked
+    for, so the module names no system; not in ``__all__``, which lists only what it defines)."""
+    if name == "EXALTED_SHEETS":
+        return _exalted().SHEETS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -162,9 +162,7 @@ def _into_battle_file(paths: Sequence[Path], kind: str, out: Path, *, force: boo
         report.notes = list(result.notes)
         report.unmapped = {k: [str(u) for u in v] for k, v in result.unmapped.items() if v}
     elif system_id == "bbn":
-        from sheetsync.importers.csv_import import bbn_battle
-
-        battle = bbn_battle(read_csv(source))
+        battle = room("bbn", "importing").battle_from_csv([read_csv(source)])
         data = room("bbn", "files.loader").battle_to_file(battle)
         report = _bbn_report(out, [(c.name, [m.name for m in c.members]) for c in battle.cohorts])
         _not_counted(report, battle)
@@ -172,9 +170,7 @@ def _into_battle_file(paths: Sequence[Path], kind: str, out: Path, *, force: boo
     elif system_id == "hexwar":
         data, report = _hex_battle_file(read_csv(source), out, map_size)
     elif system_id == "exalted":
-        from sheetsync.importers.csv_import import exalted_battle
-
-        battle = exalted_battle([read_csv(p) for p in paths])
+        battle = room("exalted", "importing").battle_from_csv([read_csv(p) for p in paths])
         data = room("exalted", "files.loader").battle_to_file(battle)
         report = ImportReport(out, "", _sides([(u.name, u.spec.side) for u in battle.units]), group_word="Side")
     else:
@@ -217,9 +213,7 @@ def _map(map_size: str | None) -> dict[str, int]:
 
 def _hex_battle_file(table: CsvTable, out: Path, map_size: str | None) -> tuple[dict[str, Any], ImportReport]:
     """H1, H2: the CSV's units on a map of ``map_size`` as a hex battle file."""
-    from sheetsync.importers.csv_import import hex_units
-
-    battle = hex_units(table, _map(map_size))
+    battle = room("hexwar", "importing").battle_from_csv([table], _map(map_size))
     report = ImportReport(out, "", _sides([(u.name, u.side) for u in battle.units]), group_word="Side")
     return room("hexwar", "files.loader").battle_to_file(battle), report
 
@@ -356,8 +350,7 @@ def _into_bbn(backend: Any, tracker: Any, target: _Target, *, gex: Any, table: C
     the Cohorts sheet.  Cohorts typed there already keep their row (side, sergeant …); one
     the import adds gets a new row below them.  With ``replace``, both sheets hold the
     import only.  Checked as Build Cohorts checks the sheets, with the tracker's House Rules."""
-    from sheetsync.importers.csv_import import bbn_character_rows, check_bbn, cohort_names
-
+    importing = room("bbn", "importing")
     reader = room("bbn", "tracker.reader")
     Sheets = reader.Sheets
     input_updates = room("bbn", "tracker.writer").input_updates
@@ -389,8 +382,8 @@ def _into_bbn(backend: Any, tracker: Any, target: _Target, *, gex: Any, table: C
         new_rows: list[list[CellValue]] = [list(r) for r in updates[1].values[:len(imported.cohorts)]]
     else:
         assert table is not None
-        grid, found = bbn_character_rows(table, lay, problems)
-        names = cohort_names(grid, chars_block)
+        grid, found = importing.character_rows(table, lay, problems)
+        names = importing.cohort_names(grid, chars_block)
         _fits(target, cap, len(grid), len(names), source=table.where)
         new_rows = []
         for name in names:
@@ -409,7 +402,7 @@ def _into_bbn(backend: Any, tracker: Any, target: _Target, *, gex: Any, table: C
                                   f"the import needs {len(setup)} cohort rows ({len(kept)} already on the sheet), and "
                                   f"{target.name} holds at most {cap['cohorts']} cohorts; nothing was written")])
     if table is not None:
-        battle = check_bbn(lay, grid, setup, table, found, problems, new_from=len(kept), mark=sh.mark, base=sh)
+        battle = importing.check_rows(lay, grid, setup, table, found, problems, new_from=len(kept), mark=sh.mark, base=sh)
     else:
         from sheetsync.core.errors import SheetFormatError
 
@@ -513,7 +506,6 @@ def _fits(target: _Target, cap: dict[str, int], characters: int, cohorts: int, *
 def _into_hex(backend: Any, tracker: Any, target: _Target, table: CsvTable, *, replace: bool) -> ImportReport:
     """H1, H2: the units into the Units sheet's typed columns (Unit … Men); Build Units
     works out the rest.  Checked against the tracker's map as Build Units checks it."""
-    from sheetsync.importers.csv_import import hex_unit_rows, hex_units
     from sheetsync.sheets import session as ss
     from sheetsync.sheets import table as tables
     from sheetsync.sheets.backend import parse_range
@@ -531,7 +523,7 @@ def _into_hex(backend: Any, tracker: Any, target: _Target, table: CsvTable, *, r
         raise BattleStateError(f"{target.name}: a turn of this battle is resolved already, so its units stay as they "
                                "are; nothing was written. Import into a new tracker (sheetsync template --system "
                                "hexwar)")
-    keys = ("name", "side", "counter", "start_hex", "size", "men")
+    keys = room("hexwar", "importing").UNIT_KEYS
     held = [i for i, row in enumerate(units_grid[:block.rows])
             if not _blank([row[block.index(k)] if block.index(k) < len(row) else None for k in keys])]
     if held and not replace:
@@ -555,8 +547,9 @@ def _into_hex(backend: Any, tracker: Any, target: _Target, table: CsvTable, *, r
     shape = {"columns": columns if isinstance(columns, int) else MAX_CAPACITY["map_columns"],
              "rows": rows if isinstance(rows, int) else MAX_CAPACITY["map_rows"]}
     impassable = list(typed["Battle_Impassable"] or ()) if columns and rows else []
-    hex_units(table, shape, impassable)  # every problem, at its CSV cell; raises when any
-    _found, decoded, _problems, _where = hex_unit_rows(table, block)  # the cells as typed (a blank Size stays blank)
+    importing = room("hexwar", "importing")
+    importing.battle_from_csv([table], shape, impassable)  # every problem, at its CSV cell; raises when any
+    _found, decoded, _problems, _where = importing.unit_rows(table, block)  # the cells as typed (a blank Size stays blank)
     rows_out = [{"name": u.get("name"), "side": u.get("side"), "counter": u.get("counter"),
                  "start_hex": u.get("hex"), "size": u.get("size"), "men": u.get("men")} for u in decoded]
     backend.write_ranges([tables.block_fill(block, rows_out, keys=keys)])
@@ -573,20 +566,15 @@ def _into_exalted(backend: Any, tracker: Any, target: _Target, tables: Sequence[
     (Characters, or Units up to Join War dice); Build Units works out the rest.  Checked as
     Build Units checks the sheets, against the tracker's other sheet and House Rules: a
     units CSV's commanders must be on the Characters sheet (or in the characters CSV)."""
-    from sheetsync.importers.csv_import import (
-        EXALTED_SHEETS,
-        exalted_check,
-        exalted_rows,
-        exalted_tables,
-        merged,
-    )
     from sheetsync.sheets import table as tablemod
+    from sheetsync.sheets.csv_rows import merged
 
     et = room("exalted", "tracker.steps")
+    importing = room("exalted", "importing")
     ex_layout = room("exalted", "tracker.layout")
     MAX_CAPACITY = ex_layout.MAX_CAPACITY
     lay = ex_layout.layout(tracker.capacity or None)
-    by_sheet = exalted_tables(tables)
+    by_sheet = importing.tables_by_sheet(tables)
     rd = et._parse(lay, backend.read_ranges(et._plan(lay)))
     if rd.session.history() or (rd.session.battle or {}).get("started"):
         raise BattleStateError(f"{target.name}: a long tick of this battle is resolved already, so its characters "
@@ -594,7 +582,7 @@ def _into_exalted(backend: Any, tracker: Any, target: _Target, tables: Sequence[
                                "(sheetsync template --system exalted)")
     own = {"characters": rd.chars, "units": rd.units}
     for sheet, t in by_sheet.items():
-        block = lay.block(EXALTED_SHEETS[sheet])
+        block = lay.block(importing.SHEETS[sheet])
         keys = [c.key for c in block.columns if c.is_input]
         held = [r.offset for r in tablemod.read_block(block, own[sheet], [], keys=["name"], blank_keys=keys)]
         if held and not replace:
@@ -611,15 +599,15 @@ def _into_exalted(backend: Any, tracker: Any, target: _Target, tables: Sequence[
     grids = dict(own)
     csvs: dict[str, tuple[CsvTable, dict[int, Any]]] = {}
     for sheet, t in by_sheet.items():
-        grids[sheet], found = exalted_rows(t, lay, sheet, problems)
+        grids[sheet], found = importing.sheet_rows(t, lay, sheet, problems)
         csvs[sheet] = (t, found)
-    _battle, decoded, found_problems = exalted_check(lay, grids, csvs, rd.house)
+    _battle, decoded, found_problems = importing.check_rows(lay, grids, csvs, rd.house)
     problems = merged(problems, found_problems)
     if problems:
         raise InputError(problems, next(iter(by_sheet.values())).where)
     updates = []
     for sheet in by_sheet:
-        block = lay.block(EXALTED_SHEETS[sheet])
+        block = lay.block(importing.SHEETS[sheet])
         updates.append(tablemod.block_fill(block, decoded[sheet], keys=[c.key for c in block.columns if c.is_input]))
     backend.write_ranges(updates)
     groups: list[tuple[str, list[str]]] = []

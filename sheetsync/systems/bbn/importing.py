@@ -38,18 +38,28 @@ from pathlib import Path
 from typing import Any
 from xml.parsers import expat
 
-from sheetsync.core.errors import InputError, Problem, did_you_mean
+from sheetsync.core.errors import InputError, Problem, SheetFormatError, did_you_mean
+from sheetsync.sheets.backend import CellValue, Grid
+from sheetsync.sheets.csv_rows import CELL, CsvTable, block_grid, match_headers, merged, relocate
 from sheetsync.systems.bbn.files.loader import load_battle
 from sheetsync.systems.bbn.rules.catalog import Catalog, default_catalog, normalize
 from sheetsync.systems.bbn.rules.models import CharacterSheet, CohortSpec
 from sheetsync.systems.bbn.rules.pools import compute_pools
+from sheetsync.systems.bbn.tracker.layout import MAX_CAPACITY, capacity_json, layout
+from sheetsync.systems.bbn.tracker.reader import Sheets, parse_battle_setup
 
 __all__ = [
     "COHORT_HELP",
+    "CSV_SHEETS",
     "EXPORT_HINT",
     "GrapevineMap",
     "ImportResult",
     "Unmapped",
+    "battle_from_csv",
+    "character_rows",
+    "check_rows",
+    "cohort_names",
+    "csv_columns",
     "default_map",
     "import_gex",
     "load_map",
@@ -692,3 +702,115 @@ def import_gex(path: str | Path | Sequence[str | Path], *, cohort_by: str = "cot
     load_battle(battle, source)  # the file it makes must load; any problem here is a map problem
     return ImportResult(battle=battle, notes=tuple(notes), unmapped=unmapped, willpower_available=willpower,
                         source=source, files=files)
+
+
+# -- CSV: a battalion Characters CSV (Cohort Sheet 1.1-1.7) ------------------------------------
+#
+# A CSV of characters, one row each, with the typed columns of the Characters sheet, read by
+# :mod:`sheetsync.sheets.csv_rows`; each cell by its column's codec, the one the tracker's
+# reader uses, and every problem at its CSV cell (``chars.csv:C7``).
+
+CSV_SHEETS: tuple[str | None, ...] = (None,)
+"""A battalion CSV holds one sheet's rows: the Characters sheet's."""
+
+
+def csv_columns(sheet: str | None = None) -> tuple[Any, list[Any]]:
+    """The Characters block and the typed columns a CSV row holds, in the sheet's order."""
+    block = layout().block("Characters_Table")
+    return block, [c for c in block.columns if c.is_input]
+
+
+def character_rows(table: CsvTable, lay: Any, problems: list[Problem]) -> tuple[Grid, dict[int, Any]]:
+    """Cohort Sheet 1.1-1.7: the CSV's characters as rows of the tracker's Characters
+    block (``lay``), and which CSV column is which block column; header problems are
+    added to ``problems``, each at its CSV cell."""
+    block = lay.block("Characters_Table")
+    found = match_headers(table, [c for c in block.columns if c.is_input], ("cohort", "name"), problems)
+    return block_grid(table, block, found), found
+
+
+def cohort_names(grid: Grid, block: Any) -> list[str]:
+    """The Cohort values of the Characters rows, each once (case ignored), in the order first named."""
+    out: dict[str, str] = {}
+    j = block.index("cohort")
+    for row in grid:
+        name = row[j] if j < len(row) else None
+        if isinstance(name, str) and name.strip():
+            out.setdefault(name.strip().casefold(), name.strip())
+    return list(out.values())
+
+
+def battle_from_csv(csvs: Sequence[CsvTable]) -> Any:
+    """Cohort Sheet 1.1-1.7, R1-R12: the CSV's characters as a battalion battle, one cohort
+    per Cohort value (in the order first named), checked as Build Cohorts checks the
+    Characters sheet; every problem is named by its CSV cell, all at once.  ``csvs`` holds
+    the one CSV."""
+    (table,) = csvs
+    probe = layout()
+    problems: list[Problem] = []
+    grid, _found = character_rows(table, probe, [])
+    cohorts = cohort_names(grid, probe.block("Characters_Table"))
+    limits = (("characters", len(table.rows)), ("cohorts", len(cohorts)))
+    too_many = [Problem(table.where, f"holds {n} {key}; a battle holds at most {MAX_CAPACITY[key]}")
+                for key, n in limits if n > MAX_CAPACITY[key]]
+    if too_many:
+        raise InputError(too_many, table.where)
+    cap = {"characters": max(probe.capacity["characters"], len(table.rows)),
+           "cohorts": max(probe.capacity["cohorts"], len(cohorts))}
+    lay = layout(capacity=cap)
+    grid, found = character_rows(table, lay, problems)
+    setup_block = lay.block("Cohorts_Setup")
+    setup: Grid = []
+    for name in cohorts:
+        row: list[CellValue] = [None] * len(setup_block.columns)
+        row[setup_block.index("name")] = name
+        setup.append(row)
+    return check_rows(lay, grid, setup, table, found, problems, new_from=0,
+                     mark=[[None], [capacity_json(lay.capacity)]])
+
+
+def check_rows(lay: Any, grid: Grid, setup: Grid, table: CsvTable, found: dict[int, Any], problems: list[Problem],
+               *, new_from: int, mark: Grid, base: Any = None) -> Any:
+    """Build Cohorts' own check (:func:`~sheetsync.systems.bbn.tracker.reader.parse_battle_setup`) of
+    the CSV's Characters rows ``grid`` with the Cohorts rows ``setup`` (those from
+    ``new_from`` on were made for the CSV's cohorts) and the other grids of ``base`` (a
+    tracker's read, or none).  Every problem is moved to the CSV cell it came from and
+    raised with ``problems`` (the header's) as one :class:`InputError`."""
+    if base is not None:
+        sheets = Sheets(state=base.state, characters=grid, setup=setup, orders=base.orders, ranges=base.ranges,
+                        house_rules=base.house_rules, seed=base.seed, log=base.log,
+                        aftermath_head=base.aftermath_head, mark=mark, history=base.history)
+    else:
+        sheets = Sheets(state=[], characters=grid, setup=setup, orders=[], ranges=[], house_rules=[], seed=[],
+                        log=[], mark=mark)
+    try:
+        battle = parse_battle_setup(lay, sheets)
+    except SheetFormatError as err:
+        moved = relocate(_cohort_problems(err.problems, lay, table, found, setup, new_from), table,
+                         lay.block("Characters_Table"), found)
+        raise InputError(merged(problems, moved), table.where) from None
+    if problems:
+        raise InputError(problems, table.where)
+    return battle
+
+
+def _cohort_problems(problems: Sequence[Problem], lay: Any, table: CsvTable, found: dict[int, Any],
+                     setup: Grid, new_from: int) -> list[Problem]:
+    """A problem the reader put on a Cohorts row made for the CSV (row ``new_from`` on; not
+    on the sheet, e.g. R1's 3 to 5 members) is said of the CSV's Cohort cell on the first
+    row that names that cohort."""
+    block = lay.block("Cohorts_Setup")
+    name_at = block.index("name")
+    cohort_col = next(j for j, c in found.items() if c.key == "cohort")
+    out = []
+    for p in problems:
+        m = CELL.match(p.where)
+        k = int(m["row"]) - block.first_row if m is not None and m["sheet"] == block.sheet else -1
+        if new_from <= k < len(setup):
+            name = str(setup[k][name_at]).casefold()
+            number = next((n for n, cells in table.rows
+                           if cohort_col < len(cells) and cells[cohort_col].casefold() == name), 2)
+            out.append(Problem(table.at(cohort_col, number), p.message))
+        else:
+            out.append(p)
+    return out
