@@ -37,6 +37,8 @@ def test_issue24_the_tree_keeps_every_import_contract() -> None:
     ("independent-systems", "sheetsync/systems/bbn/rules/models.py", "import sheetsync.systems.hexwar.rules.grid",
      "sheetsync.systems.bbn.rules.models -> sheetsync.systems.hexwar.rules.grid"),
     ("core-stdlib", "sheetsync/core/enums.py", "import yaml", "sheetsync.core.enums -> yaml"),
+    ("rules-stdlib-bbn", "sheetsync/systems/bbn/rules/pools.py", "import pydantic",
+     "sheetsync.systems.bbn.rules.pools -> pydantic"),
     ("app-through-registry", "sheetsync/app/buttons.py", "import sheetsync.systems.bbn.rules.models",
      "sheetsync.app.buttons -> sheetsync.systems.bbn.rules.models"),
 ])

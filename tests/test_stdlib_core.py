@@ -44,7 +44,7 @@ print(json.dumps({"step": step.json, "loaded": loaded}, sort_keys=True))
 NOT_YET = pytest.mark.xfail(strict=True, reason="this system's models are not on the standard library yet")
 
 
-@pytest.mark.parametrize("system_id", [pytest.param("bbn", marks=NOT_YET), pytest.param("hexwar", marks=NOT_YET),
+@pytest.mark.parametrize("system_id", ["bbn", pytest.param("hexwar", marks=NOT_YET),
                                        pytest.param("exalted", marks=NOT_YET)])
 def test_issue24_the_engine_resolves_the_example_on_the_standard_library_alone(system_id: str) -> None:
     system = find_system(system_id)

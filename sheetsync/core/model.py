@@ -34,7 +34,11 @@ Converting a pydantic model (the recipe)::
    a plain property, over an ``lru_cache`` function of the fields if it is costly.
 5. Validators (``field_validator``, ``model_validator``) have no place here: the loader (the
    edge) checks what the types can't, before it builds the model.
-6. The edge validates with ``sheetsync.sheets.validation.validate(Model, data, where, problems)``
+6. A dump pydantic shaped with a wrap ``model_serializer`` (a key left out while it holds
+   its default, say) is a method ``model_post_dump(self, data) -> dict``: it gets the
+   fields' dump (either mode, at any depth, ``include``/``exclude`` applied) and returns
+   the dump to use.
+7. The edge validates with ``sheetsync.sheets.validation.validate(Model, data, where, problems)``
    (a cached ``TypeAdapter``); ``Model.model_validate`` is the standard-library converter for
    data sheetsync wrote itself (undo records, the State), raising :class:`ModelError`.
 """
@@ -237,7 +241,7 @@ def _split(hint: Any) -> tuple[Any, tuple[Any, ...]]:
 class _Class:
     """What a model class needs at run time, worked out once from its type hints."""
 
-    __slots__ = ("fields", "convert", "floats", "names", "keys")
+    __slots__ = ("fields", "convert", "floats", "names", "keys", "post")
 
     def __init__(self, cls: type) -> None:
         hints = typing.get_type_hints(cls, include_extras=True)
@@ -251,6 +255,7 @@ class _Class:
         self.keys.update({name: name for name in self.fields})
         self.convert = {name: _converter(hints[name]) for name in self.fields}
         self.floats = frozenset(name for name, info in self.fields.items() if _is_float(info.annotation))
+        self.post: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = getattr(cls, "model_post_dump", None)
 
 
 def _is_float(annotation: Any) -> bool:
@@ -360,7 +365,7 @@ class _Dump:
                 out[key] = float(value)
             else:
                 out[key] = self.value(value)
-        return out
+        return out if info.post is None else info.post(obj, out)
 
     def value(self, v: Any) -> Any:
         if isinstance(v, Model):
@@ -371,6 +376,8 @@ class _Dump:
             items = [self.value(x) for x in v]
             return items if self.json or isinstance(v, list) else tuple(items)
         if isinstance(v, dict):
+            if self.json:
+                return {k.value if isinstance(k, enum.Enum) else k: self.value(x) for k, x in v.items()}
             return {k: self.value(x) for k, x in v.items()}
         if isinstance(v, (set, frozenset)) and self.json:
             return [self.value(x) for x in v]

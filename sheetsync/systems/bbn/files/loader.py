@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from sheetsync.core.errors import InputError, Problem, did_you_mean
+from sheetsync.core.model import Model
 from sheetsync.core.recent import keep
 from sheetsync.systems.bbn.rules.battle import Battle, RangeEntry, initial_state
-from sheetsync.systems.bbn.rules.catalog import default_catalog, normalize
+from sheetsync.systems.bbn.rules.catalog import Catalog, default_catalog, normalize
 from sheetsync.systems.bbn.rules.models import (
     Band,
     Benefit,
@@ -62,16 +63,18 @@ def _path(prefix: str, loc: Sequence[int | str]) -> str:
     return out
 
 
-def _models_in(annotation: Any) -> list[type[BaseModel]]:
-    """The pydantic models inside an annotation (``list[CharacterSheet] | None`` → CharacterSheet)."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+def _models_in(annotation: Any) -> list[type[Model]]:
+    """The models inside an annotation (``list[CharacterSheet] | None`` → CharacterSheet)."""
+    if isinstance(annotation, type) and issubclass(annotation, Model):
         return [annotation]
+    if typing.get_origin(annotation) is typing.Annotated:
+        return _models_in(annotation.__origin__)
     if typing.get_origin(annotation) in (typing.Union, types.UnionType, list, tuple, dict, Sequence):
         return [m for a in typing.get_args(annotation) for m in _models_in(a)]
     return []
 
 
-def _keys_at(model: type[BaseModel] | None, loc: Sequence[int | str]) -> list[str]:
+def _keys_at(model: type[Model] | None, loc: Sequence[int | str]) -> list[str]:
     """The keys a model accepts at ``loc`` (the place of an unknown key), for "did you mean"."""
     current = [model] if model is not None else []
     for part in loc[:-1]:
@@ -92,7 +95,7 @@ def _short(value: Any) -> str:
 
 
 def pydantic_problems(err: ValidationError, prefix: str = "", enums: dict[str, tuple[type[Enum], str]] | None = None,
-                      model: type[BaseModel] | None = None) -> list[Problem]:
+                      model: type[Model] | None = None) -> list[Problem]:
     """Turn pydantic's errors into :class:`Problem` lines a Tracker can read; a mistyped
     label or key gets the nearest right one (``did you mean 'Melee Attack'?``)."""
     enums = ENUM_FIELDS if enums is None else enums
@@ -120,7 +123,7 @@ def pydantic_problems(err: ValidationError, prefix: str = "", enums: dict[str, t
             msg = f"{inp!r} is not one of {e.get('ctx', {}).get('expected', '')}"
         elif kind == "missing":
             msg = "is required"
-        elif kind == "extra_forbidden":
+        elif kind in ("extra_forbidden", "unexpected_keyword_argument"):
             hint = did_you_mean(str(loc[-1]) if loc else "", _keys_at(model, loc))
             msg = f"is not a key sheetsync knows{hint or ' (check its spelling)'}"
         elif kind == "greater_than_equal":
@@ -129,14 +132,19 @@ def pydantic_problems(err: ValidationError, prefix: str = "", enums: dict[str, t
             msg = f"{inp!r} is more than {e['ctx']['le']}"
         elif kind == "string_too_short":
             msg = "must not be empty"
-        elif kind in ("string_type", "dict_type", "list_type", "tuple_type", "model_type"):
-            want = {"string_type": "text", "dict_type": "a mapping", "list_type": "a list", "tuple_type": "a list",
-                    "model_type": "a mapping"}[kind]
+        elif kind in _WANT:
+            want = _WANT[kind]
             msg = f"{inp!r} is not {want}"
         else:
             msg = e["msg"]
         out.append(Problem(where, msg))
     return out
+
+
+_WANT = {"string_type": "text", "dict_type": "a mapping", "list_type": "a list", "tuple_type": "a list",
+         "model_type": "a mapping", "dataclass_type": "a mapping", "dataclass_args_type": "a mapping"}
+"""What a value of each kind should have been (a model is a dataclass validated by a
+``TypeAdapter``, issue 24: its error kinds say the same as a pydantic model's)."""
 
 
 _LABELS: dict[type[Enum], dict[str, Any]] = {}
@@ -157,11 +165,25 @@ def _label(value: Any, cls: type[Enum]) -> Any:
     return value
 
 
-def _validate(model: type[BaseModel], data: Any, where: str, problems: list[Problem]) -> Any:
+_ADAPTERS: dict[type, TypeAdapter[Any]] = {}
+
+
+def _adapter(model: type[Model]) -> TypeAdapter[Any]:
+    """pydantic's validator of a model (a standard-library dataclass, issue 24), built on
+    its first use (issue 12: a resolve never uses some of them) and kept."""
+    got = _ADAPTERS.get(model)
+    if got is None:
+        got = _ADAPTERS[model] = TypeAdapter(model)
+    return got
+
+
+def _validate(model: type[Model], data: Any, where: str, problems: list[Problem], *, hints: bool = True) -> Any:
+    """``model`` made from ``data`` by pydantic (the edge, issue 24), or ``None`` with its
+    problems added to ``problems``; ``hints``: an unknown key gets the nearest known one."""
     try:
-        return model.model_validate(data)
+        return _adapter(model).validate_python(data)
     except ValidationError as err:
-        problems.extend(pydantic_problems(err, where, model=model))
+        problems.extend(pydantic_problems(err, where, model=model if hints else None))
         return None
 
 
@@ -254,10 +276,9 @@ def load_battle(data: Any, source: str = "") -> Battle:
         catalog_extra = None
     if catalog_extra is not None:
         try:
-            default_catalog().extend(catalog_extra)
-        except ValidationError as err:
-            problems.extend(pydantic_problems(err, "catalog"))
-            catalog_extra = None
+            if _validate(Catalog, default_catalog().extended_data(catalog_extra), "catalog", problems,
+                         hints=False) is None:
+                catalog_extra = None
         except (AttributeError, TypeError, ValueError) as exc:
             problems.append(Problem("catalog", f"must be shaped like the shipped catalog ({exc})"))
             catalog_extra = None
