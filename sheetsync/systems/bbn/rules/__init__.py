@@ -1,5 +1,5 @@
 """Baltimore by Night battalion combat rules (``bbn-battalion-combat.txt`` read through
-RULINGS-bbn.md R1-R37, described in ``docs/rules/bbn.md``).  Pure: the standard library and pydantic only."""
+RULINGS-bbn.md R1-R37, described in ``docs/rules/bbn.md``).  Pure: the standard library only (issue 24)."""
 
 from __future__ import annotations
 
