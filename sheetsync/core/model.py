@@ -48,6 +48,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import operator
 import re
 import sys
 import types
@@ -241,7 +242,7 @@ def _split(hint: Any) -> tuple[Any, tuple[Any, ...]]:
 class _Class:
     """What a model class needs at run time, worked out once from its type hints."""
 
-    __slots__ = ("fields", "convert", "floats", "names", "keys", "post")
+    __slots__ = ("fields", "convert", "floats", "names", "keys", "post", "values")
 
     def __init__(self, cls: type) -> None:
         hints = typing.get_type_hints(cls, include_extras=True)
@@ -251,6 +252,8 @@ class _Class:
             factory: Callable[[], Any] | None = None if f.default_factory is _MISSING else f.default_factory  # type: ignore[assignment]
             self.fields[f.name] = FieldInfo(f.name, annotation, f.default, factory, meta)
         self.names = tuple(self.fields)
+        get = operator.attrgetter(*self.names) if self.names else (lambda obj: ())
+        self.values: Callable[[Any], tuple[Any, ...]] = get if len(self.names) != 1 else (lambda obj: (get(obj),))
         self.keys = {(info.alias or name): name for name, info in self.fields.items()}
         self.keys.update({name: name for name in self.fields})
         self.convert = {name: _converter(hints[name]) for name in self.fields}
@@ -349,6 +352,27 @@ class _Dump:
     def model(self, obj: Model, include: set[str] | None = None, exclude: set[str] | frozenset[str] = frozenset(),
               ) -> dict[str, Any]:
         info = _info(type(obj))
+        if self.exclude_none or self.exclude_defaults or self.by_alias:
+            return self.fields(obj, info, include, exclude)
+        out: dict[str, Any] = {}
+        floats = info.floats if self.json else frozenset()
+        value = self.value
+        choose = include is not None or bool(exclude)
+        for name, v in zip(info.names, info.values(obj), strict=True):
+            if choose and (name in exclude or include is not None and name not in include):
+                continue
+            t = type(v)
+            if t is str or t is int and name not in floats or t is bool or v is None:
+                out[name] = v  # the common case, said first: a plain value is its own dump
+            elif t is int:
+                out[name] = float(v)
+            else:
+                out[name] = value(v)
+        return out if info.post is None else info.post(obj, out)
+
+    def fields(self, obj: Model, info: _Class, include: set[str] | None, exclude: set[str] | frozenset[str],
+               ) -> dict[str, Any]:
+        """:meth:`model` with ``exclude_none``, ``exclude_defaults`` or ``by_alias``."""
         out: dict[str, Any] = {}
         for name in info.names:
             if name in exclude or include is not None and name not in include:
@@ -368,6 +392,9 @@ class _Dump:
         return out if info.post is None else info.post(obj, out)
 
     def value(self, v: Any) -> Any:
+        t = type(v)
+        if t is str or t is int or t is bool or t is float or v is None:
+            return v
         if isinstance(v, Model):
             return self.model(v)
         if isinstance(v, enum.Enum):
