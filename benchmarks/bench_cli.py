@@ -66,7 +66,8 @@ sys.path.insert(0, {tests!r})
 from battles import make_battle
 from rich.console import Console
 from sheetsync.systems.bbn.views import print_phase, print_pools
-from sheetsync.systems.bbn.rules import load_battle, resolve_phase
+from sheetsync.systems.bbn.rules import resolve_phase
+from sheetsync.systems.bbn.files.loader import load_battle
 battle = load_battle(make_battle({n}))
 result = resolve_phase(battle)
 out = {{}}

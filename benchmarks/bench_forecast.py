@@ -40,8 +40,8 @@ from typing import Any
 
 from sheetsync.app.forecast import _run, simulate
 from sheetsync.core.dice import RandomRoller, Roller
+from sheetsync.systems.bbn.files.loader import load_battle
 from sheetsync.systems.bbn.forecast import BbnForecast
-from sheetsync.systems.bbn.rules import load_battle
 from sheetsync.systems.bbn.rules import phase as engine
 
 PHASE_TARGET = 2500

@@ -24,7 +24,7 @@ from fake_sheets_api import FakeSheetsServer, fake_client  # noqa: E402
 from sheetsync.app import usecases  # noqa: E402
 from sheetsync.app.gsheet_cli import init_spreadsheet  # noqa: E402
 from sheetsync.backends.gsheets import GSheetsBackend  # noqa: E402
-from sheetsync.systems.bbn.rules import load_battle  # noqa: E402
+from sheetsync.systems.bbn.files.loader import load_battle  # noqa: E402
 
 
 class Timed(GSheetsBackend):

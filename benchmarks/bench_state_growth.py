@@ -55,7 +55,7 @@ from sheetsync.app import usecases  # noqa: E402
 from sheetsync.core.registry import find_system  # noqa: E402
 from sheetsync.sheets.backend import Grid, MemoryBackend, RangeUpdate  # noqa: E402
 from sheetsync.sheets.marks import mark_updates  # noqa: E402
-from sheetsync.systems.bbn.rules import load_battle  # noqa: E402
+from sheetsync.systems.bbn.files.loader import load_battle  # noqa: E402
 from sheetsync.systems.bbn.tracker import journal as state_journal  # noqa: E402
 from sheetsync.systems.bbn.tracker import layout as layout_module  # noqa: E402
 from sheetsync.systems.bbn.tracker.reader import read_plan  # noqa: E402

@@ -49,7 +49,7 @@ from sheetsync.app import usecases  # noqa: E402
 from sheetsync.core.registry import find_system  # noqa: E402
 from sheetsync.sheets import marks as steps  # noqa: E402
 from sheetsync.sheets.backend import MemoryBackend, RangeUpdate  # noqa: E402
-from sheetsync.systems.bbn.rules import load_battle  # noqa: E402
+from sheetsync.systems.bbn.files.loader import load_battle  # noqa: E402
 from sheetsync.systems.bbn.tracker import journal as sj  # noqa: E402
 from sheetsync.systems.bbn.tracker import layout as layout_module  # noqa: E402
 from sheetsync.systems.bbn.tracker.reader import read_plan  # noqa: E402

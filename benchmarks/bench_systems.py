@@ -30,7 +30,7 @@ from sheetsync.app.workbook_cli import new_workbook, run_workbook, system_tracke
 from sheetsync.core.registry import find_system  # noqa: E402
 from sheetsync.sheets import marks as steps  # noqa: E402
 from sheetsync.sheets.backend import MemoryBackend  # noqa: E402
-from sheetsync.systems.bbn.rules import load_battle  # noqa: E402
+from sheetsync.systems.bbn.files.loader import load_battle  # noqa: E402
 from sheetsync.systems.bbn.tracker.layout import layout  # noqa: E402
 from sheetsync.systems.hexwar.tracker.steps import capacity_for, load_into  # noqa: E402
 

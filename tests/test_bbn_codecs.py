@@ -14,7 +14,8 @@ from sheetsync.core.errors import SheetFormatError
 from sheetsync.core.layout import Block, CodecError, Column, Int
 from sheetsync.sheets import table
 from sheetsync.sheets.backend import Formula, MemoryBackend
-from sheetsync.systems.bbn.rules import HouseRules, battle_to_file, load_battle
+from sheetsync.systems.bbn.files.loader import battle_to_file, load_battle
+from sheetsync.systems.bbn.rules import HouseRules
 from sheetsync.systems.bbn.rules.catalog import default_catalog
 from sheetsync.systems.bbn.tracker import codecs as bc
 from sheetsync.systems.bbn.tracker import reader, writer

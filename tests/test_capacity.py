@@ -30,7 +30,8 @@ from sheetsync.backends.xlwings_remote import apply_actions, payload_from_openpy
 from sheetsync.core.errors import BattleStateError, InputError, SheetFormatError
 from sheetsync.sheets import marks as steps
 from sheetsync.sheets.backend import MemoryBackend, SheetBackend
-from sheetsync.systems.bbn.rules import Battle, load_battle
+from sheetsync.systems.bbn.files.loader import load_battle
+from sheetsync.systems.bbn.rules import Battle
 from sheetsync.systems.bbn.tracker import writer
 from sheetsync.systems.bbn.tracker.layout import (
     CAPACITY,

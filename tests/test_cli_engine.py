@@ -14,7 +14,7 @@ import yaml
 from typer.testing import CliRunner
 
 from sheetsync.app.cli import app, main
-from sheetsync.systems.bbn.rules import load_battle
+from sheetsync.systems.bbn.files.loader import load_battle
 
 runner = CliRunner()
 POOL_KEYS = {"health", "melee", "ranged", "mystical", "defense", "temper", "movement", "resolve", "control"}

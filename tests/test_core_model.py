@@ -314,3 +314,35 @@ def test_issue24_a_model_validated_on_its_own_first_says_the_same_nested() -> No
                         Problem("twig.first.size", "is required"), Problem("twig.first.label", "3 is not text")]
     assert validate(Twig, {"buds": [{"size": 2}]}, "twig", []) == Twig(buds=(Bud(size=2),))
     assert TypeAdapter(Twig).json_schema()["$defs"]["Bud"]["properties"]["label"]["description"] == "A label"
+@model
+class Tally(Model):
+    """A count whose ``spare`` is left out of its dump while it is 0 (a wrap serializer)."""
+
+    counts: dict[Colour, int] = field(default_factory=dict)
+    spare: int = 0
+
+    def model_post_dump(self, data: dict[str, Any]) -> dict[str, Any]:
+        if not self.spare:
+            data.pop("spare", None)
+        return data
+
+
+@model
+class Tallies(Model):
+    tallies: tuple[Tally, ...] = ()
+
+
+def test_issue24_model_post_dump_shapes_every_dump_at_any_depth() -> None:
+    quiet, loud = Tally(counts={Colour.RED: 1}), Tally(spare=2)
+    assert quiet.model_dump() == {"counts": {Colour.RED: 1}}
+    assert quiet.model_dump(mode="json") == {"counts": {"red": 1}}
+    assert loud.model_dump(mode="json") == {"counts": {}, "spare": 2}
+    both = Tallies(tallies=(quiet, loud))
+    assert both.model_dump(mode="json") == {"tallies": [{"counts": {"red": 1}}, {"counts": {}, "spare": 2}]}
+    assert both.model_dump_json() == '{"tallies":[{"counts":{"red":1}},{"counts":{},"spare":2}]}'
+    assert Tallies.model_validate(both.model_dump(mode="json")) == both
+
+
+def test_issue24_json_dumps_write_enum_keys_as_their_values() -> None:
+    dumped = Tally(counts={Colour.BLUE: 3}).model_dump(mode="json")["counts"]
+    assert dumped == {"blue": 3} and type(next(iter(dumped))) is str

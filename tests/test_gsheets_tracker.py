@@ -20,7 +20,7 @@ from sheetsync.app.workbook_cli import excel_backend, new_workbook
 from sheetsync.backends.gsheets import GSheetsBackend
 from sheetsync.core.errors import BackendError, BattleStateError, SheetFormatError
 from sheetsync.sheets.disk import example_path, read_data_file
-from sheetsync.systems.bbn.rules import load_battle
+from sheetsync.systems.bbn.files.loader import load_battle
 from sheetsync.systems.bbn.tracker.layout import layout
 
 LAY = layout()

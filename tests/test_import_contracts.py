@@ -39,6 +39,10 @@ def test_issue24_the_tree_keeps_every_import_contract() -> None:
     ("core-stdlib", "sheetsync/core/enums.py", "import yaml", "sheetsync.core.enums -> yaml"),
     ("rules-stdlib-exalted", "sheetsync/systems/exalted/rules/dice.py", "import pydantic",
      "sheetsync.systems.exalted.rules.dice -> pydantic"),
+    ("rules-stdlib-hexwar", "sheetsync/systems/hexwar/rules/turn.py", "import yaml",
+     "sheetsync.systems.hexwar.rules.turn -> yaml"),
+    ("rules-stdlib-bbn", "sheetsync/systems/bbn/rules/pools.py", "import pydantic",
+     "sheetsync.systems.bbn.rules.pools -> pydantic"),
     ("app-through-registry", "sheetsync/app/buttons.py", "import sheetsync.systems.bbn.rules.models",
      "sheetsync.app.buttons -> sheetsync.systems.bbn.rules.models"),
 ])

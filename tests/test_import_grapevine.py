@@ -13,7 +13,8 @@ import pytest
 
 from sheetsync.core.errors import InputError
 from sheetsync.importers import GrapevineMap, default_map, import_gex, load_map
-from sheetsync.systems.bbn.rules import compute_pools, load_battle
+from sheetsync.systems.bbn.files.loader import load_battle
+from sheetsync.systems.bbn.rules import compute_pools
 from sheetsync.systems.bbn.rules.models import CohortSpec
 
 DATA = Path(__file__).parent / "data" / "grapevine"
@@ -331,7 +332,7 @@ def test_cli_new_from_a_gex_writes_a_battle_file_or_a_tracker_and_refuses_an_exi
 
     from sheetsync.app.cli import app
     from sheetsync.sheets.disk import read_data_file
-    from sheetsync.systems.bbn.rules import load_battle
+    from sheetsync.systems.bbn.files.loader import load_battle
 
     gex = DATA / "lanterns.gex"
     runner = CliRunner()

@@ -12,7 +12,7 @@ from input_trackers import orders, put, put_seed, snapshot, two_cohorts
 from sheetsync.app import usecases
 from sheetsync.core.errors import InputError, SheetFormatError, did_you_mean
 from sheetsync.sheets.backend import Formula, MemoryBackend
-from sheetsync.systems.bbn.rules import load_battle
+from sheetsync.systems.bbn.files.loader import load_battle
 
 HUGE = "1" * 5000
 """More digits than Python's int() takes from text (4,300)."""

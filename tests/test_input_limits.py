@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from sheetsync.app import usecases
 from sheetsync.app.cli import app
 from sheetsync.core.errors import BattleStateError, InputError, SheetFormatError
-from sheetsync.systems.bbn.rules import battle_to_file, load_battle
+from sheetsync.systems.bbn.files.loader import battle_to_file, load_battle
 from sheetsync.systems.bbn.tracker.layout import (
     HISTORY_PHASES,
     MAX_CHARACTERS,

@@ -17,7 +17,7 @@ from sheetsync.app.cli import main
 from sheetsync.app.workbook_cli import write_template
 from sheetsync.core.errors import InputError
 from sheetsync.importers import import_gex
-from sheetsync.systems.bbn.rules import load_battle
+from sheetsync.systems.bbn.files.loader import load_battle
 
 DATA = Path(__file__).parent / "data"
 LANTERNS = DATA / "grapevine" / "lanterns.gex"

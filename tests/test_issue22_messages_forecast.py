@@ -14,7 +14,8 @@ from battles import make_battle
 from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
-from sheetsync.systems.bbn.rules import Battle, PhaseResult, load_battle, resolve_phase
+from sheetsync.systems.bbn.files.loader import load_battle
+from sheetsync.systems.bbn.rules import Battle, PhaseResult, resolve_phase
 from sheetsync.systems.exalted.rules.formations import formation_refusal
 from sheetsync.systems.exalted.rules.models import Formation
 

@@ -32,7 +32,7 @@ def test_old_tracker_opens_resolves_undoes_and_ends_as_bbn(tmp_path: Path) -> No
 
 def test_old_blank_tracker_reads_as_bbn_and_takes_a_battle(tmp_path: Path) -> None:
     from sheetsync.sheets.disk import example_path, read_data_file
-    from sheetsync.systems.bbn.rules import load_battle
+    from sheetsync.systems.bbn.files.loader import load_battle
 
     book = tmp_path / "blank.xlsx"
     shutil.copy(DATA / "bbn-blank-before-seam.xlsx", book)

@@ -236,7 +236,7 @@ def test_r25_resolve_after_undo_rolls_again_instead_of_reading_a_typed_die() -> 
     marked rolled again, not taken for typed ones."""
     backend = MemoryBackend({s: {} for s in LAY.sheets})
     from sheetsync.sheets.disk import read_data_file
-    from sheetsync.systems.bbn.rules import load_battle
+    from sheetsync.systems.bbn.files.loader import load_battle
 
     usecases.load_battle_into(backend, load_battle(read_data_file(example_path())))
     first = usecases.resolve(backend).result

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from sheetsync.core.dice import ScriptedRoller
-from sheetsync.systems.bbn.rules import AftermathEntry, aftermath, aftermath_json, load_battle
+from sheetsync.systems.bbn.files.loader import load_battle
+from sheetsync.systems.bbn.rules import AftermathEntry, aftermath, aftermath_json
 from sheetsync.systems.bbn.rules.aftermath import (
     LASTING_TABLES,
     aegis_halve,

@@ -11,14 +11,8 @@ import yaml
 
 from sheetsync.core.dice import ScriptedRoller
 from sheetsync.core.errors import InputError, SheetSyncError
-from sheetsync.systems.bbn.rules import (
-    Battle,
-    State,
-    Task,
-    battle_to_file,
-    load_battle,
-    resolve_phase,
-)
+from sheetsync.systems.bbn.files.loader import battle_to_file, load_battle
+from sheetsync.systems.bbn.rules import Battle, State, Task, resolve_phase
 
 
 def base() -> dict[str, Any]:

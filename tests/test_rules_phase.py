@@ -9,15 +9,14 @@ import pytest
 
 from sheetsync.core.dice import RandomRoller, ScriptedRoller
 from sheetsync.core.errors import BattleStateError
+from sheetsync.systems.bbn.files.loader import battle_to_file, load_battle
 from sheetsync.systems.bbn.rules import (
     Battle,
     Order,
     PhaseResult,
     State,
     Task,
-    battle_to_file,
     hit_chance,
-    load_battle,
     phase_roller,
     resolve_phase,
     undo,

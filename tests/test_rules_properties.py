@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sheetsync.core.dice import RandomRoller
+from sheetsync.systems.bbn.files.loader import battle_to_file, load_battle
 from sheetsync.systems.bbn.rules import (
     Band,
     Battle,
@@ -29,8 +30,6 @@ from sheetsync.systems.bbn.rules import (
     State,
     Task,
     aftermath,
-    battle_to_file,
-    load_battle,
     resolve_phase,
     undo,
 )

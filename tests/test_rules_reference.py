@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from sheetsync.app.cli import app
 from sheetsync.app.rules_doc import print_rules
-from sheetsync.systems.bbn.files.loader import STATE_KEYS, TOP_KEYS
+from sheetsync.systems.bbn.files.loader import STATE_KEYS, TOP_KEYS, battle_to_file, load_battle
 from sheetsync.systems.bbn.files.schema import BattleFile, FileCohort, battle_file_schema
 from sheetsync.systems.bbn.reference import (
     RULINGS,
@@ -25,7 +25,7 @@ from sheetsync.systems.bbn.reference import (
     render_document,
     rulings_for,
 )
-from sheetsync.systems.bbn.rules import HouseRules, battle_to_file, load_battle, resolve_phase
+from sheetsync.systems.bbn.rules import HouseRules, resolve_phase
 from sheetsync.systems.bbn.rules.models import CohortSpec
 
 ROOT = Path(__file__).resolve().parent.parent

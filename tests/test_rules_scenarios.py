@@ -28,16 +28,8 @@ import yaml
 
 from sheetsync.core.dice import ScriptedRoller
 from sheetsync.core.errors import InputError
-from sheetsync.systems.bbn.rules import (
-    Battle,
-    Effect,
-    Event,
-    aftermath,
-    battle_to_file,
-    load_battle,
-    resolve_phase,
-    undo,
-)
+from sheetsync.systems.bbn.files.loader import battle_to_file, load_battle
+from sheetsync.systems.bbn.rules import Battle, Effect, Event, aftermath, resolve_phase, undo
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 FILES = sorted(SCENARIOS.glob("*.yaml"))

@@ -25,7 +25,7 @@ from sheetsync.app.gsheet_cli import init_spreadsheet
 from sheetsync.backends.gsheets import GSheetsBackend
 from sheetsync.core.errors import BattleStateError
 from sheetsync.sheets.backend import Grid, MemoryBackend, RangeUpdate
-from sheetsync.systems.bbn.rules import load_battle
+from sheetsync.systems.bbn.files.loader import load_battle
 from sheetsync.systems.bbn.tracker import journal as sj
 from sheetsync.systems.bbn.tracker.layout import STATE_CHUNKS, layout
 

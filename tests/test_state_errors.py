@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from sheetsync.app import usecases
 from sheetsync.core.errors import BattleStateError, SheetSyncError
 from sheetsync.sheets.backend import MemoryBackend, RangeUpdate
-from sheetsync.systems.bbn.rules import load_battle
+from sheetsync.systems.bbn.files.loader import load_battle
 from sheetsync.systems.bbn.tracker.layout import STATE_CHUNKS, layout
 
 LAY = layout()

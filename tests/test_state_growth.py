@@ -17,7 +17,8 @@ from sheetsync.app import usecases
 from sheetsync.core.registry import find_system
 from sheetsync.sheets.backend import Grid, MemoryBackend, RangeUpdate
 from sheetsync.sheets.marks import mark_updates
-from sheetsync.systems.bbn.rules import Battle, load_battle
+from sheetsync.systems.bbn.files.loader import load_battle
+from sheetsync.systems.bbn.rules import Battle
 from sheetsync.systems.bbn.tracker import journal as sj
 from sheetsync.systems.bbn.tracker.layout import STATE_CHUNKS, Layout, layout
 

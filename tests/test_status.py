@@ -12,7 +12,8 @@ from sheetsync.app.cli import app
 from sheetsync.app.workbook_cli import new_workbook, run_workbook
 from sheetsync.core.dice import RandomRoller
 from sheetsync.sheets.disk import example_path, read_data_file
-from sheetsync.systems.bbn.rules import aftermath, load_battle, resolve_phase
+from sheetsync.systems.bbn.files.loader import load_battle
+from sheetsync.systems.bbn.rules import aftermath, resolve_phase
 from sheetsync.systems.bbn.views import (
     health_bar,
     print_aftermath,

@@ -46,7 +46,6 @@ print(json.dumps({"json": step.json, "battle": step.battle.model_dump(mode="json
                  sort_keys=True))
 """
 
-NOT_YET = pytest.mark.xfail(strict=True, reason="models not converted yet")
 
 
 def _example(system_id: str) -> Any:
@@ -55,7 +54,7 @@ def _example(system_id: str) -> Any:
     return battle.model_copy(update={"seed": SEED})
 
 
-@pytest.mark.parametrize("system_id", ["hexwar", pytest.param("bbn", marks=NOT_YET),
+@pytest.mark.parametrize("system_id", ["hexwar", "bbn",
                                        "exalted"])
 def test_issue24_rules_resolve_the_example_with_the_standard_library_alone(system_id: str) -> None:
     battle = _example(system_id)

@@ -19,8 +19,8 @@ from sheetsync.core.errors import BattleStateError, InputError, SheetFormatError
 from sheetsync.core.registry import find_system
 from sheetsync.sheets.backend import Formula, MemoryBackend, RangeUpdate
 from sheetsync.sheets.marks import mark_updates
-from sheetsync.systems.bbn.files.loader import load_turn
-from sheetsync.systems.bbn.rules import Battle, battle_to_file, load_battle, resolve_phase
+from sheetsync.systems.bbn.files.loader import battle_to_file, load_battle, load_turn
+from sheetsync.systems.bbn.rules import Battle, resolve_phase
 from sheetsync.systems.bbn.tracker import journal as sj
 from sheetsync.systems.bbn.tracker import reader, writer
 from sheetsync.systems.bbn.tracker.layout import STATE_CHUNKS, layout

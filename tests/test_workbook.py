@@ -18,7 +18,8 @@ from sheetsync.app.cli import app
 from sheetsync.app.workbook_cli import excel_backend, new_workbook, run_workbook, write_template
 from sheetsync.core.errors import BattleStateError, SheetFormatError, WorkbookLockedError
 from sheetsync.sheets.disk import example_path
-from sheetsync.systems.bbn.rules import load_battle, resolve_phase
+from sheetsync.systems.bbn.files.loader import load_battle
+from sheetsync.systems.bbn.rules import resolve_phase
 from sheetsync.systems.bbn.tracker.layout import layout
 from sheetsync.systems.bbn.tracker.template import build_template, defined_names
 

@@ -24,7 +24,8 @@ from sheetsync.app.workbook_cli import (
 )
 from sheetsync.backends.excel import ExcelBackend
 from sheetsync.sheets.disk import example_path, read_data_file
-from sheetsync.systems.bbn.rules import hit_chance, load_battle
+from sheetsync.systems.bbn.files.loader import load_battle
+from sheetsync.systems.bbn.rules import hit_chance
 from sheetsync.systems.bbn.tracker.layout import layout
 
 LAY = layout()

@@ -15,7 +15,8 @@ import yaml
 from sheetsync.app import usecases
 from sheetsync.app.workbook_cli import excel_backend, new_workbook
 from sheetsync.core.errors import InputError
-from sheetsync.systems.bbn.rules import battle_to_file, load_battle, resolve_phase
+from sheetsync.systems.bbn.files.loader import battle_to_file, load_battle
+from sheetsync.systems.bbn.rules import resolve_phase
 from sheetsync.systems.bbn.rules.phase import cohorts_json
 from sheetsync.systems.bbn.tracker.layout import layout
 

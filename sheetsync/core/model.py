@@ -34,7 +34,11 @@ Converting a pydantic model (the recipe)::
    a plain property, over an ``lru_cache`` function of the fields if it is costly.
 5. Validators (``field_validator``, ``model_validator``) have no place here: the loader (the
    edge) checks what the types can't, before it builds the model.
-6. The edge validates with ``sheetsync.sheets.validation.validate(Model, data, where, problems)``
+6. A dump pydantic shaped with a wrap ``model_serializer`` (a key left out while it holds
+   its default, say) is a method ``model_post_dump(self, data) -> dict``: it gets the
+   fields' dump (either mode, at any depth, ``include``/``exclude`` applied) and returns
+   the dump to use.
+7. The edge validates with ``sheetsync.sheets.validation.validate(Model, data, where, problems)``
    (a cached ``TypeAdapter``); ``Model.model_validate`` is the standard-library converter for
    data sheetsync wrote itself (undo records, the State), raising :class:`ModelError`.
 """
@@ -44,6 +48,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import operator
 import re
 import sys
 import types
@@ -245,7 +250,7 @@ def _split(hint: Any) -> tuple[Any, tuple[Any, ...]]:
 class _Class:
     """What a model class needs at run time, worked out once from its type hints."""
 
-    __slots__ = ("fields", "convert", "floats", "names", "keys")
+    __slots__ = ("fields", "convert", "floats", "names", "keys", "post", "values")
 
     def __init__(self, cls: type) -> None:
         hints = typing.get_type_hints(cls, include_extras=True)
@@ -255,10 +260,13 @@ class _Class:
             factory: Callable[[], Any] | None = None if f.default_factory is _MISSING else f.default_factory  # type: ignore[assignment]
             self.fields[f.name] = FieldInfo(f.name, annotation, f.default, factory, meta)
         self.names = tuple(self.fields)
+        get = operator.attrgetter(*self.names) if self.names else (lambda obj: ())
+        self.values: Callable[[Any], tuple[Any, ...]] = get if len(self.names) != 1 else (lambda obj: (get(obj),))
         self.keys = {(info.alias or name): name for name, info in self.fields.items()}
         self.keys.update({name: name for name in self.fields})
         self.convert = {name: _converter(hints[name]) for name in self.fields}
         self.floats = frozenset(name for name, info in self.fields.items() if _is_float(info.annotation))
+        self.post: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = getattr(cls, "model_post_dump", None)
 
 
 def _is_float(annotation: Any) -> bool:
@@ -390,6 +398,27 @@ class _Dump:
     def model(self, obj: Model, include: set[str] | None = None, exclude: set[str] | frozenset[str] = frozenset(),
               ) -> dict[str, Any]:
         info = _info(type(obj))
+        if self.exclude_none or self.exclude_defaults or self.by_alias:
+            return self.fields(obj, info, include, exclude)
+        out: dict[str, Any] = {}
+        floats = info.floats if self.json else frozenset()
+        value = self.value
+        choose = include is not None or bool(exclude)
+        for name, v in zip(info.names, info.values(obj), strict=True):
+            if choose and (name in exclude or include is not None and name not in include):
+                continue
+            t = type(v)
+            if t is str or t is int and name not in floats or t is bool or v is None:
+                out[name] = v  # the common case, said first: a plain value is its own dump
+            elif t is int:
+                out[name] = float(v)
+            else:
+                out[name] = value(v)
+        return out if info.post is None else info.post(obj, out)
+
+    def fields(self, obj: Model, info: _Class, include: set[str] | None, exclude: set[str] | frozenset[str],
+               ) -> dict[str, Any]:
+        """:meth:`model` with ``exclude_none``, ``exclude_defaults`` or ``by_alias``."""
         out: dict[str, Any] = {}
         for name in info.names:
             if name in exclude or include is not None and name not in include:
@@ -406,9 +435,12 @@ class _Dump:
                 out[key] = float(value)
             else:
                 out[key] = self.value(value)
-        return out
+        return out if info.post is None else info.post(obj, out)
 
     def value(self, v: Any) -> Any:
+        t = type(v)
+        if t is str or t is int or t is bool or t is float or v is None:
+            return v
         if isinstance(v, Model):
             return self.model(v)
         if isinstance(v, enum.Enum):
@@ -417,6 +449,8 @@ class _Dump:
             items = [self.value(x) for x in v]
             return items if self.json or isinstance(v, list) else tuple(items)
         if isinstance(v, dict):
+            if self.json:
+                return {k.value if isinstance(k, enum.Enum) else k: self.value(x) for k, x in v.items()}
             return {k: self.value(x) for k, x in v.items()}
         if isinstance(v, (set, frozenset)) and self.json:
             return [self.value(x) for x in v]

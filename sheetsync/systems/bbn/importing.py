@@ -200,7 +200,7 @@ class Unmapped:
 
 @dataclass(frozen=True)
 class ImportResult:
-    """A battle file's dict (:func:`~sheetsync.systems.bbn.rules.load_battle` reads it) and the notes
+    """A battle file's dict (:func:`~sheetsync.systems.bbn.files.loader.load_battle` reads it) and the notes
     for the Storyteller."""
 
     battle: dict[str, Any]

@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from sheetsync.core.errors import InputError, Problem, did_you_mean
+from sheetsync.core.model import Model
 from sheetsync.core.recent import keep
 from sheetsync.systems.bbn.rules.battle import Battle, RangeEntry, initial_state
-from sheetsync.systems.bbn.rules.catalog import default_catalog, normalize
+from sheetsync.systems.bbn.rules.catalog import Catalog, default_catalog, normalize
 from sheetsync.systems.bbn.rules.models import (
     Band,
     Benefit,
@@ -34,6 +35,7 @@ from sheetsync.systems.bbn.rules.models import (
     State,
     Task,
 )
+from sheetsync.systems.bbn.rules.pools import CohortPools
 
 __all__ = ["battle_to_file", "load_battle", "load_turn", "pydantic_problems"]
 
@@ -62,16 +64,18 @@ def _path(prefix: str, loc: Sequence[int | str]) -> str:
     return out
 
 
-def _models_in(annotation: Any) -> list[type[BaseModel]]:
-    """The pydantic models inside an annotation (``list[CharacterSheet] | None`` → CharacterSheet)."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+def _models_in(annotation: Any) -> list[type[Model]]:
+    """The models inside an annotation (``list[CharacterSheet] | None`` → CharacterSheet)."""
+    if isinstance(annotation, type) and issubclass(annotation, Model):
         return [annotation]
+    if typing.get_origin(annotation) is typing.Annotated:
+        return _models_in(annotation.__origin__)
     if typing.get_origin(annotation) in (typing.Union, types.UnionType, list, tuple, dict, Sequence):
         return [m for a in typing.get_args(annotation) for m in _models_in(a)]
     return []
 
 
-def _keys_at(model: type[BaseModel] | None, loc: Sequence[int | str]) -> list[str]:
+def _keys_at(model: type[Model] | None, loc: Sequence[int | str]) -> list[str]:
     """The keys a model accepts at ``loc`` (the place of an unknown key), for "did you mean"."""
     current = [model] if model is not None else []
     for part in loc[:-1]:
@@ -92,7 +96,7 @@ def _short(value: Any) -> str:
 
 
 def pydantic_problems(err: ValidationError, prefix: str = "", enums: dict[str, tuple[type[Enum], str]] | None = None,
-                      model: type[BaseModel] | None = None) -> list[Problem]:
+                      model: type[Model] | None = None) -> list[Problem]:
     """Turn pydantic's errors into :class:`Problem` lines a Tracker can read; a mistyped
     label or key gets the nearest right one (``did you mean 'Melee Attack'?``)."""
     enums = ENUM_FIELDS if enums is None else enums
@@ -120,7 +124,7 @@ def pydantic_problems(err: ValidationError, prefix: str = "", enums: dict[str, t
             msg = f"{inp!r} is not one of {e.get('ctx', {}).get('expected', '')}"
         elif kind == "missing":
             msg = "is required"
-        elif kind == "extra_forbidden":
+        elif kind in ("extra_forbidden", "unexpected_keyword_argument"):
             hint = did_you_mean(str(loc[-1]) if loc else "", _keys_at(model, loc))
             msg = f"is not a key sheetsync knows{hint or ' (check its spelling)'}"
         elif kind == "greater_than_equal":
@@ -129,14 +133,19 @@ def pydantic_problems(err: ValidationError, prefix: str = "", enums: dict[str, t
             msg = f"{inp!r} is more than {e['ctx']['le']}"
         elif kind == "string_too_short":
             msg = "must not be empty"
-        elif kind in ("string_type", "dict_type", "list_type", "tuple_type", "model_type"):
-            want = {"string_type": "text", "dict_type": "a mapping", "list_type": "a list", "tuple_type": "a list",
-                    "model_type": "a mapping"}[kind]
+        elif kind in _WANT:
+            want = _WANT[kind]
             msg = f"{inp!r} is not {want}"
         else:
             msg = e["msg"]
         out.append(Problem(where, msg))
     return out
+
+
+_WANT = {"string_type": "text", "dict_type": "a mapping", "list_type": "a list", "tuple_type": "a list",
+         "model_type": "a mapping", "dataclass_type": "a mapping", "dataclass_args_type": "a mapping"}
+"""What a value of each kind should have been (a model is a dataclass validated by a
+``TypeAdapter``, issue 24: its error kinds say the same as a pydantic model's)."""
 
 
 _LABELS: dict[type[Enum], dict[str, Any]] = {}
@@ -157,11 +166,25 @@ def _label(value: Any, cls: type[Enum]) -> Any:
     return value
 
 
-def _validate(model: type[BaseModel], data: Any, where: str, problems: list[Problem]) -> Any:
+_ADAPTERS: dict[type, TypeAdapter[Any]] = {}
+
+
+def _adapter(model: type[Model]) -> TypeAdapter[Any]:
+    """pydantic's validator of a model (a standard-library dataclass, issue 24), built on
+    its first use (issue 12: a resolve never uses some of them) and kept."""
+    got = _ADAPTERS.get(model)
+    if got is None:
+        got = _ADAPTERS[model] = TypeAdapter(model)
+    return got
+
+
+def _validate(model: type[Model], data: Any, where: str, problems: list[Problem], *, hints: bool = True) -> Any:
+    """``model`` made from ``data`` by pydantic (the edge, issue 24), or ``None`` with its
+    problems added to ``problems``; ``hints``: an unknown key gets the nearest known one."""
     try:
-        return model.model_validate(data)
+        return _adapter(model).validate_python(data)
     except ValidationError as err:
-        problems.extend(pydantic_problems(err, where, model=model))
+        problems.extend(pydantic_problems(err, where, model=model if hints else None))
         return None
 
 
@@ -180,16 +203,52 @@ def _member(data: Any) -> Any:
 
 def load_battle(data: Any, source: str = "") -> Battle:
     """Check a battle file's dict and build the :class:`Battle`; raise :class:`InputError`
-    listing every problem with its path (``orders[3].task: 'Melee' is not a task ...``)."""
+    listing every problem with its path (``orders[3].task: 'Melee' is not a task ...``).
+    Each part of the file is checked by its own function, in the file's order: the keys,
+    the house rules, the cohorts and their members, the catalog, the standings, the ranges
+    (R24), the orders (R13), the phase and the seed."""
     problems: list[Problem] = []
     if not isinstance(data, dict):
         raise InputError([Problem("", "the file must hold a mapping with a 'cohorts' list")], source)
+    _check_top_keys(data, problems)
+    rules = _validate(HouseRules, data.get("house_rules") or {}, "house_rules", problems) or HouseRules()
+    specs, raw_states, raw_names = _load_cohorts(data.get("cohorts"), rules, problems)
+    spec_by = {s.name: s for s in specs}
+    canon = {n.casefold(): n for n in (*raw_names, *spec_by)}
+    """R12 for cohorts: a cohort named in a range or an order is found whatever its case
+    ("night watch" is Night Watch); events and outputs keep the spelling of its definition."""
+
+    def cohort_name(value: Any) -> Any:
+        return canon.get(value.strip().casefold(), value) if isinstance(value, str) else value
+    catalog_extra = _load_catalog(data.get("catalog"), problems)
+    states = _load_states(specs, raw_states, rules, catalog_extra, problems)
+    ranges = _load_ranges(data.get("ranges"), spec_by, raw_names, cohort_name, problems)
+    orders = _load_orders(data.get("orders"), spec_by, raw_names, cohort_name, problems)
+    phase = data.get("phase", 1)
+    _check_phase_and_seed(phase, data.get("seed"), problems)
+    if problems:
+        raise InputError(problems, source)
+    return Battle(
+        cohorts=tuple(specs), state=states, ranges=tuple(ranges), orders=tuple(orders), phase=phase,
+        seed=data.get("seed"), history=tuple(data.get("history") or ()), log=tuple(data.get("log") or ()),
+        house_rules=rules, catalog_extra=catalog_extra,
+    )
+
+
+def _check_top_keys(data: dict[Any, Any], problems: list[Problem]) -> None:
+    """The file's own keys: each one sheetsync knows."""
     for key in data:
         if key not in TOP_KEYS:
             hint = did_you_mean(str(key), sorted(TOP_KEYS))
             problems.append(Problem(str(key), f"is not a key sheetsync knows{hint or ' (check its spelling)'}"))
-    rules = _validate(HouseRules, data.get("house_rules") or {}, "house_rules", problems) or HouseRules()
-    raw_cohorts = data.get("cohorts")
+
+
+def _load_cohorts(raw_cohorts: Any, rules: HouseRules, problems: list[Problem],
+                  ) -> tuple[list[CohortSpec], list[tuple[int, dict[str, Any]]], set[str]]:
+    """The file's ``cohorts``: each declaration (:func:`_load_cohort`), with the standing
+    keys of each one that loaded (by its place in the list), and every cohort name in the
+    file, also of cohorts that are malformed (their own problems are listed; orders and
+    ranges naming them are not reported again)."""
     if not isinstance(raw_cohorts, list) or not raw_cohorts:
         problems.append(Problem("cohorts", "must be a list of at least one cohort"))
         raw_cohorts = []
@@ -197,20 +256,12 @@ def load_battle(data: Any, source: str = "") -> Battle:
     raw_states: list[tuple[int, dict[str, Any]]] = []
     names: set[str] = set()
     raw_names: set[str] = set()
-    """Every cohort name in the file, also of cohorts that are malformed (their own problems
-    are listed; orders and ranges naming them are not reported again)."""
     for i, raw in enumerate(raw_cohorts):
         where = f"cohorts[{i}]"
         if not isinstance(raw, dict):
             problems.append(Problem(where, "must be a mapping"))
             continue
-        spec_data = {k: v for k, v in raw.items() if k not in STATE_KEYS}
-        members = spec_data.get("members")
-        if isinstance(members, list):
-            spec_data["members"] = [_member(m) for m in members]
-        if isinstance(spec_data.get("pools"), dict):
-            spec_data["pools"] = {_label(k, PoolName): v for k, v in spec_data["pools"].items()}
-        spec = _validate(CohortSpec, spec_data, where, problems)
+        spec = _load_cohort(raw, where, problems)
         if isinstance(raw.get("name"), str):
             raw_names.add(raw["name"])
         if spec is None:
@@ -219,98 +270,119 @@ def load_battle(data: Any, source: str = "") -> Battle:
         if spec.name.casefold() in names:
             problems.append(Problem(f"{where}.name", f"{spec.name!r} names two cohorts"))
         names.add(spec.name.casefold())
-        member_names = [m.name for m in spec.members]
-        for j, m in enumerate(member_names):
-            if member_names.index(m) != j:
-                problems.append(Problem(f"{where}.members[{j}].name", f"{m!r} is in {spec.name} twice"))
-        n = len(spec.members)
-        if not rules.allow_any_size and not 3 <= n <= 5:
-            problems.append(Problem(f"{where}.members", f"{spec.name} has {n} members; a cohort has 3 to 5 (R1; "
-                                    "house rule allow_any_size lifts this)"))
-        if n == 0:
-            problems.append(Problem(f"{where}.members", f"{spec.name} has no members"))
-        for role in ("sergeant",):
-            who = getattr(spec, role)
-            if who is not None and who not in member_names:
-                problems.append(Problem(f"{where}.{role}", f"{who!r} is not a member of {spec.name}"
-                                        + did_you_mean(who, member_names)))
-        for key, mapping in (("aegis", spec.aegis), ("lasting_rolls", spec.lasting_rolls)):
-            for who in mapping:
-                if who not in member_names:
-                    problems.append(Problem(f"{where}.{key}.{who}", f"{who!r} is not a member of {spec.name}"
-                                            + did_you_mean(who, member_names)))
+        _check_members(spec, where, rules, problems)
         specs.append(spec)
-    spec_by = {s.name: s for s in specs}
-    canon = {n.casefold(): n for n in (*raw_names, *spec_by)}
-    """R12 for cohorts: a cohort named in a range or an order is found whatever its case
-    ("night watch" is Night Watch); events and outputs keep the spelling of its definition."""
+    return specs, raw_states, raw_names
 
-    def cohort_name(value: Any) -> Any:
-        return canon.get(value.strip().casefold(), value) if isinstance(value, str) else value
-    battle_kwargs: dict[str, Any] = {"house_rules": rules}
-    catalog_extra = data.get("catalog")
+
+def _load_cohort(raw: dict[str, Any], where: str, problems: list[Problem]) -> CohortSpec | None:
+    """One cohort's declaration (its keys but the standing's): members may be just names
+    (:func:`_member`), pools' names are dropdown labels in any case."""
+    spec_data = {k: v for k, v in raw.items() if k not in STATE_KEYS}
+    members = spec_data.get("members")
+    if isinstance(members, list):
+        spec_data["members"] = [_member(m) for m in members]
+    if isinstance(spec_data.get("pools"), dict):
+        spec_data["pools"] = {_label(k, PoolName): v for k, v in spec_data["pools"].items()}
+    spec: CohortSpec | None = _validate(CohortSpec, spec_data, where, problems)
+    return spec
+
+
+def _check_members(spec: CohortSpec, where: str, rules: HouseRules, problems: list[Problem]) -> None:
+    """R1: a cohort's members (each once, 3 to 5 unless ``allow_any_size``), and the
+    members its Sergeant, Aegis and lasting rolls name."""
+    member_names = [m.name for m in spec.members]
+    for j, m in enumerate(member_names):
+        if member_names.index(m) != j:
+            problems.append(Problem(f"{where}.members[{j}].name", f"{m!r} is in {spec.name} twice"))
+    n = len(spec.members)
+    if not rules.allow_any_size and not 3 <= n <= 5:
+        problems.append(Problem(f"{where}.members", f"{spec.name} has {n} members; a cohort has 3 to 5 (R1; "
+                                "house rule allow_any_size lifts this)"))
+    if n == 0:
+        problems.append(Problem(f"{where}.members", f"{spec.name} has no members"))
+    for role in ("sergeant",):
+        who = getattr(spec, role)
+        if who is not None and who not in member_names:
+            problems.append(Problem(f"{where}.{role}", f"{who!r} is not a member of {spec.name}"
+                                    + did_you_mean(who, member_names)))
+    for key, mapping in (("aegis", spec.aegis), ("lasting_rolls", spec.lasting_rolls)):
+        for who in mapping:
+            if who not in member_names:
+                problems.append(Problem(f"{where}.{key}.{who}", f"{who!r} is not a member of {spec.name}"
+                                        + did_you_mean(who, member_names)))
+
+
+def _load_catalog(catalog_extra: Any, problems: list[Problem]) -> dict[str, Any] | None:
+    """The file's ``catalog``: additions to the shipped catalog (R12), or ``None`` when
+    there are none or they are wrong."""
     if catalog_extra is not None and not isinstance(catalog_extra, dict):
         problems.append(Problem("catalog", "must be a mapping shaped like the shipped catalog"))
-        catalog_extra = None
+        return None
     if catalog_extra is not None:
         try:
-            default_catalog().extend(catalog_extra)
-        except ValidationError as err:
-            problems.extend(pydantic_problems(err, "catalog"))
-            catalog_extra = None
+            if _validate(Catalog, default_catalog().extended_data(catalog_extra), "catalog", problems,
+                         hints=False) is None:
+                return None
         except (AttributeError, TypeError, ValueError) as exc:
             problems.append(Problem("catalog", f"must be shaped like the shipped catalog ({exc})"))
-            catalog_extra = None
-    battle_kwargs["catalog_extra"] = catalog_extra
+            return None
+    return catalog_extra
 
-    # current state (all optional)
+
+def _load_states(specs: list[CohortSpec], raw_states: list[tuple[int, dict[str, Any]]], rules: HouseRules,
+                 catalog_extra: dict[str, Any] | None, problems: list[Problem]) -> dict[str, CohortState]:
+    """Each loaded cohort's standing between phases (all optional; a fresh cohort has full
+    Health, its Temper and Control, everyone Active)."""
     states: dict[str, CohortState] = {}
     if specs:
         probe = Battle(cohorts=tuple(specs), state={}, house_rules=rules, catalog_extra=catalog_extra)
         for (i, raw_state), spec in zip(raw_states, specs, strict=True):
-            where = f"cohorts[{i}]"
-            start = initial_state(spec, probe.pools[spec.name]).model_dump()
-            raw_member_states = raw_state.get("states") or {}
-            if not isinstance(raw_member_states, dict):
-                problems.append(Problem(f"{where}.states", "must map member names to states"))
-                raw_member_states = {}
-            for who in raw_member_states:
-                if who not in start["states"]:
-                    problems.append(Problem(f"{where}.states.{who}", f"{who!r} is not a member of {spec.name}"
-                                            + did_you_mean(who, start["states"])))
-            merged = {**start, **{k: v for k, v in raw_state.items() if k != "states"}}
-            merged["states"] = {**start["states"], **{k: _label(v, State) for k, v in raw_member_states.items()
-                                                     if k in start["states"]}}
-            st = _validate(CohortState, merged, where, problems)
+            st = _load_state(raw_state, spec, probe.pools[spec.name], f"cohorts[{i}]", problems)
             if st is not None:
-                top = probe.pools[spec.name].pools["health"]
-                if st.health > top:
-                    problems.append(Problem(f"{where}.health", f"{st.health} is more than {spec.name}'s maximum "
-                                            f"Health {top} (Tasks 5.9, R17)"))
-                for key in ("temper", "control"):
-                    if getattr(st, key) < 0:
-                        problems.append(Problem(f"{where}.{key}", f"{getattr(st, key)} is less than 0"))
-                for who in st.hero_used:
-                    if who not in start["states"]:
-                        problems.append(Problem(f"{where}.hero_used", f"{who!r} is not a member of {spec.name}"))
                 states[spec.name] = st
-        battle_kwargs["catalog_extra"] = catalog_extra
+    return states
 
-    ranges = _load_ranges(data.get("ranges"), spec_by, raw_names, cohort_name, problems)
-    orders = _load_orders(data.get("orders"), spec_by, raw_names, cohort_name, problems)
 
-    phase = data.get("phase", 1)
+def _load_state(raw_state: dict[str, Any], spec: CohortSpec, pools: CohortPools, where: str,
+                problems: list[Problem]) -> CohortState | None:
+    """One cohort's standing: the file's keys over the fresh standing, member states by
+    member name; Health at most the built maximum (Tasks 5.9, R17), Temper and Control not
+    below 0, and Hero Moments used by members (R21)."""
+    start = initial_state(spec, pools).model_dump()
+    raw_member_states = raw_state.get("states") or {}
+    if not isinstance(raw_member_states, dict):
+        problems.append(Problem(f"{where}.states", "must map member names to states"))
+        raw_member_states = {}
+    for who in raw_member_states:
+        if who not in start["states"]:
+            problems.append(Problem(f"{where}.states.{who}", f"{who!r} is not a member of {spec.name}"
+                                    + did_you_mean(who, start["states"])))
+    merged = {**start, **{k: v for k, v in raw_state.items() if k != "states"}}
+    merged["states"] = {**start["states"], **{k: _label(v, State) for k, v in raw_member_states.items()
+                                             if k in start["states"]}}
+    st: CohortState | None = _validate(CohortState, merged, where, problems)
+    if st is None:
+        return None
+    top = pools.pools["health"]
+    if st.health > top:
+        problems.append(Problem(f"{where}.health", f"{st.health} is more than {spec.name}'s maximum "
+                                f"Health {top} (Tasks 5.9, R17)"))
+    for key in ("temper", "control"):
+        if getattr(st, key) < 0:
+            problems.append(Problem(f"{where}.{key}", f"{getattr(st, key)} is less than 0"))
+    for who in st.hero_used:
+        if who not in start["states"]:
+            problems.append(Problem(f"{where}.hero_used", f"{who!r} is not a member of {spec.name}"))
+    return st
+
+
+def _check_phase_and_seed(phase: Any, seed: Any, problems: list[Problem]) -> None:
+    """The number of the next phase (1 or more) and the dice seed (R25)."""
     if not isinstance(phase, int) or isinstance(phase, bool) or phase < 1:
         problems.append(Problem("phase", f"{_short(phase)} is not a phase number (1 or more)"))
-    seed = data.get("seed")
     if seed is not None and not isinstance(seed, (int, str)):
         problems.append(Problem("seed", f"{_short(seed)} is not a whole number or text"))
-    if problems:
-        raise InputError(problems, source)
-    return Battle(
-        cohorts=tuple(specs), state=states, ranges=tuple(ranges), orders=tuple(orders), phase=phase, seed=seed,
-        history=tuple(data.get("history") or ()), log=tuple(data.get("log") or ()), **battle_kwargs,
-    )
 
 
 def _load_ranges(raw_ranges: Any, spec_by: dict[str, CohortSpec], raw_names: set[str],
@@ -442,8 +514,8 @@ def _check_order(order: Order, where: str, spec_by: dict[str, CohortSpec], skip:
     """The shape of an order: names that exist, and the fields its task needs.  (Breaking a
     rule is not a shape problem: that order is refused when resolved, R13.)  ``skip``: the
     malformed cohorts' names that are not cohorts (their own problems are listed already),
-    worked out once for a phase's orders."""
-    out: list[Problem] = []
+    worked out once for a phase's orders.  Each task's own fields are checked by its
+    function in :data:`_TASK_CHECKS`."""
     spec = spec_by.get(order.cohort)
     if skip and (order.cohort in skip or order.target in skip):
         return []  # that cohort's own problems are listed already
@@ -451,55 +523,107 @@ def _check_order(order: Order, where: str, spec_by: dict[str, CohortSpec], skip:
         return [Problem(f"{where}.cohort", f"{_short(order.cohort)} is not a cohort"
                         + (did_you_mean(order.cohort, spec_by) or f" (expected one of {', '.join(spec_by)})"))]
     if order.target is not None and order.target not in spec_by:
-        out.append(Problem(f"{where}.target", f"{_short(order.target)} is not a cohort"
-                           + (did_you_mean(order.target, spec_by) or f" (expected one of {', '.join(spec_by)})")))
-        return out
+        return [Problem(f"{where}.target", f"{_short(order.target)} is not a cohort"
+                        + (did_you_mean(order.target, spec_by) or f" (expected one of {', '.join(spec_by)})"))]
+    out: list[Problem] = []
     task = order.task
     if task in _NEEDS_TARGET and not order.target:
         out.append(Problem(f"{where}.target", f"{task.value} needs a target cohort"))
-    if task is Task.INSPIRE:
-        if order.benefit is None:
-            out.append(Problem(f"{where}.benefit", "Inspire needs a benefit (expected one of "
-                               + ", ".join(b.value for b in Benefit) + ")"))
-    if task in (Task.INSPIRE, Task.ANALYZE) and order.ally is not None and order.ally not in spec_by:
-        out.append(Problem(f"{where}.ally", f"{order.ally!r} is not a cohort" + did_you_mean(order.ally, spec_by)))
-    if task is Task.RESCUE:
-        home = spec_by[order.target] if order.target else spec
-        if not order.member:
-            out.append(Problem(f"{where}.member", "Rescue needs the member to rescue"))
-        elif order.member not in {m.name for m in home.members}:
-            out.append(Problem(f"{where}.member", f"{order.member!r} is not a member of {home.name}"
-                               + did_you_mean(order.member, [m.name for m in home.members])))
-    if task is Task.HEAL and order.temper is not None and not 1 <= order.temper <= 10:
-        out.append(Problem(f"{where}.temper", f"{order.temper} is not 1 to 10 (Heal spends 1 to 10 temper)"))
-    if task is Task.HERO_MOMENT:
-        members = {m.name for m in spec.members}
-        if not order.member:
-            out.append(Problem(f"{where}.member", "a Hero Moment needs its hero (a member of the cohort)"))
-        elif order.member not in members:
-            out.append(Problem(f"{where}.member", f"{order.member!r} is not a member of {spec.name}"
-                               + did_you_mean(order.member, members)))
-        if order.moment is None:
-            out.append(Problem(f"{where}.moment", "a Hero Moment needs its moment (expected one of "
-                               + ", ".join(m.value for m in Moment) + ")"))
-        if order.moment is Moment.BOOST_A_POOL and order.pool is None:
-            out.append(Problem(f"{where}.pool", "Boost a Pool needs the pool (expected one of "
-                               + ", ".join(p.value for p in PoolName) + ")"))
-        if order.moment is Moment.SAVE_AN_ALLY:
-            if not order.ally:
-                out.append(Problem(f"{where}.ally", "Save an Ally needs the ally to save"))
-            elif order.ally not in members:
-                out.append(Problem(f"{where}.ally", f"{order.ally!r} is not a member of {spec.name}"
-                                   + did_you_mean(order.ally, members)))
-        if order.moment is Moment.SPLIT_THE_PARTY:
-            if not order.target:
-                out.append(Problem(f"{where}.target", "Split the Party needs the second cohort (target)"))
-            elif order.ally and order.ally not in {m.name for m in spec_by[order.target].members}:
-                out.append(Problem(f"{where}.ally", f"{order.ally!r} is not a member of {order.target}"
-                                   + did_you_mean(order.ally, [m.name for m in spec_by[order.target].members])))
-            if order.temper is not None and not 1 <= order.temper <= 10:
-                out.append(Problem(f"{where}.temper", f"{order.temper} is not 1 to 10"))
+    check = _TASK_CHECKS.get(task)
+    if check is not None:
+        check(order, where, spec_by, spec, out)
     return out
+
+
+_Check = typing.Callable[[Order, str, dict[str, CohortSpec], CohortSpec, list[Problem]], None]
+
+
+def _check_ally_cohort(order: Order, where: str, spec_by: dict[str, CohortSpec], out: list[Problem]) -> None:
+    """Tasks 5.5, 5.8: the ally cohort an Inspire or an Analyze names is a cohort."""
+    if order.ally is not None and order.ally not in spec_by:
+        out.append(Problem(f"{where}.ally", f"{order.ally!r} is not a cohort" + did_you_mean(order.ally, spec_by)))
+
+
+def _check_inspire(order: Order, where: str, spec_by: dict[str, CohortSpec], spec: CohortSpec,
+                   out: list[Problem]) -> None:
+    """Inspire (Tasks 5.5, R20): its benefit, and its ally cohort."""
+    if order.benefit is None:
+        out.append(Problem(f"{where}.benefit", "Inspire needs a benefit (expected one of "
+                           + ", ".join(b.value for b in Benefit) + ")"))
+    _check_ally_cohort(order, where, spec_by, out)
+
+
+def _check_analyze(order: Order, where: str, spec_by: dict[str, CohortSpec], spec: CohortSpec,
+                   out: list[Problem]) -> None:
+    """Analyze (Tasks 5.8): its ally cohort."""
+    _check_ally_cohort(order, where, spec_by, out)
+
+
+def _check_rescue(order: Order, where: str, spec_by: dict[str, CohortSpec], spec: CohortSpec,
+                  out: list[Problem]) -> None:
+    """Rescue (Tasks 5.7): the member to rescue, of the target cohort (or its own)."""
+    home = spec_by[order.target] if order.target else spec
+    if not order.member:
+        out.append(Problem(f"{where}.member", "Rescue needs the member to rescue"))
+    elif order.member not in {m.name for m in home.members}:
+        out.append(Problem(f"{where}.member", f"{order.member!r} is not a member of {home.name}"
+                           + did_you_mean(order.member, [m.name for m in home.members])))
+
+
+def _check_heal(order: Order, where: str, spec_by: dict[str, CohortSpec], spec: CohortSpec,
+                out: list[Problem]) -> None:
+    """Heal (Tasks 5.9, R36): the temper it spends, 1 to 10."""
+    if order.temper is not None and not 1 <= order.temper <= 10:
+        out.append(Problem(f"{where}.temper", f"{order.temper} is not 1 to 10 (Heal spends 1 to 10 temper)"))
+
+
+def _check_hero_moment(order: Order, where: str, spec_by: dict[str, CohortSpec], spec: CohortSpec,
+                       out: list[Problem]) -> None:
+    """A Hero Moment (Tasks 5.10, Hero Moments 1.1-1.5, R21): its hero, a member of the cohort, its
+    moment, and what that moment needs (:func:`_check_moment`)."""
+    members = {m.name for m in spec.members}
+    if not order.member:
+        out.append(Problem(f"{where}.member", "a Hero Moment needs its hero (a member of the cohort)"))
+    elif order.member not in members:
+        out.append(Problem(f"{where}.member", f"{order.member!r} is not a member of {spec.name}"
+                           + did_you_mean(order.member, members)))
+    if order.moment is None:
+        out.append(Problem(f"{where}.moment", "a Hero Moment needs its moment (expected one of "
+                           + ", ".join(m.value for m in Moment) + ")"))
+    _check_moment(order, where, spec_by, spec, members, out)
+
+
+def _check_moment(order: Order, where: str, spec_by: dict[str, CohortSpec], spec: CohortSpec, members: set[str],
+                  out: list[Problem]) -> None:
+    """What a Hero Moment needs: Boost a Pool its pool (1.4), Save an Ally the ally, a
+    member of the cohort (1.1), Split the Party the second cohort and 1 to 10 temper (1.5)."""
+    if order.moment is Moment.BOOST_A_POOL and order.pool is None:
+        out.append(Problem(f"{where}.pool", "Boost a Pool needs the pool (expected one of "
+                           + ", ".join(p.value for p in PoolName) + ")"))
+    if order.moment is Moment.SAVE_AN_ALLY:
+        if not order.ally:
+            out.append(Problem(f"{where}.ally", "Save an Ally needs the ally to save"))
+        elif order.ally not in members:
+            out.append(Problem(f"{where}.ally", f"{order.ally!r} is not a member of {spec.name}"
+                               + did_you_mean(order.ally, members)))
+    if order.moment is Moment.SPLIT_THE_PARTY:
+        if not order.target:
+            out.append(Problem(f"{where}.target", "Split the Party needs the second cohort (target)"))
+        elif order.ally and order.ally not in {m.name for m in spec_by[order.target].members}:
+            out.append(Problem(f"{where}.ally", f"{order.ally!r} is not a member of {order.target}"
+                               + did_you_mean(order.ally, [m.name for m in spec_by[order.target].members])))
+        if order.temper is not None and not 1 <= order.temper <= 10:
+            out.append(Problem(f"{where}.temper", f"{order.temper} is not 1 to 10"))
+
+
+_TASK_CHECKS: dict[Task, _Check] = {
+    Task.INSPIRE: _check_inspire,
+    Task.ANALYZE: _check_analyze,
+    Task.RESCUE: _check_rescue,
+    Task.HEAL: _check_heal,
+    Task.HERO_MOMENT: _check_hero_moment,
+}
+"""The checks of each task's own fields, after its target's (:func:`_check_order`)."""
 
 
 def battle_to_file(battle: Battle) -> dict[str, Any]:

@@ -1,9 +1,7 @@
 """Baltimore by Night battalion combat rules (``bbn-battalion-combat.txt`` read through
-RULINGS-bbn.md R1-R37, described in ``docs/rules/bbn.md``).  Pure: the standard library and pydantic only."""
+RULINGS-bbn.md R1-R37, described in ``docs/rules/bbn.md``).  Pure: the standard library only (issue 24)."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from sheetsync.systems.bbn.rules.aftermath import AftermathEntry, aftermath, aftermath_json
 from sheetsync.systems.bbn.rules.battle import Battle, RangeEntry
@@ -57,23 +55,11 @@ __all__ = [
     "Task",
     "aftermath",
     "aftermath_json",
-    "battle_to_file",
     "compute_pools",
     "default_catalog",
     "hit_chance",
-    "load_battle",
     "phase_roller",
     "resolve_phase",
     "side_out_of_fight",
     "undo",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    """The battle-file edge (:func:`load_battle`, :func:`battle_to_file`), imported on first
-    use: it validates with pydantic, and the engine runs on the standard library alone."""
-    if name in ("battle_to_file", "load_battle"):
-        from sheetsync.systems.bbn.files import loader
-
-        return getattr(loader, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

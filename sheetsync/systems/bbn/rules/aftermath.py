@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from sheetsync.core.dice import Roller
+from sheetsync.core.model import model
 from sheetsync.systems.bbn.rules.battle import Battle
 from sheetsync.systems.bbn.rules.models import Frozen, State
 
@@ -23,6 +24,7 @@ LASTING_TABLES: dict[int, list[tuple[range, str]]] = {
 }
 
 
+@model
 class LastingEffect(Frozen):
     """R28: the one d10 roll on the table of the highest band reached."""
 
@@ -32,6 +34,7 @@ class LastingEffect(Frozen):
     result: str
 
 
+@model
 class AftermathEntry(Frozen):
     """One character's aftermath report line (R26-R30)."""
 

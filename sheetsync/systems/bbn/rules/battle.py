@@ -7,11 +7,9 @@ battle file, the workbook's hidden state sheet and the undo history all hold.
 
 from __future__ import annotations
 
-from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field
-
+from sheetsync.core.model import Range, model
 from sheetsync.systems.bbn.rules.catalog import Catalog, default_catalog
 from sheetsync.systems.bbn.rules.models import (
     Band,
@@ -19,14 +17,17 @@ from sheetsync.systems.bbn.rules.models import (
     CohortState,
     Frozen,
     HouseRules,
+    Memo,
     Order,
     State,
+    remembered,
 )
 from sheetsync.systems.bbn.rules.pools import CohortPools, compute_pools
 
 __all__ = ["Battle", "RangeEntry", "initial_state"]
 
 
+@model
 class RangeEntry(Frozen):
     """Ranges (The Battle 3), R24: the band the Storyteller set between two cohorts."""
 
@@ -73,10 +74,8 @@ def _pools_of(rules_json: str, catalog_key: str, spec: CohortSpec, battle: Battl
     return found
 
 
-_DEFAULT_RULES = HouseRules.model_construct()
-"""The readings RULINGS-bbn.md gives (R1-R37), equal to ``HouseRules()``: made without
-validation, so importing this module does not build HouseRules' validator (issue 12); a
-battle builds it when it is first validated."""
+_DEFAULT_RULES = HouseRules()
+"""The readings RULINGS-bbn.md gives (R1-R37)."""
 
 
 _SHARED_DUMPS: list[tuple[tuple[Frozen, ...], list[dict[str, Any]]]] = []
@@ -133,12 +132,13 @@ def orders_behind(dump: Any) -> tuple[Order, ...] | None:
     return None
 
 
-class Battle(Frozen):
+@model
+class Battle(Memo):
     """Everything a phase needs, and everything undo restores."""
 
     house_rules: HouseRules = _DEFAULT_RULES
     seed: int | str | None = None
-    phase: int = Field(default=1, ge=1)
+    phase: Annotated[int, Range(ge=1)] = 1
     """The number of the next phase to resolve."""
     cohorts: tuple[CohortSpec, ...]
     state: dict[str, CohortState]
@@ -150,23 +150,23 @@ class Battle(Frozen):
     """Every event of the battle so far, as dicts, each with its ``phase``."""
     catalog_extra: dict[str, Any] | None = None
 
-    @cached_property
+    @remembered
     def catalog(self) -> Catalog:
         base = default_catalog()
         return base.extend(self.catalog_extra) if self.catalog_extra else base
 
-    @cached_property
+    @remembered
     def pools(self) -> dict[str, CohortPools]:
         """Cohort Sheet 1.1-1.7: the pools each cohort was built with."""
         rules = self.house_rules.model_dump_json()
         catalog = repr(self.catalog_extra)
         return {c.name: _pools_of(rules, catalog, c, self) for c in self.cohorts}
 
-    @cached_property
+    @remembered
     def spec(self) -> dict[str, CohortSpec]:
         return {c.name: c for c in self.cohorts}
 
-    @cached_property
+    @remembered
     def bands(self) -> dict[tuple[str, str], Band]:
         """R24: every band the Storyteller set, by ``(a, b)`` and ``(b, a)``; where a pair
         is listed twice the first entry counts.  Built once a battle (a phase looks a band

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cached_property, lru_cache
+from dataclasses import field
+from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from pydantic import Field
-
-from sheetsync.systems.bbn.rules.models import Frozen
+from sheetsync.core.model import model
+from sheetsync.systems.bbn.rules.models import Frozen, Memo, remembered
 
 __all__ = ["Catalog", "PoolModifiers", "default_catalog", "normalize"]
 
@@ -30,6 +30,7 @@ def normalize(name: str) -> str:
     return re.sub(r"[\s'’:\-_.()]+", "", text)
 
 
+@model
 class PoolModifiers(Frozen):
     """What feeds one pool, and the section that says so."""
 
@@ -42,18 +43,19 @@ class PoolModifiers(Frozen):
     offensive_paths: bool = False
 
 
-class Catalog(Frozen):
+@model
+class Catalog(Memo):
     """The modifier tables and name synonyms (R12)."""
 
     pools: dict[str, PoolModifiers]
     offensive_paths: tuple[str, ...] = ()
-    synonyms: dict[str, str] = Field(default_factory=dict)
+    synonyms: dict[str, str] = field(default_factory=dict)
 
     def canonical(self, name: str) -> str:
         """The catalog's spelling of ``name`` (after synonyms), or ``name`` itself (R12)."""
         return self._spelling.get(normalize(name), name.strip())
 
-    @cached_property
+    @remembered
     def _spelling(self) -> dict[str, str]:
         """normalized name → the catalog's spelling; synonyms first, as they win."""
         out: dict[str, str] = {}
@@ -68,7 +70,7 @@ class Catalog(Frozen):
             out[normalize(alias)] = target
         return out
 
-    @cached_property
+    @remembered
     def known_names(self) -> tuple[str, ...]:
         """Every trait name the catalog knows, in its spelling (for "did you mean", R12)."""
         return tuple(sorted(set(self._spelling.values())))
@@ -79,6 +81,11 @@ class Catalog(Frozen):
 
     def extend(self, extra: dict[str, Any]) -> Catalog:
         """A new catalog with ``extra``'s pools' lists, paths and synonyms added."""
+        return Catalog.model_validate(self.extended_data(extra))
+
+    def extended_data(self, extra: dict[str, Any]) -> dict[str, Any]:
+        """The data of :meth:`extend`'s catalog, before it is checked (the battle-file
+        loader checks it with pydantic, naming each problem's place)."""
         data = self.model_dump()
         for pool, mods in (extra.get("pools") or {}).items():
             base = data["pools"].setdefault(pool, {"section": mods.get("section", "chronicle")})
@@ -89,7 +96,7 @@ class Catalog(Frozen):
                     base[key] = values
         data["offensive_paths"] = list(data["offensive_paths"]) + list(extra.get("offensive_paths", []))
         data["synonyms"].update(extra.get("synonyms", {}))
-        return Catalog.model_validate(data)
+        return data
 
 
 @lru_cache(maxsize=1)

@@ -19,21 +19,24 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Literal
 
 from sheetsync.core.dice import Roller
+from sheetsync.core.model import model
 from sheetsync.systems.bbn.rules.battle import Battle
 from sheetsync.systems.bbn.rules.models import (
     Band,
     Benefit,
     CohortState,
     Frozen,
+    Memo,
     Moment,
     Order,
     PoolName,
     State,
     Task,
+    remember,
+    remembered,
 )
 from sheetsync.systems.bbn.rules.pools import actions_available
 
@@ -56,6 +59,7 @@ __all__ = [
 Outcome = Literal["hit", "miss", "refused", "done"]
 
 
+@model
 class Roll(Frozen):
     """R25: one die, and whether it was typed in (``entered``) or rolled by sheetsync."""
 
@@ -65,6 +69,7 @@ class Roll(Frozen):
     purpose: str
 
 
+@model
 class Effect(Frozen):
     """Something that happened inside an order (or at the end of the phase)."""
 
@@ -79,6 +84,7 @@ class Effect(Frozen):
     roll: Roll | None = None
 
 
+@model
 class Event(Frozen):
     """The record of one order: inputs, dice, outcome, rule (DESIGN convention 3)."""
 
@@ -101,7 +107,8 @@ class Event(Frozen):
     moment: Moment | None = None
 
 
-class PhaseResult(Frozen):
+@model
+class PhaseResult(Memo):
     """What :func:`resolve_phase` returns."""
 
     phase: int
@@ -109,7 +116,7 @@ class PhaseResult(Frozen):
     end_of_phase: tuple[Effect, ...]
     battle: Battle
 
-    @cached_property
+    @remembered
     def events_json(self) -> tuple[dict[str, Any], ...]:
         """Each event's JSON dump, made once: :func:`resolve_phase` makes them for the
         battle's log (R13) and they are these very dicts (issue 12: a Resolve dumped every
@@ -284,17 +291,10 @@ class _Cohort:
 
 
 def _trusted_state(fields: dict[str, Any]) -> CohortState:
-    """A :class:`CohortState` of values known to be valid, made without validating them
-    again (what ``model_construct`` does, without its per-field loop, which is slower than
-    validating): a phase freezes every cohort, and validation was a quarter of a
-    simulated phase.  ``fields`` must hold every field; the tests pin the result equal to
-    ``CohortState(**fields)``, dumps and fields set included."""
-    st = CohortState.__new__(CohortState)
-    object.__setattr__(st, "__dict__", fields)
-    object.__setattr__(st, "__pydantic_fields_set__", set(fields))
-    object.__setattr__(st, "__pydantic_extra__", None)
-    object.__setattr__(st, "__pydantic_private__", None)
-    return st
+    """A :class:`CohortState` of values known to be valid, made without checking them
+    again: a phase freezes every cohort.  ``fields`` must hold every field; the tests pin
+    the result equal to ``CohortState(**fields)``, dumps included."""
+    return CohortState(**fields)
 
 
 class _Phase:
@@ -1116,7 +1116,7 @@ def resolve_phase(battle: Battle, roller: Roller | None = None, *, record: bool 
     new = battle.model_copy(update=update)
     result = PhaseResult(phase=battle.phase, events=events, end_of_phase=tuple(end), battle=new)
     if dumped is not None:
-        result.__dict__["events_json"] = dumped  # the cached property, made once for the log
+        remember(result, "events_json", dumped)  # made once, for the log
     return result
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-
-from pydantic import Field
+from dataclasses import field
 
 from sheetsync.core.errors import did_you_mean
+from sheetsync.core.model import model
 from sheetsync.systems.bbn.rules.catalog import Catalog, PoolModifiers, default_catalog, normalize
 from sheetsync.systems.bbn.rules.models import (
     POOL_NAMES,
@@ -33,6 +33,7 @@ __all__ = [
 ]
 
 
+@model
 class Contribution(Frozen):
     """One line of a pool's breakdown."""
 
@@ -46,6 +47,7 @@ class Contribution(Frozen):
     detail: str = ""
 
 
+@model
 class NotCounted(Frozen):
     """A trait on a sheet that feeds no pool (R12): kept, listed, never counted."""
 
@@ -55,6 +57,7 @@ class NotCounted(Frozen):
     reason: str
 
 
+@model
 class CohortPools(Frozen):
     """Every pool of one cohort, with its breakdown (``sheetsync pools``)."""
 
@@ -63,7 +66,7 @@ class CohortPools(Frozen):
     pools: dict[str, int]
     breakdown: dict[str, tuple[Contribution, ...]]
     not_counted: tuple[NotCounted, ...] = ()
-    member_movement: dict[str, int] = Field(default_factory=dict)
+    member_movement: dict[str, int] = field(default_factory=dict)
 
 
 def temper_cap(member: CharacterSheet) -> int:

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sheetsync.core.errors import BattleStateError
+from sheetsync.core.model import ModelError
 from sheetsync.core.recent import keep
 from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate, quote_sheet
 from sheetsync.sheets.json_bytes import dumps
@@ -168,9 +169,15 @@ def _damaged(what: str) -> BattleStateError:
     return BattleStateError(f"State!A1: the stored battle state is damaged ({what}). {_RECOVER}.")
 
 
+_INDEX = re.compile(r"\[(\d+)\]")
+
+
 def _first_problem(exc: Exception) -> str:
-    """The first problem of a validation error in plain words (``history.0: Input should
-    be a valid dictionary``), or the exception's first line."""
+    """The first problem of a validation error in plain words, its place written as
+    pydantic's was (``history.0: 'x' is not a mapping``), or the exception's first line."""
+    if isinstance(exc, ModelError) and exc.errors:
+        where, what = exc.errors[0]
+        return (_INDEX.sub(r".\1", where) + ": " + what)[:200]
     errors = getattr(exc, "errors", None)
     if callable(errors):
         try:

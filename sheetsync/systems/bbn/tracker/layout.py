@@ -562,7 +562,7 @@ def capacity_for(battle: Any) -> dict[str, int]:
 
 @lru_cache(maxsize=8)
 def _cached(catalog_json: str, cap: tuple[tuple[str, int], ...]) -> Layout:
-    return _build(Catalog.model_validate_json(catalog_json), dict(cap))
+    return _build(Catalog.model_validate(json.loads(catalog_json)), dict(cap))
 
 
 def layout(catalog: Catalog | None = None, capacity: Mapping[str, Any] | None = None) -> Layout:

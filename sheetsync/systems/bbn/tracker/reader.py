@@ -26,8 +26,8 @@ from sheetsync.core.recent import keep
 from sheetsync.core.registry import MARK_CELL
 from sheetsync.sheets import table
 from sheetsync.sheets.backend import CellValue, Formula, Grid, quote_sheet
-from sheetsync.systems.bbn.files.loader import load_turn
-from sheetsync.systems.bbn.rules import Battle, HouseRules, load_battle
+from sheetsync.systems.bbn.files.loader import load_battle, load_turn
+from sheetsync.systems.bbn.rules import Battle, HouseRules
 from sheetsync.systems.bbn.tracker.codecs import Seed, Text, for_annotation
 from sheetsync.systems.bbn.tracker.codecs import short as _short
 from sheetsync.systems.bbn.tracker.layout import (

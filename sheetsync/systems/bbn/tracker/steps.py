@@ -32,14 +32,10 @@ from sheetsync.core.system import StepRefused
 from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate
 from sheetsync.sheets.step_report import StepReport
 from sheetsync.sheets.steps import CheckReport, Refusal
-from sheetsync.systems.bbn.rules import (
-    Battle,
-    aftermath,
-    aftermath_json,
-    battle_to_file,
-    resolve_phase,
-)
+from sheetsync.systems.bbn.files.loader import battle_to_file
+from sheetsync.systems.bbn.rules import Battle, aftermath, aftermath_json, resolve_phase
 from sheetsync.systems.bbn.rules import undo as undo_phase
+from sheetsync.systems.bbn.rules.models import forget
 from sheetsync.systems.bbn.rules.phase import PhaseResult, cohorts_json
 from sheetsync.systems.bbn.tracker import journal as sj
 from sheetsync.systems.bbn.tracker import writer
@@ -300,7 +296,7 @@ def placed_result(result: PhaseResult, places: Sequence[str]) -> PhaseResult:
     if all(a is b for a, b in zip(events, result.events, strict=True)):
         return result
     shown = result.model_copy(update={"events": events})
-    shown.__dict__.pop("events_json", None)  # made again from the placed events when read
+    forget(shown, "events_json")  # made again from the placed events when read
     return shown
 
 
