@@ -549,14 +549,23 @@ def _converter(hint: Any) -> _Convert:
     return checked
 
 
-def _plain(hint: Any) -> _Convert:  # noqa: C901 - one branch per kind of type, flat
+def _plain(hint: Any) -> _Convert:
+    """The converter of a type hint without its ``Annotated`` metadata: a scalar, a generic
+    form (:func:`_generic`) or a class (:func:`_of_class`)."""
     if hint is Any:
         return lambda v, path, errors: v
     if hint is None or hint is type(None):
         return _literal((None,))
     if hint in _SCALARS:
         return _SCALARS[hint]
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    origin = typing.get_origin(hint)
+    if origin is not None:
+        return _generic(hint, origin, typing.get_args(hint))
+    return _of_class(hint)
+
+
+def _generic(hint: Any, origin: Any, args: tuple[Any, ...]) -> _Convert:
+    """A subscripted hint: ``Annotated``, ``Literal``, a union, a tuple, a list or set, a dict."""
     if origin is Annotated:
         return _converter(hint)
     if origin is Literal:
@@ -571,6 +580,11 @@ def _plain(hint: Any) -> _Convert:  # noqa: C901 - one branch per kind of type, 
         return _sequence(_converter(args[0]) if args else _plain(Any), origin)
     if origin is dict:
         return _mapping(_converter(args[0]), _converter(args[1]))
+    raise TypeError(f"sheetsync.core.model can't convert {hint!r}")
+
+
+def _of_class(hint: Any) -> _Convert:
+    """A bare class: an enum, a model, or any other class its values must be instances of."""
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return _enum(hint)
     if isinstance(hint, type) and issubclass(hint, Model):
