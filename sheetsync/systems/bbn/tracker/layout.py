@@ -283,7 +283,7 @@ def _build(catalog: Catalog, cap: dict[str, int]) -> Layout:
     # -- Ranges, Log, Aftermath, House Rules ------------------------------------------------
     lay.add(Block("Ranges_Table", "Ranges", 2, (
         Column("a", "Cohort", choices="=Cohort_Names", width=20, codec_=bc.Text("cohort")),
-        Column("b", "Other cohort", choices="=Cohort_Names", width=20, codec_=bc.Text("cohort")),
+        Column("b", "Other cohort", choices="=Cohort_Names", width=20, codec_=bc.Text("other cohort")),
         Column("band", "Band", choices="Bands", width=12, codec_=bc.Text("band")),
     ), rows=cap["ranges"], title="Ranges"))
     lay.add(Block("Log_Table", "Log", 1, (
