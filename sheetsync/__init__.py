@@ -28,7 +28,7 @@ _EXPORTS = {
     "Formula": "sheetsync.sheets.backend",
     "ExcelBackend": "sheetsync.backends.excel",
     "Battle": "sheetsync.systems.bbn.rules",
-    "load_battle": "sheetsync.systems.bbn.rules",
+    "load_battle": "sheetsync.systems.bbn.files.loader",
     "resolve_phase": "sheetsync.systems.bbn.rules",
     "undo": "sheetsync.systems.bbn.rules",
     "aftermath": "sheetsync.systems.bbn.rules",
