@@ -202,7 +202,7 @@ def test_issue26_health_reports_a_stuck_step(url: str, payload: dict[str, Any],
         assert health.status_code == 503 and body["status"] == "stuck"
         (entry,) = body["stuck"]
         assert entry["action"] == "build" and entry["tracker"] == "Stuck.xlsx"
-        assert entry["seconds"] > BUDGET + server.STUCK_GRACE
+        assert entry["seconds"] >= BUDGET + server.STUCK_GRACE  # reported to 0.1 s: the threshold itself may show
     finally:
         release.set()
         click.join(DEADLINE)
