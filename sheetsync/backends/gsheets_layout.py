@@ -24,7 +24,8 @@ from sheetsync.backends.gsheets_draw import (
     _rgb,
     init_requests_for,
 )
-from sheetsync.systems.bbn.tracker.layout import Layout, layout
+from sheetsync.core.layout import Layout
+from sheetsync.core.registry import room
 
 __all__ = ["COMPUTED_RGB", "HEADER_RGB", "INPUT_RGB", "SHEET_ID_BASE", "_grid", "_rgb", "init_requests"]
 
@@ -33,4 +34,4 @@ def init_requests(existing: dict[str, int], lay: Layout | None = None) -> list[d
     """The batchUpdate requests that lay a blank tracker into a spreadsheet whose sheets are
     ``existing`` (title → sheet id).  A spreadsheet that already has a tracker sheet is
     refused; a lone empty default sheet ("Sheet1") is removed."""
-    return init_requests_for(lay or layout(), existing)
+    return init_requests_for(lay or room("bbn", "tracker.layout").layout(), existing)

@@ -964,7 +964,9 @@ def refresh_health_chart(pkg: XlsxPackage) -> dict[str, bytes]:
                                                                             f"{mark_sheet}!B2"]))
     if parse_mark(mark).system != "bbn":
         return {}
-    from sheetsync.systems.bbn.tracker.layout import layout
+    from sheetsync.core.registry import room
+
+    layout = room("bbn", "tracker.layout").layout
 
     try:
         cap = json.loads(capacity) if isinstance(capacity, str) and capacity.strip() else None
