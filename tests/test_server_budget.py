@@ -226,6 +226,22 @@ def test_issue26_run_within_never_stops_what_runs_after_the_step() -> None:
         for i in range(20000):  # where a stray stop would land
             total += i
         assert total == sum(range(20000))
+    # and the race left the watchdog working for every thread: a stop landing just after a
+    # lock was taken once leaked the watchdog's lock, and every later step ran unwatched
+    outcome: list[str] = []
+
+    def endless() -> None:
+        deadline = time.monotonic() + DEADLINE
+        try:
+            run_within(0.05, lambda: [None for _ in iter(lambda: time.monotonic() < deadline, False)])
+            outcome.append("ended")
+        except StepOverBudget:
+            outcome.append("stopped")
+
+    other = threading.Thread(target=endless, daemon=True)
+    other.start()
+    other.join(DEADLINE)
+    assert outcome == ["stopped"]
 
 
 def test_issue26_run_within_stops_steps_on_several_threads_each_at_its_budget() -> None:
@@ -244,7 +260,7 @@ def test_issue26_run_within_stops_steps_on_several_threads_each_at_its_budget() 
         except StepOverBudget:
             outcome[i] = "stopped"
 
-    threads = [threading.Thread(target=endless, args=(i,)) for i in range(3)]
+    threads = [threading.Thread(target=endless, args=(i,), daemon=True) for i in range(3)]
     for t in threads:
         t.start()
     for t in threads:

@@ -252,18 +252,25 @@ _T = TypeVar("_T")
 class _Watchdog:
     """Issue 26: one thread that raises :class:`StepOverBudget` in each step's thread whose
     budget is spent (one thread for every step: starting a timer thread per step cost 0.14 ms
-    a click).  Arming, disarming and firing hold one lock, so a step disarmed is never fired
-    at, and a step knows whether it was."""
+    a click).
+
+    The step's thread never takes the watchdog's lock once its budget may be spent: Python
+    can deliver the exception at any bytecode, including the one just after a lock is
+    acquired and before the ``with`` that would release it, and a lock leaked there stops
+    every later step's watchdog.  So the step and the watchdog settle who owns a step with
+    one ``dict.pop`` each, which the interpreter runs atomically: whoever pops the entry
+    decides.  Only the watchdog fires, and only at an entry it popped."""
 
     def __init__(self) -> None:
-        self._cond = threading.Condition()
+        self._cond = threading.Condition(threading.Lock())
         self._due: dict[int, tuple[float, int, list[bool]]] = {}  # key -> (deadline, thread id, [fired])
         self._keys = itertools.count()
         self._thread: threading.Thread | None = None
 
-    def arm(self, budget: float, thread_id: int, fired: list[bool]) -> int:
-        """Watch the step of thread ``thread_id`` for ``budget`` seconds; ``fired[0]``
-        becomes true when it is fired at."""
+    def arm(self, budget: float, thread_id: int) -> tuple[int, list[bool]]:
+        """Watch the step of thread ``thread_id`` for ``budget`` seconds.  Until this returns
+        the watchdog cannot fire at it (it fires holding the lock held here)."""
+        fired = [False]
         with self._cond:
             key = next(self._keys)
             self._due[key] = (time.monotonic() + budget, thread_id, fired)
@@ -271,25 +278,33 @@ class _Watchdog:
                 self._thread = threading.Thread(target=self._watch, name="sheetsync step watchdog", daemon=True)
                 self._thread.start()
             self._cond.notify()
-            return key
+        return key, fired
 
-    def disarm(self, key: int, fired: list[bool]) -> bool:
-        """Forget step ``key``; whether it was fired at."""
-        with self._cond:
-            self._due.pop(key, None)
-            return fired[0]
+    def disarm(self, key: int, fired: list[bool]) -> None:
+        """Forget step ``key``, from its own thread, and leave nothing pending on that thread.
+
+        Takes no lock.  If the pop finds the entry, the watchdog never fired and never will.
+        If not, the watchdog took it: wait until it has raised, then take back the exception
+        if it was not delivered yet.  If it is delivered while waiting, it is caught here."""
+        if self._due.pop(key, None) is not None:
+            return
+        try:
+            while not fired[0]:
+                time.sleep(0.0002)
+            _raise_in(threading.get_ident(), None)
+        except StepOverBudget:
+            pass  # delivered here, after the step: it stops nothing
 
     def _watch(self) -> None:
         with self._cond:
             while True:
                 now = time.monotonic()
                 for key, (deadline, thread_id, fired) in list(self._due.items()):
-                    if deadline <= now:
-                        del self._due[key]
-                        fired[0] = True
+                    if deadline <= now and self._due.pop(key, None) is not None:
                         _raise_in(thread_id, StepOverBudget)
+                        fired[0] = True
                 nearest = min((deadline for deadline, _, _ in self._due.values()), default=None)
-                self._cond.wait(None if nearest is None else nearest - now)
+                self._cond.wait(None if nearest is None else max(0.0, nearest - time.monotonic()))
 
 
 _WATCHDOG = _Watchdog()
@@ -301,19 +316,19 @@ def run_within(budget: float, fn: Callable[[], _T]) -> _T:
 
     A watchdog raises the exception in this thread (``PyThreadState_SetAsyncExc``); Python
     delivers it at the thread's next bytecode, so a pure-Python step stops at once, and one
-    inside a single long call into C stops when that call returns.  The watchdog and the end
-    of ``fn`` agree under one lock: once ``fn`` has returned, no exception is raised, and one
-    raised too late to land inside ``fn`` is cleared, so the thread (a worker of a pool) goes
-    on to its next task untouched.  ``StepOverBudget`` propagates to the caller, through
-    every ``with`` and ``finally`` of the step (locks are released, books closed)."""
-    thread_id = threading.get_ident()
-    fired = [False]
-    key = _WATCHDOG.arm(budget, thread_id, fired)
+    inside a single long call into C stops when that call returns.  Once ``fn`` has
+    returned, the exception stops nothing: one raised too late to land inside ``fn`` is
+    taken back or caught (see :meth:`_Watchdog.disarm`), so the thread (a worker of a pool)
+    goes on to its next task untouched.  ``StepOverBudget`` propagates to the caller,
+    through every ``with`` and ``finally`` of the step (locks are released, books closed)."""
+    key, fired = _WATCHDOG.arm(budget, threading.get_ident())
     try:
         return fn()
     finally:
-        if _WATCHDOG.disarm(key, fired):
-            _raise_in(thread_id, None)  # not yet delivered: it must not hit what runs next
+        try:
+            _WATCHDOG.disarm(key, fired)
+        except StepOverBudget:
+            pass  # delivered as disarm began: after the step, so it stops nothing
 
 
 def over_budget_message(action: str, budget: float) -> str:
