@@ -5,6 +5,7 @@ class name) without a traceback, exit code 1."""
 from __future__ import annotations
 
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -362,6 +363,15 @@ def aftermath(file: Path, as_json: JsonOpt = False) -> None:
     room("bbn", "views").print_aftermath(console, entries)
 
 
+class Paper(str, Enum):
+    """The paper a tracker prints on (issue 22)."""
+
+    a4 = "a4"
+    letter = "letter"
+
+
+PaperOpt = Annotated[Paper, typer.Option("--paper", case_sensitive=False,
+                                        help="The paper every sheet prints on: a4 (the default) or letter.")]
 SystemOpt = Annotated[str, typer.Option("--system", help="The rule system: bbn (Baltimore by Night battalion "
                                                          "combat, the default), hexwar (the hex wargame) or "
                                                          "exalted (Exalted 2e mass combat); see sheetsync "
@@ -489,6 +499,7 @@ def template(
     sheet: Annotated[str | None, typer.Option(
         "--sheet", help="With --csv for Exalted: characters or units (default: units when the CSV's name says "
                         "so).")] = None,
+    paper: PaperOpt = Paper.a4,
 ) -> None:
     """Write a blank tracker workbook (.xlsx, or .xlsm with --macros) for a rule system, or
     with --csv the empty CSV of its characters or units.
@@ -513,7 +524,7 @@ def template(
         from sheetsync.app.workbook_cli import write_system_template
 
         target = out.with_suffix(".xlsm") if macros else out
-        written = write_system_template(target, system, force=force)
+        written = write_system_template(target, system, force=force, paper=paper.value)
         fill = ("the Characters and Units sheets" if system.id == "exalted"
                 else "the Battle sheet's map and the Units sheet")
         console.print(f"Blank {system.title.lower()} tracker written to {written}. Fill in {fill}, then: "
@@ -522,11 +533,11 @@ def template(
     if macros or out.suffix.lower() == ".xlsm":
         from sheetsync.app.workbook_cli import write_macro_template
 
-        written = write_macro_template(out, force=force)
+        written = write_macro_template(out, force=force, paper=paper.value)
     else:
         from sheetsync.app.workbook_cli import write_template
 
-        written = write_template(out, force=force)
+        written = write_template(out, force=force, paper=paper.value)
     console.print(f"Blank tracker written to {written}. Fill in Cohorts and Characters, then: sheetsync build {written}")
 
 
@@ -548,6 +559,7 @@ def new(
         "--only", help="From a .gex: take only this character (repeat, or separate names with commas).")] = None,
     cohort: Annotated[list[str] | None, typer.Option(
         "--cohort", metavar="NAME=PICK", help=_COHORT_HELP)] = None,
+    paper: PaperOpt = Paper.a4,
 ) -> None:
     """Create a tracker workbook from a battle file: characters, state, ranges and orders.
 
@@ -576,12 +588,12 @@ def new(
     if system.id != "bbn":
         from sheetsync.app.workbook_cli import system_tracker_from
 
-        report = system_tracker_from(workbook, system, battle, force=force)
+        report = system_tracker_from(workbook, system, battle, force=force, paper=paper.value)
         console.print(f"{workbook}: {report.message}")
         return
     from sheetsync.app.workbook_cli import new_workbook
 
-    report = new_workbook(workbook, from_file_one, force=force)
+    report = new_workbook(workbook, from_file_one, force=force, paper=paper.value)
     console.print(f"{workbook}: {report.message}")
 
 
@@ -685,7 +697,10 @@ def import_command(
 
 
 @app.command(short_help="Build a tracker: pools (or unit values) from its sheets.")
-def build(workbook: Path) -> None:
+def build(workbook: Path, paper: Annotated[Paper | None, typer.Option(
+        "--paper", case_sensitive=False,
+        help="Print every sheet on a4 or letter from now on (default: the paper the tracker was made "
+             "with).")] = None) -> None:
     """Build a tracker workbook; the tracker says its own rule system.
 
     bbn (Baltimore by Night battalion combat): Build Cohorts, Characters → pools on the
@@ -694,7 +709,7 @@ def build(workbook: Path) -> None:
     traits from the Characters and Units sheets, and Join War's pools."""
     from sheetsync.app.workbook_cli import run_workbook
 
-    report = run_workbook("build", workbook)
+    report = run_workbook("build", workbook, paper=paper.value if paper else None)
     console.print(f"{workbook}: {report.message}")
     for line in report.warnings:
         err_console.print(f"Warning: {line}", style="yellow", highlight=False)

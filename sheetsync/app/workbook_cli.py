@@ -26,11 +26,12 @@ def excel_backend(path: Path, *, save_to: Path | None = None, workbook: Any = No
     Issue 12: the chart and the macros are only rebuilt on the openpyxl path; the package
     path keeps them as they are, the chart's ranges moved on to the phases played."""
     from sheetsync.backends.excel import ExcelBackend
-    from sheetsync.backends.xlsx_package import refresh_health_chart
+    from sheetsync.backends.xlsx_package import refresh_parts
 
     def restore(wb: Any) -> None:
         from sheetsync.core.registry import parse_mark, room
 
+        _fit_print_areas(wb)
         if "State" in wb.sheetnames and parse_mark(wb["State"]["B1"].value).system != "bbn":
             return  # the Health chart is the battalion tracker's
         room("bbn", "tracker.template").restore_chart(wb)  # at the tracker's own rows, over every cohort it names (its capacity, issue 9)
@@ -38,7 +39,26 @@ def excel_backend(path: Path, *, save_to: Path | None = None, workbook: Any = No
     dest = save_to if save_to is not None else path
     serialize = _xlsm_bytes if dest.suffix.lower() == ".xlsm" else None
     return ExcelBackend(path, before_save=restore, serialize=serialize, save_to=save_to, workbook=workbook,
-                        package=True, package_hook=refresh_health_chart)
+                        package=True, package_hook=refresh_parts)
+
+
+def _fit_print_areas(wb: Any) -> None:
+    """Issue 22: each sheet's print area down to the rows in use, before a save; a tracker
+    whose mark or capacity is damaged is left as it is (the step that reads it refuses it)."""
+    import json
+
+    from sheetsync.core.errors import SheetSyncError
+    from sheetsync.sheets.draw import fit_print_areas
+
+    if "State" not in wb.sheetnames:
+        return
+    value = wb["State"]["B2"].value
+    try:
+        capacity = json.loads(value) if isinstance(value, str) and value.strip() else None
+        lay = _system_of_workbook(wb).layout(capacity if isinstance(capacity, dict) else None)
+    except (SheetSyncError, ValueError, RecursionError, TypeError):
+        return
+    fit_print_areas(wb, lay)
 
 
 def _system_of_workbook(wb: Any) -> Any:
@@ -80,13 +100,15 @@ def _macros_dir() -> Path:
     return Path(MACROS_DIR)
 
 
-def _template_bytes(out: Path, capacity: dict[str, int] | None = None) -> bytes:
+def _template_bytes(out: Path, capacity: dict[str, int] | None = None, paper: str = "a4") -> bytes:
     import io
 
     from sheetsync.core.registry import room
+    from sheetsync.sheets.draw import set_paper
 
     layout = room("bbn", "tracker.layout").layout
     wb = room("bbn", "tracker.template").build_template(layout(capacity=capacity) if capacity else None)
+    set_paper(wb, paper)
     if out.suffix.lower() == ".xlsm":
         return _xlsm_bytes(wb)
     buf = io.BytesIO()
@@ -94,10 +116,12 @@ def _template_bytes(out: Path, capacity: dict[str, int] | None = None) -> bytes:
     return buf.getvalue()
 
 
-def write_template(out: Path, *, force: bool = True, capacity: dict[str, int] | None = None) -> Path:
-    """A blank tracker at ``out`` (.xlsx, or .xlsm with the buttons).  An existing file is
-    refused unless ``force``, and when replaced it is kept as ``NAME.bak`` (issue: a blank
-    template must never silently replace a battle in progress)."""
+def write_template(out: Path, *, force: bool = True, capacity: dict[str, int] | None = None,
+                   paper: str = "a4") -> Path:
+    """A blank tracker at ``out`` (.xlsx, or .xlsm with the buttons), printing on ``paper``
+    (``a4`` or ``letter``, issue 22).  An existing file is refused unless ``force``, and when
+    replaced it is kept as ``NAME.bak`` (issue: a blank template must never silently replace
+    a battle in progress)."""
     from sheetsync.sheets.disk import (
         WORKBOOK_SUFFIXES,
         atomic_write_bytes,
@@ -109,21 +133,22 @@ def write_template(out: Path, *, force: bool = True, capacity: dict[str, int] | 
     check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
     with file_lock(out):
         refuse_existing(out, force)
-        atomic_write_bytes(out, _template_bytes(out, capacity), backup=True)
+        atomic_write_bytes(out, _template_bytes(out, capacity, paper), backup=True)
     return out
 
 
-def new_workbook(out: Path, battle_file: Path, *, force: bool = True) -> usecases.StepReport:
+def new_workbook(out: Path, battle_file: Path, *, force: bool = True, paper: str = "a4") -> usecases.StepReport:
     """A tracker at ``out`` holding the battle of ``battle_file``, written in one save: an
     existing file is refused unless ``force``, and when replaced it is kept as ``NAME.bak``."""
     from sheetsync.core.registry import room
     from sheetsync.sheets.disk import WORKBOOK_SUFFIXES, check_suffix, read_data_file
 
     check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
-    return tracker_from(out, room("bbn", "files.loader").load_battle(read_data_file(battle_file), str(battle_file)), force=force)
+    return tracker_from(out, room("bbn", "files.loader").load_battle(read_data_file(battle_file), str(battle_file)),
+                        force=force, paper=paper)
 
 
-def tracker_from(out: Path, battle: Any, *, force: bool = True) -> usecases.StepReport:
+def tracker_from(out: Path, battle: Any, *, force: bool = True, paper: str = "a4") -> usecases.StepReport:
     """A tracker at ``out`` holding ``battle`` (a loaded battle), written in one save; the
     same refusal and ``.bak`` as :func:`new_workbook`.  The tracker is laid out with room
     for the battle and more (issue 9, :func:`~sheetsync.systems.bbn.tracker.layout.capacity_for`); a
@@ -136,21 +161,44 @@ def tracker_from(out: Path, battle: Any, *, force: bool = True) -> usecases.Step
     refuse_existing(out, force)
     lay = layout.layout(capacity=layout.capacity_for(battle))
     room("bbn", "tracker.reader").check_fits(lay, battle)  # before the template is built: a battle too big costs nothing
-    backend = excel_backend(out, workbook=room("bbn", "tracker.template").build_template(lay))
+    from sheetsync.sheets.draw import set_paper
+
+    wb = room("bbn", "tracker.template").build_template(lay)
+    set_paper(wb, paper)
+    backend = excel_backend(out, workbook=wb)
     with backend.locked():
         refuse_existing(out, force)  # again, under the lock: nobody made it meanwhile
         return usecases.load_battle_into(backend, battle, lay)
 
 
-def run_workbook(action: str, path: Path, *, out: Path | None = None) -> usecases.StepReport:
+def run_workbook(action: str, path: Path, *, out: Path | None = None, paper: str | None = None) -> usecases.StepReport:
     """Run one step on a workbook under its step lock; with ``out`` the result goes there and
-    ``path`` is left untouched (``--out``)."""
+    ``path`` is left untouched (``--out``).  ``paper`` (``a4`` or ``letter``, issue 22) puts
+    every sheet on that paper after the step; ``None`` keeps the tracker's."""
     from sheetsync.sheets import marks as steps
 
     backend = _step_backend(path, out)
     with backend.locked():
         report: usecases.StepReport = steps.run(action, backend)
+    if paper is not None:
+        _repaper(backend.destination, paper)
     return report
+
+
+def _repaper(path: Path, paper: str) -> None:
+    """Every sheet of the workbook at ``path`` on ``paper``, unless it is on it already (a
+    save through openpyxl, which puts the chart and the buttons back)."""
+    from sheetsync.sheets.draw import set_paper
+    from sheetsync.sheets.printing import PAPER
+
+    backend = excel_backend(path)
+    with backend.locked():
+        wb = backend.workbook
+        if all(ws.page_setup.paperSize is not None and int(ws.page_setup.paperSize) == PAPER[paper]
+               for ws in wb.worksheets):
+            return
+        set_paper(wb, paper)
+        backend.save()
 
 
 def _step_backend(path: Path, out: Path | None) -> Any:
@@ -231,16 +279,16 @@ def demo_workbook(battle_file: Path, out: Path) -> Path:
     return out
 
 
-def write_macro_template(out: Path, *, force: bool = True) -> Path:
+def write_macro_template(out: Path, *, force: bool = True, paper: str = "a4") -> Path:
     """The tracker as a macro-enabled workbook with the four buttons on the Battle sheet
     (desktop Excel: RunPython through open-source xlwings).  Returns the name written
     (``.xlsm``, whatever ``out`` ended in)."""
     if out.suffix.lower() != ".xlsm":
         out = out.with_suffix(".xlsm")
-    return write_template(out, force=force)
+    return write_template(out, force=force, paper=paper)
 
 
-def system_template(system: Any, capacity: dict[str, int] | None = None) -> Any:
+def system_template(system: Any, capacity: dict[str, int] | None = None, paper: str = "a4") -> Any:
     """A blank tracker of any rule system but the battalion one, drawn from its layout data
     (:func:`sheetsync.sheets.draw.draw_workbook`) with its steps' captions and House Rules."""
     from sheetsync.core.registry import room
@@ -248,11 +296,11 @@ def system_template(system: Any, capacity: dict[str, int] | None = None) -> Any:
 
     lay = system.layout(capacity)
     rows = room(system, "tracker.formulas").house_rule_rows()
-    return draw_workbook(lay, captions=[st.caption for st in system.steps], house_rules=rows)
+    return draw_workbook(lay, captions=[st.caption for st in system.steps], house_rules=rows, paper=paper)
 
 
 def write_system_template(out: Path, system: Any, *, force: bool = True,
-                          capacity: dict[str, int] | None = None) -> Path:
+                          capacity: dict[str, int] | None = None, paper: str = "a4") -> Path:
     """A blank tracker of ``system`` at ``out``: the same refusal and ``.bak`` as
     :func:`write_template`."""
     import io
@@ -266,7 +314,7 @@ def write_system_template(out: Path, system: Any, *, force: bool = True,
     )
 
     check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
-    wb = system_template(system, capacity)
+    wb = system_template(system, capacity, paper)
     if out.suffix.lower() == ".xlsm":
         data = _xlsm_bytes(wb)
     else:
@@ -279,7 +327,7 @@ def write_system_template(out: Path, system: Any, *, force: bool = True,
     return out
 
 
-def system_tracker_from(out: Path, system: Any, battle: Any, *, force: bool = True) -> Any:
+def system_tracker_from(out: Path, system: Any, battle: Any, *, force: bool = True, paper: str = "a4") -> Any:
     """A tracker of ``system`` at ``out`` holding ``battle``, sized to fit it, written in one
     save (built, ready for its first turn)."""
     from sheetsync.core.registry import room
@@ -289,7 +337,7 @@ def system_tracker_from(out: Path, system: Any, battle: Any, *, force: bool = Tr
     refuse_existing(out, force)
     tracker = room(system, "tracker.steps")
     capacity = tracker.capacity_for(battle)
-    backend = excel_backend(out, workbook=system_template(system, capacity))
+    backend = excel_backend(out, workbook=system_template(system, capacity, paper))
     with backend.locked():
         refuse_existing(out, force)
         return tracker.load_into(backend, battle, capacity=capacity)

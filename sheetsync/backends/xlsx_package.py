@@ -59,7 +59,7 @@ from sheetsync.sheets.backend import (
 )
 
 __all__ = ["FALLBACK_ERRORS", "PackageFallback", "XlsxPackage", "check_package", "refresh_health_chart",
-           "zip_rewrite"]
+           "refresh_parts", "refresh_print_areas", "zip_rewrite"]
 
 
 class PackageFallback(Exception):
@@ -807,7 +807,7 @@ class XlsxPackage:
 
     def _full_calc_on_load(self, replaced: dict[str, bytes]) -> None:
         """Ask Excel and LibreOffice to recalculate on load (openpyxl's workbooks do)."""
-        book = self._read("xl/workbook.xml").decode("utf-8")
+        book = replaced.get("xl/workbook.xml", self._read("xl/workbook.xml")).decode("utf-8")
         calc = re.search(r"<calcPr\b[^>]*?/?>", book)
         if calc is not None and 'fullCalcOnLoad="1"' in calc.group(0):
             return
@@ -821,6 +821,76 @@ class XlsxPackage:
             tag = '<calcPr fullCalcOnLoad="1"' + tag[len("<calcPr"):]
             new = book[:calc.start()] + tag + book[calc.end():]
         replaced["xl/workbook.xml"] = new.encode("utf-8")
+
+
+    def changed_sheets(self) -> dict[str, dict[int, dict[int, CellValue]]]:
+        """The cells holding a value of each sheet a write changed, as they stand now."""
+        return {name: sheet.rows for name, sheet in self._sheets.items() if sheet.changes}
+
+    def with_print_areas(self, areas: dict[str, str]) -> dict[str, bytes]:
+        """``xl/workbook.xml`` with the print area (``A1:K20``) of each sheet named in
+        ``areas`` set (issue 22), as openpyxl writes one: a ``_xlnm.Print_Area`` defined name
+        local to the sheet.  Nothing when every area already stands."""
+        book = self._read("xl/workbook.xml").decode("utf-8")
+        order = [el.get("name", "") for el in self._xml("xl/workbook.xml").iter(f"{_NS_MAIN}sheet")]
+        new = book
+        for name, area in areas.items():
+            if name not in order:
+                continue
+            index = order.index(name)
+            quoted = "'" + name.replace("'", "''") + "'"
+            first, _, last = area.partition(":")
+            ref = _escape(f"{quoted}!{_absolute(first)}:{_absolute(last)}")
+            found = re.compile(r'<definedName\b(?=[^>]*\bname="_xlnm\.Print_Area")(?=[^>]*\blocalSheetId="'
+                               + str(index) + r'")[^>]*>([^<]*)</definedName>')
+            m = found.search(new)
+            if m is not None:
+                new = new[:m.start(1)] + ref + new[m.end(1):]
+            elif "</definedNames>" in new:
+                tag = f'<definedName name="_xlnm.Print_Area" localSheetId="{index}">{ref}</definedName>'
+                new = new.replace("</definedNames>", tag + "</definedNames>", 1)
+            else:
+                raise PackageFallback("xl/workbook.xml: no defined names to hold a print area")
+        return {} if new == book else {"xl/workbook.xml": new.encode("utf-8")}
+
+
+def _absolute(cell: str) -> str:
+    m = re.fullmatch(r"([A-Z]+)([0-9]+)", cell)
+    if m is None:
+        raise PackageFallback(f"a print area cell it can't read: {cell!r}")
+    return f"${m.group(1)}${m.group(2)}"
+
+
+def refresh_print_areas(pkg: XlsxPackage) -> dict[str, bytes]:
+    """Issue 22: the print area of each sheet a step changed, down to the rows in use now
+    (:func:`sheetsync.sheets.printing.print_area`), as the openpyxl path's
+    :func:`sheetsync.sheets.draw.fit_print_areas` sets it before every save."""
+    import json
+
+    from sheetsync.core.errors import SheetSyncError
+    from sheetsync.core.registry import MARK_CELL, find_system, parse_mark
+    from sheetsync.sheets.printing import print_area, printed_sheets
+
+    changed = pkg.changed_sheets()
+    mark_sheet, mark_cell = MARK_CELL
+    if not changed or mark_sheet not in pkg.sheet_members:
+        return {}
+    (mark,), (capacity,) = (g[0] if g else [None] for g in pkg.read_ranges([f"{mark_sheet}!{mark_cell}",
+                                                                            f"{mark_sheet}!B2"]))
+    try:
+        cap = json.loads(capacity) if isinstance(capacity, str) and capacity.strip() else None
+        lay = find_system(parse_mark(mark).system).layout(cap if isinstance(cap, dict) else None)
+    except (SheetSyncError, ValueError, RecursionError, TypeError):
+        return {}  # a tracker whose mark or capacity is damaged: the step refuses it, not this
+    areas: dict[str, str] = {}
+    printed = printed_sheets(lay)
+    for name, rows in changed.items():
+        if name in printed:
+            values = {r: {c: v for c, v in cells.items() if not isinstance(v, Formula)} for r, cells in rows.items()}
+            area = print_area(lay, name, values)
+            if area is not None:
+                areas[name] = area
+    return pkg.with_print_areas(areas)
 
 
 def _strip_cached(xml: str) -> str:
@@ -946,6 +1016,11 @@ def _dimension(head: str, sheet: _Sheet) -> str:
 # ---------------------------------------------------------------------------------------
 
 _CHART_REF = re.compile(r"(<(?:c:)?f>'?Battle'?!\$([A-Z]+)\$([0-9]+))(?::\$[A-Z]+\$[0-9]+)?(</(?:c:)?f>)")
+
+
+def refresh_parts(pkg: XlsxPackage) -> dict[str, bytes]:
+    """Every part a step's package save refreshes: the Health chart's ranges and the print areas."""
+    return {**refresh_health_chart(pkg), **refresh_print_areas(pkg)}
 
 
 def refresh_health_chart(pkg: XlsxPackage) -> dict[str, bytes]:

@@ -21,8 +21,8 @@ from sheetsync.core.a1 import col_letter, quote_sheet  # A1 notation, one place 
 __all__ = [
     "BOOL", "INT", "NUMBER", "PERCENT", "TEXT",
     "Area", "Block", "Cell", "Chart", "CellChoices", "Choice", "Codec", "CodecError", "Colours", "Column", "DataBar",
-    "Dropdowns", "Int", "Layout", "Names", "Number", "Percent", "PrintSetup", "Rule", "Static", "Text", "YesNo",
-    "col_letter", "columns_of", "quote_sheet",
+    "Dropdowns", "Int", "Layout", "Names", "Number", "Percent", "PRINT_MARGINS", "PrintSetup", "Rule", "Static", "Text", "YesNo",
+    "col_letter", "columns_of", "quote_sheet", "table_printing",
 ]
 
 Kind = Literal["text", "int", "bool", "choice", "number", "percent"]
@@ -451,7 +451,11 @@ class PrintSetup:
     """How one sheet prints: orientation, fitted ``pages_wide`` pages across (and
     ``pages_tall`` down, 0 for as many as it needs), rows/columns repeated on every page
     (``"2:2"``, ``"A:B"``), the printed area, page order and margins (inches: left, right,
-    top, bottom).  Drawn in the workbook only: a Google Sheet is printed from its own dialog."""
+    top, bottom).  Drawn in the workbook only: a Google Sheet is printed from its own dialog.
+
+    The printed area stops at the rows in use (issue 22, :mod:`sheetsync.sheets.printing`):
+    ``area`` only bounds it, unless ``rows_in_use`` is off (a dashboard printed whole).
+    ``pages_tall=1`` with ``pages_wide=1`` prints the sheet on one page (the hex map)."""
 
     landscape: bool = True
     pages_wide: int = 1
@@ -462,6 +466,28 @@ class PrintSetup:
     over_then_down: bool = False
     margins: tuple[float, float, float, float] | None = None
     grid_lines: bool | None = None
+    rows_in_use: bool = True
+
+
+PAGE_CHARS = 250
+"""Issue 22: about how many characters of column width one landscape page (A4 or Letter)
+holds and still reads (at about 60%): a wider table prints on more pages across."""
+PRINT_MARGINS = (0.4, 0.4, 0.5, 0.5)
+
+
+def table_printing(block: Block, *, keep: int = 0) -> PrintSetup:
+    """Issue 22: how the sheet of a table prints: landscape (portrait when its columns fit
+    a portrait page), its header row repeated on every page, fitted to as many pages
+    across as its visible columns need to read (:data:`PAGE_CHARS` a page, whole columns
+    to a page, never cut), with its first ``keep`` columns repeated on each page across,
+    and as many pages down as its rows in use take."""
+    shown = [c.width for c in block.columns if not c.hidden]
+    width, kept = sum(shown), sum(shown[:keep])
+    pages = 1 if width <= PAGE_CHARS else math.ceil((width - kept) / (PAGE_CHARS - kept))
+    repeat = f"{col_letter(block.first_col)}:{col_letter(block.first_col + keep - 1)}" if keep and pages > 1 else None
+    return PrintSetup(landscape=width > PAGE_CHARS // 2, pages_wide=pages, pages_tall=0,
+                      title_rows=f"{block.header_row}:{block.header_row}", title_cols=repeat,
+                      over_then_down=pages > 1, margins=PRINT_MARGINS, grid_lines=False)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,8 @@
   (``lay.rules``, in order: the first wins) and data bars, line charts (drawn again by
   :func:`draw_charts` before every save: openpyxl drops the charts it reads), merges, row
   heights, frozen panes per sheet (``lay.frozen``, else under a sheet's only table), print
-  setup per sheet (``lay.printing``, else landscape one page wide), fixed cells,
+  setup per sheet (``lay.printing``, else landscape one page wide; hidden sheets don't
+  print) on the paper asked for, its print area over the rows in use, fixed cells,
   checkboxes (a cell holding FALSE), one-cell dropdowns, and how lenient the dropdowns are
   (``lay.dropdowns``);
 - the buttons block's actions (``Battle_Buttons``) from ``captions``, the House Rules rows
@@ -63,6 +64,7 @@ from sheetsync.core.layout import (
     quote_sheet,
 )
 from sheetsync.core.registry import MARK_CELL
+from sheetsync.sheets.printing import PAPER, print_area, printed_sheets
 from sheetsync.sheets.style import COMPUTED_FILL, HEADER_FILL, HEADER_FONT, INPUT_FILL, align_of
 
 __all__ = ["BUTTONS_BLOCK", "HOUSE_RULES_BLOCK", "OPEN_ROWS", "capacity_text", "column_ref", "defined_names",
@@ -382,7 +384,8 @@ def _draw_decorations(wb: Workbook, lay: Layout) -> None:
         wb[sheet].row_dimensions[row].height = points
 
 
-def _print_setup(ws: Worksheet, setup: PrintSetup) -> None:
+def _print_setup(ws: Worksheet, setup: PrintSetup, paper: str = "a4") -> None:
+    ws.page_setup.paperSize = PAPER[paper]
     ws.page_setup.orientation = "landscape" if setup.landscape else "portrait"
     ws.sheet_properties.pageSetUpPr.fitToPage = True
     ws.page_setup.fitToWidth = setup.pages_wide
@@ -399,6 +402,32 @@ def _print_setup(ws: Worksheet, setup: PrintSetup) -> None:
         ws.page_setup.pageOrder = "overThenDown"
     if setup.area:
         ws.print_area = setup.area
+
+
+def _value_rows(ws: Worksheet) -> dict[int, dict[int, Any]]:
+    """The sheet's cells holding a value (no formula), as :data:`sheetsync.sheets.printing.Rows`."""
+    rows: dict[int, dict[int, Any]] = {}
+    for (r, c), cell in ws._cells.items():
+        if cell.value not in (None, "") and cell.data_type != "f":
+            rows.setdefault(r, {})[c] = cell.value
+    return rows
+
+
+def fit_print_areas(wb: Workbook, lay: Layout) -> None:
+    """Each printed sheet's print area, down to the rows in use now (issue 22,
+    :func:`sheetsync.sheets.printing.print_area`); called when a tracker is drawn and
+    before every openpyxl save of a step.  The paper and the rest of the page setup stay."""
+    for sheet in printed_sheets(lay):
+        if sheet in wb.sheetnames:
+            area = print_area(lay, sheet, _value_rows(wb[sheet]))
+            if area is not None:
+                wb[sheet].print_area = area
+
+
+def set_paper(wb: Workbook, paper: str) -> None:
+    """Every sheet of ``wb`` on ``paper`` (``a4`` or ``letter``, issue 22)."""
+    for ws in wb.worksheets:
+        ws.page_setup.paperSize = PAPER[paper]
 
 
 def _filled_rows(ws: Worksheet, block: Block) -> int:
@@ -525,10 +554,11 @@ def _protect(wb: Workbook, lay: Layout) -> None:
 
 
 def draw_workbook(lay: Layout, *, captions: Sequence[str] = (),
-                  house_rules: Sequence[tuple[Any, Any, Any, Any]] = ()) -> Workbook:
+                  house_rules: Sequence[tuple[Any, Any, Any, Any]] = (), paper: str = "a4") -> Workbook:
     """A blank tracker workbook drawn from ``lay`` (see the module's docstring): the steps'
     ``captions`` in the buttons block, the ``house_rules`` rows (key, value, default,
-    ruling) in the House Rules block, and the mark and capacity in ``State!B1:B2``."""
+    ruling) in the House Rules block, the mark and capacity in ``State!B1:B2``, and every
+    sheet printing on ``paper`` (``a4`` or ``letter``) over its rows in use (issue 22)."""
     wb = Workbook()
     wb.remove(wb.active)
     _create_sheets(wb, lay)
@@ -554,8 +584,9 @@ def draw_workbook(lay: Layout, *, captions: Sequence[str] = (),
         wb.defined_names[name] = DefinedName(name, attr_text=ref)
     _protect(wb, lay)
     _freeze(wb, lay)
-    for sheet, setup in (lay.printing.items() if lay.printing else ((s, PrintSetup()) for s in lay.sheets)):
-        _print_setup(wb[sheet], setup)
+    for sheet, setup in printed_sheets(lay).items():
+        _print_setup(wb[sheet], setup, paper)
+    fit_print_areas(wb, lay)
     draw_charts(wb, lay)
     wb.active = 0
     return wb

@@ -488,7 +488,8 @@ def _decorate(lay: Layout) -> None:
     lay.row_heights[("Battle", row_of("Battle_LastAction"))] = 45
     lay.frozen.update(FROZEN)
     summary = lay.block("Battle_Summary")
-    for sheet in PROTECTED_SHEETS:  # A4 or Letter, fitted to the page width, the header row on every page
+    for sheet in PROTECTED_SHEETS:  # A4 or Letter, fitted to the page width, the header row on every page,
+        # down to the rows in use (issue 22; the Battle dashboard prints whole, with its chart)
         title = lay.block(PRINT_TITLES[sheet]).header_row if sheet in PRINT_TITLES else None
         wide = PAGES_WIDE.get(sheet)
         area = None
@@ -499,7 +500,8 @@ def _decorate(lay: Layout) -> None:
         lay.printing[sheet] = PrintSetup(
             landscape=sheet not in PORTRAIT, pages_wide=wide[0] if wide else 1, pages_tall=1 if sheet == "Battle" else 0,
             title_rows=f"{title}:{title}" if title else None, title_cols=wide[1] if wide else None, area=area,
-            over_then_down=wide is not None, margins=(0.4, 0.4, 0.5, 0.5), grid_lines=False)
+            over_then_down=wide is not None, margins=(0.4, 0.4, 0.5, 0.5), grid_lines=False,
+            rows_in_use=sheet != "Battle")
 
 
 def _whole(value: Any) -> int | None:

@@ -26,6 +26,7 @@ from typing import Any
 
 from sheetsync.core.errors import InputError
 from sheetsync.core.layout import (
+    PRINT_MARGINS,
     Area,
     Block,
     Cell,
@@ -37,6 +38,8 @@ from sheetsync.core.layout import (
     Kind,
     Layout,
     Names,
+    PrintSetup,
+    table_printing,
 )
 from sheetsync.systems.exalted.rules.dice import DIE_CELL_HELP, read_die_cell
 from sheetsync.systems.exalted.rules.models import (
@@ -449,4 +452,20 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
     lay.bars.append(DataBar("Units_Table.health_left", colour="70AD47"))
     lay.names.update({"Unit_Names": "Units_Table.name", "Character_Names": "Characters_Table.name"})
     add_odds(lay)
+    _printing(lay)
     return lay
+
+
+def _printing(lay: Layout) -> None:
+    """Issue 22: each table prints with its header row on every page, fitted across
+    (:func:`~sheetsync.core.layout.table_printing`): the wide Characters, Units and Orders
+    on a few pages across, each repeating the name column (Orders: tick and unit); the
+    Ticks board with its row of units; the Battle sheet landscape, one page wide."""
+    lay.printing["Battle"] = PrintSetup(margins=PRINT_MARGINS, grid_lines=False)
+    keep = {"Characters": 1, "Units": 1, "Orders": 2}
+    for sheet, block in (("Characters", "Characters_Table"), ("Units", "Units_Table"), ("Orders", "Orders_Table"),
+                         ("Log", "Log_Table"), ("Aftermath", "Aftermath_Table"), ("House Rules", "HouseRules_Table")):
+        lay.printing[sheet] = table_printing(lay.block(block), keep=keep.get(sheet, 0))
+    board = lay.areas["Ticks_Board"]
+    lay.printing["Ticks"] = PrintSetup(title_rows=f"{board.first_row}:{board.first_row}",
+                                       margins=PRINT_MARGINS, grid_lines=False)

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sheetsync.core.layout import (
+    PRINT_MARGINS,
     Area,
     Block,
     Cell,
@@ -27,7 +28,9 @@ from sheetsync.core.layout import (
     Int,
     Kind,
     Layout,
+    PrintSetup,
     Text,
+    table_printing,
 )
 from sheetsync.systems.hexwar.rules.counter import parse_counter
 from sheetsync.systems.hexwar.rules.grid import parse_hex
@@ -297,7 +300,22 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
     _side_colours(lay)
     lay.names.update({"Unit_Names": "Units_Table.name", "Side_Names": "Battle_Sides.side"})
     add_formulas(lay)
+    _printing(lay, cap)
     return lay
+
+
+def _printing(lay: Layout, cap: Mapping[str, int]) -> None:
+    """Issue 22: each table prints with its header row on every page, fitted across
+    (:func:`~sheetsync.core.layout.table_printing`); the Battle sheet landscape, one page
+    wide; the Map whole on one page, turned the way the map is longer (a hex is a column
+    about 82 points wide and two rows of :data:`MAP_CELL_HEIGHT`)."""
+    lay.printing["Battle"] = PrintSetup(margins=PRINT_MARGINS, grid_lines=False)
+    for sheet, block in (("Units", "Units_Table"), ("Moves", "Moves_Table"), ("Attacks", "Attacks_Table"),
+                         ("Log", "Log_Table"), ("Report", "Report_Table"), ("House Rules", "HouseRules_Table")):
+        lay.printing[sheet] = table_printing(lay.block(block))
+    wide = cap["map_columns"] * MAP_CELL_WIDTH * 5.5 > (2 * cap["map_rows"] + 3) * MAP_CELL_HEIGHT
+    lay.printing["Map"] = PrintSetup(landscape=wide, pages_wide=1, pages_tall=1, margins=PRINT_MARGINS,
+                                     grid_lines=False)
 
 
 def _side_colours(lay: Layout) -> None:
