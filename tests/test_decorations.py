@@ -168,7 +168,9 @@ def test_a_layout_without_print_setup_prints_every_sheet_landscape_one_page_wide
     lay.printing.clear()
     ws = draw_workbook(lay)["Main"]
     assert (ws.page_setup.orientation, ws.page_setup.fitToWidth, ws.page_setup.fitToHeight) == ("landscape", 1, 0)
-    assert not ws.print_area
+    assert ws.page_setup.paperSize == 9  # A4 unless asked for Letter (issue 22)
+    # issue 22: the print area still stops at the rows in use (header rows, fixed cells, filled rows)
+    assert ws.print_area == "'Main'!$A$1:$G$12"  # down to the History table's header, across to G1:G3
 
 
 # -- each decoration, drawn by the Google renderer -------------------------------------------

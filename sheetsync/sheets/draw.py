@@ -584,6 +584,7 @@ def draw_workbook(lay: Layout, *, captions: Sequence[str] = (),
         wb.defined_names[name] = DefinedName(name, attr_text=ref)
     _protect(wb, lay)
     _freeze(wb, lay)
+    set_paper(wb, paper)
     for sheet, setup in printed_sheets(lay).items():
         _print_setup(wb[sheet], setup, paper)
     fit_print_areas(wb, lay)
