@@ -39,6 +39,7 @@ __all__ = [
     "recalc_and_convert",
     "render_png",
     "require_libreoffice",
+    "sheet_pdfs",
     "run_macros",
     "soffice_path",
     "uno_python",
@@ -232,6 +233,23 @@ def run_macros(doc, scripts, ranges):
     return {"runs": runs, "values": values(doc, ranges)}
 
 
+def sheet_pdf(doc, name, out):
+    """Print the sheet ``name`` alone (the others hidden) to the PDF ``out``."""
+    sheets = doc.Sheets
+    if not sheets.hasByName(name):
+        raise RuntimeError("no sheet named %r" % name)
+    target = sheets.getByName(name)
+    target.IsVisible = True
+    doc.CurrentController.setActiveSheet(target)
+    for i in range(sheets.Count):
+        other = sheets.getByIndex(i)
+        if other.Name != name:
+            other.IsVisible = False
+    filter_data = uno.Any("[]com.sun.star.beans.PropertyValue", props(Selection=target))
+    uno.invoke(doc, "storeToURL", (uno.systemPathToFileUrl(out),
+               props(FilterName="calc_pdf_Export", Overwrite=True, FilterData=filter_data)))
+
+
 def main():
     pipe, deadline = sys.argv[1], float(sys.argv[2])
     ops = json.loads(sys.stdin.read())
@@ -244,7 +262,7 @@ def main():
             doc = load(desktop, op["src"], 4 if op["op"] == "run_macros" else 0)
             try:
                 kind = op["op"]
-                if kind in ("recalc", "errors", "values", "pdf"):
+                if kind in ("recalc", "errors", "values", "pdf", "pdfs"):
                     doc.calculateAll()
                 if kind == "recalc":
                     doc.storeToURL(uno.systemPathToFileUrl(op["out"]),
@@ -255,20 +273,12 @@ def main():
                 elif kind == "values":
                     results.append({"values": values(doc, op["ranges"])})
                 elif kind == "pdf":
-                    sheets = doc.Sheets
-                    if not sheets.hasByName(op["sheet"]):
-                        raise RuntimeError("no sheet named %r" % op["sheet"])
-                    target = sheets.getByName(op["sheet"])
-                    target.IsVisible = True
-                    doc.CurrentController.setActiveSheet(target)
-                    for i in range(sheets.Count):
-                        other = sheets.getByIndex(i)
-                        if other.Name != op["sheet"]:
-                            other.IsVisible = False
-                    filter_data = uno.Any("[]com.sun.star.beans.PropertyValue", props(Selection=target))
-                    uno.invoke(doc, "storeToURL", (uno.systemPathToFileUrl(op["out"]),
-                               props(FilterName="calc_pdf_Export", Overwrite=True, FilterData=filter_data)))
+                    sheet_pdf(doc, op["sheet"], op["out"])
                     results.append({"out": op["out"]})
+                elif kind == "pdfs":
+                    for name, out in op["sheets"].items():
+                        sheet_pdf(doc, name, out)
+                    results.append({"outs": op["sheets"]})
                 elif kind == "macros":
                     results.append(macros(doc))
                 elif kind == "run_macros":
@@ -426,6 +436,15 @@ def cell_values(path: str | os.PathLike[str], ranges: list[str]) -> dict[str, li
     (result,) = _run("cell_values", [{"op": "values", "src": _abs(path), "ranges": ranges}])
     values: dict[str, list[list[Any]]] = result["values"]
     return values
+
+
+def sheet_pdfs(books: dict[str | os.PathLike[str], dict[str, str | os.PathLike[str]]]) -> None:
+    """Print each named sheet of each workbook to its own PDF, as Calc prints it (its page
+    setup, print area and titles), in one LibreOffice run: ``{workbook: {sheet: pdf}}``.
+    Each workbook is opened once and recalculated first."""
+    ops = [{"op": "pdfs", "src": _abs(src), "sheets": {name: str(Path(out).resolve()) for name, out in outs.items()}}
+           for src, outs in books.items()]
+    _run("sheet_pdfs", ops)
 
 
 def render_png(
