@@ -491,6 +491,8 @@ def systems(as_json: JsonOpt = False) -> None:
 def template(
     out: Annotated[Path | None, typer.Argument(help="The tracker workbook to write (.xlsx or .xlsm).")] = None,
     macros: Annotated[bool, typer.Option("--macros", help="A macro-enabled .xlsm with the four buttons.")] = False,
+    lite: Annotated[bool, typer.Option("--lite", help="For xlwings Lite (Excel's free Python add-in): a How to run "
+                                                      "sheet first, and a button per step on the Battle sheet.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing file (kept as NAME.bak).")] = False,
     system_name: SystemOpt = "bbn",
     csv_out: Annotated[Path | None, typer.Option(
@@ -520,6 +522,9 @@ def template(
     _workbook_only(out)
     system = find_system(system_name)
     _needs_tracker(system)
+    if lite:
+        _template_lite(out, system, macros=macros, force=force)
+        return
     if system.id != "bbn":
         from sheetsync.app.workbook_cli import write_system_template
 
@@ -539,6 +544,19 @@ def template(
 
         written = write_template(out, force=force, paper=paper.value)
     console.print(f"Blank tracker written to {written}. Fill in Cohorts and Characters, then: sheetsync build {written}")
+
+
+def _template_lite(out: Path, system: Any, *, macros: bool, force: bool) -> None:
+    """``template --lite``: the tracker for xlwings Lite (an .xlsx; its buttons need no macros)."""
+    from sheetsync.app.lite_template import write_lite_template
+    from sheetsync.core.errors import InputError, Problem
+
+    if macros:
+        raise InputError([Problem("--lite", "a tracker for xlwings Lite needs no macros: use --lite or --macros, "
+                                            "not both; nothing was written")])
+    written = write_lite_template(out, system, force=force)
+    console.print(f"Tracker for xlwings Lite written to {written}. Open it in Excel and follow its How to run "
+                  "sheet.", highlight=False, soft_wrap=True)
 
 
 _COHORT_HELP = ("From a .gex: pick a cohort, without listing names by its coterie, sect or clan "

@@ -84,7 +84,7 @@ __all__ = [
 ]
 
 #: The project's VBA and Apps Script sources (``Sheetsync.bas`` and friends).
-MACROS_DIR = Path(__file__).resolve().parents[2] / "macros"
+MACROS_DIR = Path(__file__).resolve().parents[1] / "macros"
 
 # ---------------------------------------------------------------------------------------
 # xlwings' own VBA modules, read from the installed wheel
