@@ -199,3 +199,61 @@ def test_issue25_importing_the_browser_api_imports_no_third_party_module() -> No
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert set(json.loads(out.stdout.strip().replace("'", '"'))) <= {"openpyxl", "et_xmlfile"}
+
+
+def test_issue25_the_forecast_in_one_process_gives_the_parallel_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sheetsync.app import forecast as fc
+
+    battle = find_system("bbn").load(example_data("bbn"), "example")
+    parallel = fc.forecast(battle, "bbn", runs=600, phases=2, seed=3, workers=2)
+    monkeypatch.setattr(fc, "processes_available", lambda: False)
+    done: list[int] = []
+    single = fc.forecast(battle, "bbn", runs=600, phases=2, seed=3, workers=2, progress=done.append)
+    assert single == parallel
+    assert done == [250, 250, 100]
+
+
+def _bad(system_id: str) -> list[dict[str, Any]]:
+    """The example with bad values at several depths."""
+    data = example_data(system_id)
+    out = []
+    if system_id == "bbn":
+        c = data["cohorts"][0]
+        out.append({**data, "cohorts": [{**c, "name": 5, "colour": "x"}, *data["cohorts"][1:]]})
+        out.append({**data, "house_rules": {"nope": 1, **(data.get("house_rules") or {})}})
+        out.append({**data, "orders": [{**o, "task": "Melee Atack", "bonus": "2.5"} for o in data["orders"]]})
+    elif system_id == "hexwar":
+        u = data["units"][0]
+        out.append({**data, "units": [{**u, "side": None}, {**u, "name": ""}, *data["units"][1:]]})
+        out.append({**data, "house_rules": {"stack_limit": "many", "initiative": "first"}})
+        out.append({**data, "map": {**data["map"], "columns": "12.5"}})
+    else:
+        u = data["units"][0]
+        out.append({**data, "units": [{**u, "magnitude": "3", "drill": True, "extra": 1}, *data["units"][1:]]})
+        out.append({**data, "house_rules": {"mob_rule": "sometimes"}})
+        out.append({**data, "characters": [{**ch, "essence": 2.5} for ch in data.get("characters", [])]})
+    return out
+
+
+@pytest.mark.parametrize("system_id", SYSTEMS)
+def test_issue25_without_pydantic_a_battle_s_problems_read_the_same(system_id: str,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from sheetsync.core.errors import InputError
+    from sheetsync.sheets import validation
+
+    system = find_system(system_id)
+
+    def problems() -> list[list[tuple[str, str]]]:
+        out = []
+        for data in _bad(system_id):
+            try:
+                system.load(json.loads(json.dumps(data)), "bad")
+                out.append([])
+            except InputError as exc:
+                out.append([(p.where, p.message) for p in exc.problems])
+        return out
+
+    with_pydantic = problems()
+    assert all(with_pydantic)
+    monkeypatch.setattr(validation, "_PYDANTIC", [None])
+    assert problems() == with_pydantic
