@@ -4,6 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash .ci/install-system-deps.sh
+bash .ci/install-pyodide.sh
 python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 
 echo "== ruff"; python -m ruff check sheetsync tests benchmarks

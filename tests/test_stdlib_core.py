@@ -74,8 +74,9 @@ def test_issue24_rules_resolve_the_example_with_the_standard_library_alone(syste
 
 
 def test_issue24_the_child_refuses_what_it_should() -> None:
-    """The refusal is real: the same child can't import the loader, which needs pydantic."""
-    run = subprocess.run([sys.executable, "-c", CHILD, ",".join(REFUSED), "hexwar", "sheetsync.systems.hexwar.files.loader"],
+    """The refusal is real: the same child can't import the battle file's JSON Schema, which
+    needs pydantic (the loader no longer does, issue 25: it validates without it)."""
+    run = subprocess.run([sys.executable, "-c", CHILD, ",".join(REFUSED), "hexwar", "sheetsync.systems.hexwar.files.schema"],
                          input="{}", capture_output=True, text=True, cwd=ROOT, timeout=120,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert run.returncode != 0
