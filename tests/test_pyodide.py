@@ -49,7 +49,7 @@ def run_pyodide(program: Path, host: Path, wheel_files: list[Path]) -> tuple[dic
 @pytest.fixture(scope="module")
 def pyodide_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     if shutil.which("node") is None or not (CACHE / "node_modules" / "pyodide" / "pyodide.mjs").exists():
-        pytest.skip("Pyodide is not installed: bash .ci/install-pyodide.sh")
+        pytest.fail("Pyodide is not installed: run bash .ci/install-pyodide.sh (scripts/test.sh does)")
     host = tmp_path_factory.mktemp("pyodide")
     (host / "in.json").write_text(json.dumps(program_input(STEPS)), encoding="utf-8")
     result, timings = run_pyodide(PROGRAM, host, wheels(tmp_path_factory.mktemp("wheels")))
