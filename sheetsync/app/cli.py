@@ -1025,6 +1025,24 @@ def serve(
     uvicorn.run(app, host=host, port=port, log_level="info")
 
 
+@app.command(short_help="Write the web page (a static site) that runs the tracker in the browser.")
+def web(
+    directory: Annotated[Path, typer.Argument(help="The folder to write the site into (made if missing).")],
+    pyodide: Annotated[str | None, typer.Option(
+        "--pyodide", metavar="URL",
+        help="Where the page loads Pyodide from: a folder URL, absolute or relative to the page (a copy of "
+             "the npm package's files). Default: the public Pyodide CDN at the pinned version.")] = None,
+) -> None:
+    """Write a static site any static host can serve: index.html and its script, the wheels
+    it needs (sheetsync's own, openpyxl, et_xmlfile) and config.json, which says where
+    Pyodide is loaded from.  The workbook never leaves the browser, so no key is needed."""
+    from sheetsync.web.site import build_site
+
+    site = build_site(directory, pyodide)
+    console.print(f"Wrote the web page to {directory}: index.html, config.json and {len(site.wheels)} wheels "
+                  f"({', '.join(site.wheels)}); Pyodide from {site.pyodide}", highlight=False, soft_wrap=True)
+
+
 @app.command("rules", short_help="The rulings, house-rule keys and rule sections.")
 def rules_reference(
     ruling: Annotated[str | None, typer.Argument(help="Show one ruling only, for example R16, H7, E3 or X35.")] = None,
