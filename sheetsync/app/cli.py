@@ -1010,16 +1010,22 @@ def watch(
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    site: Annotated[Path | None, typer.Option(
+        "--site", metavar="DIR", help="The web page served at / : a folder `sheetsync web` wrote. Default: "
+                                      "written on the first request, Pyodide from the public CDN.")] = None,
 ) -> None:
     """The four buttons over HTTP for xlwings' remote clients (needs SHEETSYNC_API_KEY and
-    XLWINGS_LICENSE_KEY)."""
+    XLWINGS_LICENSE_KEY), and the web page at /."""
     import logging
 
     import uvicorn
 
     from sheetsync.app.server import create_app, require_remote_engine
+    from sheetsync.core.errors import BackendError
 
-    app = create_app()
+    if site is not None and not (site / "index.html").is_file():
+        raise BackendError(f"{site} holds no web page: write one with sheetsync web {site}")
+    app = create_app(site=site)
     require_remote_engine()  # refuse to start rather than fail every click
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     uvicorn.run(app, host=host, port=port, log_level="info")

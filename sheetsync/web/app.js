@@ -7,7 +7,6 @@
 (() => {
   const EXTRA_STEPS = [["check", "Check"], ["forecast", "Forecast"], ["report", "Report"]];
   const WORKBOOK_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
-  const WHEN_WORDS = { phase: "Phase", turn: "Turn", tick: "Tick" };
 
   const $ = (id) => document.getElementById(id);
   const el = (tag, props, ...children) => {
@@ -137,11 +136,11 @@
   }
 
   function whenOf(description) {
-    for (const key of ["phase", "turn", "tick"]) {
-      if (description[key] !== undefined && description[key] !== null) return [WHEN_WORDS[key], description[key]];
-    }
-    if (description.when) return [description.when_label || "Step", description.when];
-    return [null, null];
+    const word = description.word || "phase";
+    const label = word.charAt(0).toUpperCase() + word.slice(1);
+    if (description.ended) return [label, `${text(description.step)} (the battle is over)`];
+    if (description.step === null || description.step === undefined) return [label, "not built yet"];
+    return [label, description.step];
   }
 
   // -- rendering -------------------------------------------------------------------------
@@ -271,6 +270,53 @@
     }));
   }
 
+  function percent(chance) {
+    if (!chance || typeof chance.p !== "number") return "";
+    const pc = (x) => `${(100 * x).toFixed(1)}%`;
+    return typeof chance.low === "number" ? `${pc(chance.p)} [${pc(chance.low)}, ${pc(chance.high)}]` : pc(chance.p);
+  }
+
+  function mean(m) {
+    if (!m || typeof m.mean !== "number") return "";
+    return typeof m.low === "number" ? `${m.mean.toFixed(1)} [${m.low.toFixed(1)}, ${m.high.toFixed(1)}]` : m.mean.toFixed(1);
+  }
+
+  function sideLabel(side) {
+    if (side === "(draw)") return "Draw (both sides out together)";
+    if (side === "(undecided)") return "Undecided";
+    return `${side} wins`;
+  }
+
+  // The forecast's chances: who wins, each declared order's chance, the expected losses.
+  // Simulated figures carry their 95% interval in brackets, as the terminal shows them.
+  function forecastView(data) {
+    const end = data.to_the_end || {};
+    const next = data.next_step || {};
+    const parts = [el("p", { text: `${data.runs} simulated battles, at most ${data.phases} steps each, seed ${
+      data.seed}. Brackets: 95% confidence interval.` })];
+    if (end.sides) {
+      parts.push(table([["Outcome", "Chance"], ...end.sides.map((s) => [sideLabel(s.side), percent(s.win)])],
+        "The battle to its end"));
+    }
+    if (next.orders && next.orders.length) {
+      parts.push(table([["Actor", "Task", "Target", "Success", "Refused"],
+        ...next.orders.map((o) => [o.actor, o.task, o.target, percent(o.success), percent(o.refused)])],
+      "The next step, as declared: each order's chance"));
+    }
+    if (end.entities && end.entities.length) {
+      parts.push(table([["Name", "Side", "Expected loss"], ...end.entities.map((e) => [e.name, e.side, mean(e.loss)])],
+        "Expected losses"));
+    }
+    return el("div", { class: "forecast" }, ...parts.filter(Boolean));
+  }
+
+  function eventsView(events) {
+    if (!events) return null;
+    if (Array.isArray(events)) return events.length ? value(events) : null;
+    if (!events.rows || !events.rows.length) return null;
+    return table([events.headers || [], ...events.rows]);
+  }
+
   function showResult(result, caption) {
     const region = $("result");
     const parts = [];
@@ -279,11 +325,15 @@
     parts.push(el("p", { class: `message ${ok ? "ok" : "error"}`, text: message }));
     const problems = (result && result.problems) || [];
     if (problems.length) {
-      parts.push(el("p", { text: `${problems.length} bad cell${problems.length === 1 ? "" : "s"}; nothing was written:` }));
-      parts.push(problemList(problems));
+      const what = ok ? `${problems.length} order${problems.length === 1 ? "" : "s"} would be refused:`
+        : `${problems.length} bad cell${problems.length === 1 ? "" : "s"}; nothing was written:`;
+      parts.push(el("p", { text: what }), problemList(problems));
     }
-    if (result && result.events && result.events.length) parts.push(el("h3", { text: "Events" }), value(result.events));
-    if (result && result.forecast) parts.push(el("h3", { text: "Forecast" }), value(result.forecast));
+    const warnings = (result && result.warnings) || [];
+    if (warnings.length) parts.push(el("h3", { text: "Warnings" }), value(warnings.map(text)));
+    const events = eventsView(result && result.events);
+    if (events && !(result.step === "check" && problems.length)) parts.push(el("h3", { text: "Events" }), events);
+    if (result && result.forecast) parts.push(el("h3", { text: "Forecast" }), forecastView(result.forecast));
     if (result && result.report) {
       const report = el("div", { class: "report" });
       report.innerHTML = markdown(result.report);
@@ -299,9 +349,9 @@
   }
 
   function showProgress(detail) {
-    const [done, total] = detail.args || [];
+    const [done] = detail.args || [];
     const status = $("result").querySelector(".progress");
-    if (status && typeof done === "number" && typeof total === "number") status.textContent = `Working… ${done} of ${total}`;
+    if (status && typeof done === "number") status.textContent = `Forecast: ${done} battles simulated…`;
   }
 
   // -- the tracker -----------------------------------------------------------------------
@@ -339,8 +389,10 @@
     $("summary-system").textContent = system.title;
     $("summary-when-label").textContent = whenLabel || "";
     $("summary-when").textContent = when === null ? "" : text(when);
-    const battle = description.summary || description.battle || null;
-    $("summary-battle").replaceChildren(...(battle ? [el("h3", { text: "Battle" }), value(battle)] : []));
+    const rows = description.summary || [];
+    $("summary-battle").replaceChildren(...(rows.length ? [el("table", { class: "battle", "aria-label": "Battle" },
+      el("tbody", {}, ...rows.map((r) => el("tr", {}, ...r.map((c) => el("td", { text: text(c) })))))),
+    ] : []));
     $("summary").hidden = false;
   }
 
