@@ -37,7 +37,7 @@ from typing import Any
 from sheetsync.app.forecast_systems import ForecastAdapter, adapter_for
 from sheetsync.core.dice import RandomRoller
 
-__all__ = ["CHUNK", "Tally", "forecast", "mean_interval", "run_chunk", "wilson"]
+__all__ = ["CHUNK", "Tally", "forecast", "mean_interval", "processes_available", "run_chunk", "wilson"]
 
 CHUNK = 250
 """Runs per chunk: the unit of work a worker process takes, and of the progress bar."""
@@ -216,10 +216,27 @@ def _default_workers(runs: int) -> int:
     return max(1, min(os.cpu_count() or 1, (runs + CHUNK - 1) // CHUNK))
 
 
+def processes_available() -> bool:
+    """Whether worker processes can be started here: not under Pyodide (``emscripten``), nor
+    where ``multiprocessing`` can't be imported (issue 25).  Where they can't, the forecast
+    runs every chunk in this process: the same chunks, tallied in the same order, so the
+    same numbers for the same seed."""
+    import sys
+
+    if sys.platform in ("emscripten", "wasi"):
+        return False
+    try:
+        import multiprocessing  # noqa: F401 - only whether it imports
+    except ImportError:
+        return False
+    return True
+
+
 def simulate(adapter: ForecastAdapter, battle: Any, *, runs: int, phases: int, seed: int | str,
              workers: int | None = None, progress: Callable[[int], None] | None = None) -> Tally:
     """Run ``runs`` simulations in chunks of :data:`CHUNK`, on ``workers`` processes (all
-    cores by default; 1 runs here), and return their tally.  ``progress`` is told the
+    cores by default; 1 runs here, as does any number where no process can be started:
+    :func:`processes_available`), and return their tally.  ``progress`` is told the
     number of runs each finished chunk adds.
 
     Each worker gets the battle once, when it starts (:func:`_init_worker`); a chunk is
@@ -227,6 +244,8 @@ def simulate(adapter: ForecastAdapter, battle: Any, *, runs: int, phases: int, s
     dice, so which worker runs which chunk changes nothing."""
     chunks = _chunks(runs)
     workers = _default_workers(runs) if workers is None else max(1, workers)
+    if workers > 1 and not processes_available():
+        workers = 1
     total = Tally()
     if workers == 1 or len(chunks) == 1:
         for start, count in chunks:

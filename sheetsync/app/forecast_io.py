@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
+if TYPE_CHECKING:  # rich draws the terminal's tables, and is optional on the workbook path (issue 25)
+    from rich.console import Console
 
 __all__ = ["SHEET", "ForecastSheet", "SheetCell", "battle_of_backend", "forecast_sheet", "gsheet_forecast",
            "gsheet_requests", "print_forecast", "run_forecast", "workbook_forecast", "write_forecast_sheet"]
@@ -124,13 +124,15 @@ def battle_of_backend(backend: Any) -> tuple[str, Any, list[str]]:
 
 
 def run_forecast(battle: Any, system_id: str, places: list[str] | None, *, runs: int, phases: int,
-                 seed: int | None, workers: int | None, console: Console | None) -> dict[str, Any]:
+                 seed: int | None, workers: int | None, console: Console | None,
+                 progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     """The forecast, with a progress bar on ``console`` (none when ``None``, as for
-    ``--json``); each order carries its place (cell or battle-file path)."""
+    ``--json``; then ``progress``, when given, is told the runs each finished chunk adds);
+    each order carries its place (cell or battle-file path)."""
     from sheetsync.app.forecast import forecast
 
     if console is None:
-        data = forecast(battle, system_id, runs=runs, phases=phases, seed=seed, workers=workers)
+        data = forecast(battle, system_id, runs=runs, phases=phases, seed=seed, workers=workers, progress=progress)
     else:
         from rich.progress import (
             BarColumn,
@@ -177,6 +179,8 @@ def _step_word(data: dict[str, Any]) -> str:
 def print_forecast(console: Console, data: dict[str, Any], source: str) -> None:
     """The forecast as rich tables: the next step's orders, entities and members; then the
     battle to its end.  Simulated figures carry their 95% interval in brackets."""
+    from rich.table import Table
+
     word = _step_word(data)
     console.print(f"[bold]Forecast of {source}[/bold], {word} {data['step']}: {data['runs']} simulated battles, "
                   f"up to {data['phases']} {word}s, seed {data['seed']}. Brackets: 95% confidence interval.",
@@ -254,6 +258,8 @@ def _orders_table(console: Console, orders: list[dict[str, Any]], title: str) ->
     order itself (who on one line, task and against on the next) and its place goes in a
     short At column (the cell without its sheet), so the odds columns stay whole at 80
     columns."""
+    from rich.table import Table
+
     t = Table(title=title, title_justify="left")
     narrow = console.width < 100
     cols = ("At", "Order", "Exact", "Simulated", "Refused") if narrow else \
@@ -274,6 +280,8 @@ def _orders_table(console: Console, orders: list[dict[str, Any]], title: str) ->
 
 
 def _members_table(console: Console, data: dict[str, Any], members: list[dict[str, Any]], title: str) -> None:
+    from rich.table import Table
+
     flags = [k for k in (members[0] if members else {}) if k not in ("entity", "name")]
     same = data["system"] != "bbn"
     title = title if not same else title.replace("member's", f"{data['entity']}'s")
@@ -558,7 +566,8 @@ def gsheet_forecast(backend: Any, name: str, *, runs: int, phases: int, seed: in
 
 
 def workbook_forecast(path: Path, *, runs: int, phases: int, seed: int | None, workers: int | None,
-                      write: bool, console: Console | None) -> dict[str, Any]:
+                      write: bool, console: Console | None,
+                      progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     """The forecast of a tracker workbook.  The read holds the workbook's step lock as a
     step does; the simulation does not, so a long forecast never holds up a Resolve.  With
     ``write`` the Forecast sheet is saved under the lock again, and refused when the
@@ -576,7 +585,7 @@ def workbook_forecast(path: Path, *, runs: int, phases: int, seed: int | None, w
         system_id, battle, places = battle_of_backend(backend)
         read_at = stamp()
     data = run_forecast(battle, system_id, places, runs=runs, phases=phases, seed=seed, workers=workers,
-                        console=console)
+                        console=console, progress=progress)
     if write:
         backend = excel_backend(path)
         with backend.locked():

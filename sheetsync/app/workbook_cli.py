@@ -7,14 +7,15 @@ its save (:meth:`ExcelBackend.locked`), so two steps at once run one after the o
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from sheetsync.app import usecases
 from sheetsync.sheets.backend import DryRunBackend
 
-__all__ = ["DryRunBackend", "aftermath_preview", "battle_of_tracker", "demo_system_workbook", "demo_workbook", "system_template",
+if TYPE_CHECKING:  # rich is the terminal's, and optional on the workbook path (issue 25)
+    from rich.console import Console
+
+__all__ = ["DryRunBackend", "aftermath_preview", "check_workbook", "export_workbook", "template_bytes", "battle_of_tracker", "demo_system_workbook", "demo_workbook", "system_template",
            "system_tracker_from", "write_system_template", "excel_backend", "new_workbook", "tracker_from", "pools_from_workbook",
            "resolve_workbook", "run_workbook", "undo_workbook", "write_macro_template", "write_template"]
 
@@ -92,6 +93,52 @@ def _template_bytes(out: Path, capacity: dict[str, int] | None = None) -> bytes:
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()
+
+
+def template_bytes(system: Any, suffix: str = ".xlsx", capacity: dict[str, int] | None = None) -> bytes:
+    """The bytes of a blank tracker of ``system`` (a :class:`~sheetsync.core.system.RuleSystem`),
+    as ``sheetsync template`` writes it (``suffix`` .xlsx, or .xlsm with the buttons)."""
+    import io
+
+    if system.id == "bbn":
+        return _template_bytes(Path("tracker" + suffix), capacity)
+    wb = system_template(system, capacity)
+    if suffix.lower() == ".xlsm":
+        return _xlsm_bytes(wb)
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
+
+
+def check_workbook(path: Path) -> tuple[usecases.CheckReport, str]:
+    """``sheetsync check`` on a tracker workbook: what the next step would refuse, and the
+    word for that step (phase, turn, long tick); nothing is written."""
+    from sheetsync.sheets.disk import WORKBOOK_SUFFIXES, check_suffix
+    from sheetsync.sheets.marks import detect
+
+    check_suffix(path, WORKBOOK_SUFFIXES, "a tracker workbook")
+    backend = excel_backend(path)
+    with backend.locked():
+        tracker = detect(backend)
+        system = tracker.system
+        if system.id == "bbn":
+            return usecases.check(backend, usecases.tracker_layout(backend)), "phase"
+        report = usecases.check_steps(system.tracker_steps(tracker.capacity or None), backend)
+    return report, "long tick" if system.id == "exalted" else "turn"
+
+
+def export_workbook(path: Path) -> dict[str, Any]:
+    """``sheetsync export``: a tracker workbook's battle state and last events as JSON data."""
+    from sheetsync.sheets.disk import WORKBOOK_SUFFIXES, check_suffix
+    from sheetsync.sheets.marks import detect
+
+    check_suffix(path, WORKBOOK_SUFFIXES, "a tracker workbook")
+    backend = excel_backend(path)
+    with backend.locked():
+        tracker = detect(backend)
+        if tracker.system.id == "bbn":
+            return usecases.export(backend, usecases.tracker_layout(backend))
+        return usecases.export_steps(tracker.system.tracker_steps(tracker.capacity or None), backend)
 
 
 def write_template(out: Path, *, force: bool = True, capacity: dict[str, int] | None = None) -> Path:

@@ -38,8 +38,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from sheetsync.core.errors import BackendError, InputError, Problem
 
 __all__ = [
@@ -130,35 +128,48 @@ def whole_or_text(digits: str) -> int | str:
         return digits
 
 
-class _SafeLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` whose whole numbers too long for ``int()`` stay text (see
-    :func:`whole_or_text`)."""
+_YAML_LOADERS: tuple[Any, Any] | None = None
 
 
-class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """:class:`_SafeLoader` on libyaml's parser when PyYAML has it (issue 12: the pure-Python
-    parser was most of a large battle file's resolve)."""
+def _yaml_loaders() -> tuple[Any, Any]:
+    """PyYAML's safe loader whose whole numbers too long for ``int()`` stay text (see
+    :func:`whole_or_text`), and the same on libyaml's parser when PyYAML has it (issue 12:
+    the pure-Python parser was most of a large battle file's resolve).  Made on first use:
+    PyYAML is imported only by what reads or writes a battle file (issue 25: the workbook
+    path runs without it)."""
+    global _YAML_LOADERS
+    if _YAML_LOADERS is None:
+        import yaml
 
+        class _SafeLoader(yaml.SafeLoader):
+            pass
 
-def _construct_int(loader: Any, node: yaml.Node) -> Any:
-    try:
-        return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
-    except ValueError:
-        return loader.construct_scalar(node)
+        class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+            pass
 
+        def _construct_int(loader: Any, node: Any) -> Any:
+            try:
+                return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+            except ValueError:
+                return loader.construct_scalar(node)
 
-_SafeLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
-_FastLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+        _SafeLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+        _FastLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+        _YAML_LOADERS = (_FastLoader, _SafeLoader)
+    return _YAML_LOADERS
 
 
 def _load_yaml(text: str) -> Any:
     """The YAML's data, parsed by libyaml; a file it refuses is parsed again by PyYAML's
     own parser, whose error says where as precisely as before (the line of an unclosed
     bracket, not the end of the file)."""
+    import yaml
+
+    fast, safe = _yaml_loaders()
     try:
-        return yaml.load(text, Loader=_FastLoader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=fast)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError:
-        return yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=safe)  # noqa: S506 - a SafeLoader subclass
 
 
 def read_data_file(path: Path) -> Any:
@@ -172,12 +183,15 @@ def read_data_file(path: Path) -> Any:
         raise BackendError(f"{path} is not a text battle file (YAML or JSON): it can't be read as UTF-8 text") from None
     except OSError as exc:
         raise BackendError(f"{path}: {exc.strerror}") from None
-    try:
-        if path.suffix.lower() == ".json":
+    if path.suffix.lower() == ".json":
+        try:
             return json.loads(text, parse_int=whole_or_text)
+        except json.JSONDecodeError as exc:
+            raise InputError([Problem(f"line {exc.lineno}, column {exc.colno}", exc.msg)], str(path)) from None
+    import yaml
+
+    try:
         return _load_yaml(text)
-    except json.JSONDecodeError as exc:
-        raise InputError([Problem(f"line {exc.lineno}, column {exc.colno}", exc.msg)], str(path)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -215,13 +229,85 @@ def _unwritable_folder(exc: OSError, folder: Path) -> bool:
     return exc.errno in (errno.EACCES, errno.EPERM) and not os.access(folder, os.W_OK)
 
 
+class _LockTimeout(Exception):
+    """The wait for a :class:`_StdlibLock` ran out."""
+
+
+class _StdlibLock:
+    """filelock's ``FileLock`` where filelock is not installed (issue 25: Pyodide), from the
+    standard library: re-entrant in this process (a count under an ``RLock``), and an
+    ``fcntl.flock`` on the lock file between processes where the platform has one."""
+
+    def __init__(self, lock_file: str) -> None:
+        self.lock_file = lock_file
+        self._guard = threading.RLock()
+        self._count = 0
+        self._fd: int | None = None
+
+    def acquire(self, timeout: float = -1) -> None:
+        import time
+
+        deadline = None if timeout < 0 else time.monotonic() + timeout
+        if not self._guard.acquire(timeout=-1 if deadline is None else max(0.0, timeout)):
+            raise _LockTimeout(self.lock_file)
+        if self._count == 0:
+            try:
+                self._fd = _flock(self.lock_file, deadline)
+            except BaseException:
+                self._guard.release()
+                raise
+        self._count += 1
+
+    def release(self) -> None:
+        self._count -= 1
+        if self._count == 0 and self._fd is not None:
+            os.close(self._fd)  # closing the file lets go of its flock
+            self._fd = None
+        self._guard.release()
+
+
+def _flock(lock_file: str, deadline: float | None) -> int | None:
+    """The lock file opened and locked (``fcntl.flock``), waiting until ``deadline``; ``None``
+    where the platform has no ``flock`` (one process only, as under Pyodide)."""
+    import time
+
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if deadline is not None and time.monotonic() >= deadline:
+                os.close(fd)
+                raise _LockTimeout(lock_file) from None
+            time.sleep(0.05)
+        except OSError as exc:
+            if exc.errno in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+                os.close(fd)
+                return None  # a file system with no locks
+            os.close(fd)
+            raise
+
+
+def _lock_classes() -> tuple[Any, Any]:
+    """filelock's ``FileLock`` and ``Timeout``, or the standard library's stand-ins."""
+    try:
+        from filelock import FileLock, Timeout
+    except ImportError:
+        return _StdlibLock, _LockTimeout
+    return FileLock, Timeout
+
+
 @contextlib.contextmanager
 def file_lock(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
     """Hold the OS-level lock of the steps on ``path`` (re-entrant within a thread; other
     processes and threads wait).  A wait longer than ``timeout`` seconds is a
     :class:`BackendError`, and nothing has been read or written."""
-    from filelock import FileLock, Timeout
-
+    FileLock, Timeout = _lock_classes()  # noqa: N806 - the classes, by filelock's names
     refuse_special_file(path)
     lock_file = lock_path(path)
     if not lock_file.parent.is_dir():
@@ -397,4 +483,6 @@ def dump_battle_file(data: dict[str, Any], path: Path, *, backup: bool = False) 
     if path.suffix.lower() == ".json":
         atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", backup=backup)
     else:
+        import yaml
+
         atomic_write_text(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120), backup=backup)

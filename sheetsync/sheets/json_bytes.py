@@ -20,18 +20,27 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import orjson
-
 __all__ = ["dumps"]
 
-_STRICT = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+try:
+    import orjson
+except ImportError:  # Pyodide, or an install without it: the standard encoder (issue 25)
+    orjson = None
+
+_STRICT = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME if orjson is not None else 0
 
 
 def dumps(data: Any, *, sort_keys: bool = False) -> bytes:
     """``data`` as compact UTF-8 JSON (see the module docstring); ``sort_keys`` sorts every
     mapping's keys, as ``json.dumps(..., sort_keys=True)`` does."""
+    if orjson is None:
+        return _standard(data, sort_keys)
     try:
         return orjson.dumps(data, option=_STRICT | orjson.OPT_SORT_KEYS if sort_keys else _STRICT)
     except orjson.JSONEncodeError:
         pass  # past what orjson encodes: the standard encoder decides
+    return _standard(data, sort_keys)
+
+
+def _standard(data: Any, sort_keys: bool) -> bytes:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False, sort_keys=sort_keys).encode("utf-8")

@@ -5,17 +5,21 @@ all of them at once.  Pure: the standard library and pydantic only, and no rule 
 This is the pydantic edge (issue 24): the rules' models are standard-library dataclasses
 (:mod:`sheetsync.core.model`), validated here through a ``TypeAdapter`` over the same class,
 its constraints carried as ``Annotated`` metadata.  A dataclass's own error types
-(``dataclass_type``, ``unexpected_keyword_argument``) say the same as a ``BaseModel``'s."""
+(``dataclass_type``, ``unexpected_keyword_argument``) say the same as a ``BaseModel``'s.
+
+Issue 25: pydantic is optional.  Where it can't be imported (Pyodide has no pydantic-core),
+:func:`validate_python` validates with :mod:`sheetsync.sheets.lax`, which gives the same
+models and the same error records, so the problems below read the same either way."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
-
 from sheetsync.core.errors import Problem
+from sheetsync.sheets.lax import LaxError
+from sheetsync.sheets.lax import validate_python as lax_validate
 
-__all__ = ["validate", "validation_problems"]
+__all__ = ["pydantic_available", "validate", "validate_python", "validation_errors", "validation_problems"]
 
 _WANT = {"string_type": "text", "dict_type": "a mapping", "list_type": "a list", "tuple_type": "a list",
          "model_type": "a mapping", "dataclass_type": "a mapping", "dataclass_args_type": "a mapping"}
@@ -43,7 +47,7 @@ def _message(e: Any) -> str:
     return str(e["msg"])
 
 
-def validation_problems(err: ValidationError, prefix: str) -> list[Problem]:
+def validation_problems(err: Any, prefix: str) -> list[Problem]:
     """Each of ``err``'s errors as a problem at its path below ``prefix`` (``units[2]``)."""
     out = []
     for e in err.errors():
@@ -54,29 +58,64 @@ def validation_problems(err: ValidationError, prefix: str) -> list[Problem]:
     return out
 
 
-_ADAPTERS: dict[type, TypeAdapter[Any]] = {}
+_PYDANTIC: list[Any] = []
 
 
-def _adapter(model: type) -> TypeAdapter[Any]:
+def pydantic_available() -> bool:
+    """Whether pydantic can be imported here (not under Pyodide); asked once."""
+    if not _PYDANTIC:
+        try:
+            import pydantic
+        except ImportError:
+            _PYDANTIC.append(None)
+        else:
+            _PYDANTIC.append(pydantic)
+    return _PYDANTIC[0] is not None
+
+
+def _errors() -> tuple[type[BaseException], ...]:
+    if pydantic_available():
+        return (_PYDANTIC[0].ValidationError, LaxError)
+    return (LaxError,)
+
+
+_ADAPTERS: dict[type, Any] = {}
+
+
+def _adapter(model: type) -> Any:
     """The validator of a dataclass model, built on its first use (issue 12) and kept.  Its
     core schema is left on the class, where pydantic looks for a dataclass's schema when the
     class is a field of another (as it keeps a ``BaseModel``'s), so that a model nested in
     several others is worked out once, not once per adapter (issue 24)."""
     got = _ADAPTERS.get(model)
     if got is None:
-        got = _ADAPTERS[model] = TypeAdapter(model)
+        got = _ADAPTERS[model] = _PYDANTIC[0].TypeAdapter(model)
         if "__pydantic_core_schema__" not in model.__dict__:
-            model.__pydantic_core_schema__ = got.core_schema  # type: ignore[attr-defined]
+            model.__pydantic_core_schema__ = got.core_schema
     return got
+
+
+def validate_python(model: type, data: Any) -> Any:
+    """``model`` made from ``data`` by pydantic, or by :mod:`sheetsync.sheets.lax` where
+    pydantic is not installed; a refusal raises an error whose ``errors()`` are pydantic's
+    records (catch :func:`validation_errors`)."""
+    if not pydantic_available():
+        return lax_validate(model, data)
+    if issubclass(model, _PYDANTIC[0].BaseModel):
+        return model.model_validate(data)
+    return _adapter(model).validate_python(data)
+
+
+def validation_errors() -> tuple[type[BaseException], ...]:
+    """The errors :func:`validate_python` raises, for ``except``."""
+    return _errors()
 
 
 def validate(model: type, data: Any, where: str, problems: list[Problem]) -> Any:
     """``model`` (a pydantic model, or a :mod:`sheetsync.core.model` dataclass) made from
     ``data``, or ``None`` with its problems added to ``problems``."""
     try:
-        if issubclass(model, BaseModel):
-            return model.model_validate(data)
-        return _adapter(model).validate_python(data)
-    except ValidationError as err:
+        return validate_python(model, data)
+    except validation_errors() as err:
         problems.extend(validation_problems(err, where))
         return None

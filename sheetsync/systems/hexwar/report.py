@@ -151,16 +151,27 @@ def account(src: ReportSource) -> Account:
         labels = tuple(f"turn {b.turn}" for b, _, _ in turns)
         charts.append(Chart("Casualties by turn (percentage points suffered)", labels,
                             {s: tuple(v) for s, v in by_turn.items()}, "bar", "Casualties %"))
-    pictures = []
-    from sheetsync.systems.hexwar.picture import render_map_png
-
-    if turns:
-        pictures.append(Picture(f"The map before turn {start.turn}", render_map_png(start, hex_size=MAP_HEX_SIZE)))
-    pictures.append(Picture(f"The map before turn {battle.turn}" + (" (now)" if turns else ""),
-                            render_map_png(battle, hex_size=MAP_HEX_SIZE)))
+    pictures = _pictures(start, battle, bool(turns))
     from pathlib import PurePath
 
     title = "the shared battle" if "://" in src.name else PurePath(src.name).stem or src.name
     return Account(title=title, system_title="Hex wargame", source=src.name, group_word="Unit", step_word="turn",
                    groups=groups, steps=steps, heroes=None, casualties=casualties, aftermath=after_lines,
                    charts=charts, pictures=pictures, notes=notes)
+
+
+def _pictures(start: Any, battle: Any, played: bool) -> list[Picture]:
+    """The map before the first turn played and now, drawn by Pillow; none where Pillow
+    can't be imported (issue 25: the report runs under Pyodide without it)."""
+    try:
+        import PIL  # noqa: F401 - only whether Pillow is there
+    except ImportError:
+        return []
+    from sheetsync.systems.hexwar.picture import render_map_png
+
+    pictures = []
+    if played:
+        pictures.append(Picture(f"The map before turn {start.turn}", render_map_png(start, hex_size=MAP_HEX_SIZE)))
+    pictures.append(Picture(f"The map before turn {battle.turn}" + (" (now)" if played else ""),
+                            render_map_png(battle, hex_size=MAP_HEX_SIZE)))
+    return pictures

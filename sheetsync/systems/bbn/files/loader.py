@@ -15,11 +15,10 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
-
 from sheetsync.core.errors import InputError, Problem, did_you_mean
 from sheetsync.core.model import Model
 from sheetsync.core.recent import keep
+from sheetsync.sheets.validation import validate_python, validation_errors
 from sheetsync.systems.bbn.rules.battle import Battle, RangeEntry, initial_state
 from sheetsync.systems.bbn.rules.catalog import Catalog, default_catalog, normalize
 from sheetsync.systems.bbn.rules.models import (
@@ -95,7 +94,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else f"{text[:20]}…{text[-5:]} ({len(str(value))} characters)"
 
 
-def pydantic_problems(err: ValidationError, prefix: str = "", enums: dict[str, tuple[type[Enum], str]] | None = None,
+def pydantic_problems(err: Any, prefix: str = "", enums: dict[str, tuple[type[Enum], str]] | None = None,
                       model: type[Model] | None = None) -> list[Problem]:
     """Turn pydantic's errors into :class:`Problem` lines a Tracker can read; a mistyped
     label or key gets the nearest right one (``did you mean 'Melee Attack'?``)."""
@@ -166,24 +165,13 @@ def _label(value: Any, cls: type[Enum]) -> Any:
     return value
 
 
-_ADAPTERS: dict[type, TypeAdapter[Any]] = {}
-
-
-def _adapter(model: type[Model]) -> TypeAdapter[Any]:
-    """pydantic's validator of a model (a standard-library dataclass, issue 24), built on
-    its first use (issue 12: a resolve never uses some of them) and kept."""
-    got = _ADAPTERS.get(model)
-    if got is None:
-        got = _ADAPTERS[model] = TypeAdapter(model)
-    return got
-
-
 def _validate(model: type[Model], data: Any, where: str, problems: list[Problem], *, hints: bool = True) -> Any:
-    """``model`` made from ``data`` by pydantic (the edge, issue 24), or ``None`` with its
-    problems added to ``problems``; ``hints``: an unknown key gets the nearest known one."""
+    """``model`` made from ``data`` by pydantic (the edge, issue 24; where pydantic is not
+    installed, by its standard-library stand-in, issue 25), or ``None`` with its problems
+    added to ``problems``; ``hints``: an unknown key gets the nearest known one."""
     try:
-        return _adapter(model).validate_python(data)
-    except ValidationError as err:
+        return validate_python(model, data)
+    except validation_errors() as err:
         problems.extend(pydantic_problems(err, where, model=model if hints else None))
         return None
 

@@ -52,8 +52,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
-
 from sheetsync.core.errors import InputError, Problem, did_you_mean
 from sheetsync.sheets.validation import validate
 from sheetsync.systems.exalted.rules.dice import read_die_cell
@@ -402,7 +400,7 @@ def load_battle(data: Any, source: str = "") -> Battle:
         return Battle(seed=seed, house_rules=rules, characters=tuple(chars), roles=roles, units=tuple(units),
                       orders=tuple(orders), started=bool(data.get("started", False)), tick=int(data.get("tick", 0)),
                       state=tuple(state), history=tuple(history), ended=bool(data.get("ended", False)), duel=duel)
-    except (ValidationError, TypeError, ValueError) as exc:
+    except (TypeError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
         raise InputError([Problem("", f"the battle's started, tick or ended key is not valid: {exc}")],
                          source) from None
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Pyodide for the tests that run the workbook path in Node (tests/test_pyodide.py) and for
+# benchmarks/bench_pyodide.py: the pinned `pyodide` npm package and the pure wheels the
+# workbook path needs (openpyxl, et_xmlfile), all in .cache/pyodide (git-ignored), so the
+# test itself loads everything from local files and fetches nothing. Quick no-op when present.
+#   PYODIDE_VERSION   0.27.7 ships Python 3.12 and runs on Node >= 18 (Debian's nodejs is 20)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYODIDE_VERSION=0.27.7
+OPENPYXL_VERSION=3.1.5
+ET_XMLFILE_VERSION=2.0.0
+cache=.cache/pyodide
+
+if [ -f "$cache/node_modules/pyodide/pyodide.asm.wasm" ] \
+    && grep -q "\"version\": \"$PYODIDE_VERSION\"" "$cache/node_modules/pyodide/package.json" \
+    && [ -f "$cache/wheels/openpyxl-$OPENPYXL_VERSION-py2.py3-none-any.whl" ] \
+    && [ -f "$cache/wheels/et_xmlfile-$ET_XMLFILE_VERSION-py3-none-any.whl" ]; then
+    echo "pyodide $PYODIDE_VERSION already in $cache"
+    exit 0
+fi
+
+if ! command -v npm >/dev/null; then
+    echo "npm is missing: install Debian's nodejs and npm (.ci/install-system-deps.sh)" >&2
+    exit 1
+fi
+
+mkdir -p "$cache/wheels"
+echo "installing pyodide $PYODIDE_VERSION into $cache"
+npm install --prefix "$cache" --no-save --no-audit --no-fund --loglevel=error "pyodide@$PYODIDE_VERSION"
+python -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    --dest "$cache/wheels" "openpyxl==$OPENPYXL_VERSION" "et_xmlfile==$ET_XMLFILE_VERSION"
