@@ -144,3 +144,11 @@ def test_issue25_serve_writes_the_page_on_its_first_request() -> None:
         assert served.state.web_page._site is None  # a name the page doesn't have writes nothing
         assert "Tracker workbook" in client.get("/").text
         assert client.get("/config.json").json()["pyodide"] == default_pyodide_url()
+
+
+def test_issue25_the_pyodide_version_is_pinned_in_one_place() -> None:
+    script = (ROOT / ".ci" / "install-pyodide.sh").read_text()
+    assert "sheetsync.web" in script and PYODIDE_VERSION not in script
+    done = subprocess.run(["bash", "-c", 'eval "$(grep -m1 "^eval" .ci/install-pyodide.sh)"; echo "$PYODIDE_VERSION"'],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == PYODIDE_VERSION

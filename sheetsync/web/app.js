@@ -50,6 +50,8 @@
       if (message.kind === "loading") showLoading(message);
       else if (message.kind === "ready") {
         page.systems = normalSystems(message.systems);
+        page.hasPillow = message.hasPillow;
+        page.pyodideURL = message.pyodide;
         loaded();
         resolveReady(page.systems);
       } else if (message.kind === "failed") {
@@ -341,6 +343,10 @@
     }
     const picture = result && pictureSource(result.map_png);
     if (picture) parts.push(el("figure", { class: "map" }, el("img", { src: picture, alt: "The hex map" })));
+    else if (result && result.system === "hexwar" && result.step !== "report" && !page.hasPillow) {
+      parts.push(el("p", { class: "hint no-map", text: `No hex map: the Pyodide at ${page.pyodideURL
+        } has no Pillow, which draws it (the public Pyodide CDN has it).` }));
+    }
     region.replaceChildren(...parts.filter(Boolean));
   }
 

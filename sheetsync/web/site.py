@@ -26,13 +26,16 @@ from pathlib import Path
 from sheetsync.core.errors import BackendError
 from sheetsync.web import ET_XMLFILE_VERSION, OPENPYXL_VERSION, PYODIDE_VERSION, default_pyodide_url
 
-__all__ = ["CACHE_ENV", "PAGE_FILES", "Site", "build_site", "dependency_wheels", "pyodide_cache",
+__all__ = ["CACHE_ENV", "OPTIONAL_PACKAGES", "PAGE_FILES", "Site", "build_site", "dependency_wheels", "pyodide_cache",
            "sheetsync_wheel", "site_files"]
 
 PAGE_FILES = ("index.html", "app.js", "worker.js", "style.css")
 """The page itself, package data of :mod:`sheetsync.web`."""
 CACHE_ENV = "SHEETSYNC_PYODIDE_CACHE"
 """Where the Pyodide cache is, when not in ``.cache/pyodide`` beside the source tree."""
+OPTIONAL_PACKAGES = ("pillow",)
+"""Pyodide's own packages the page loads when its Pyodide has them: Pillow draws the hex map
+(the public CDN has it; the npm package's files do not, and the page then says so)."""
 DEPENDENCIES = (("openpyxl", OPENPYXL_VERSION, "py2.py3"), ("et_xmlfile", ET_XMLFILE_VERSION, "py3"))
 """The wheels the workbook path needs besides sheetsync's own: name, version, python tag."""
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
@@ -182,6 +185,7 @@ def build_site(root: Path, pyodide: str | None = None, *, cache: Path | None = N
         "pyodideVersion": PYODIDE_VERSION,
         "sheetsync": _version(),
         "wheels": [f"wheels/{wheel.name}" for wheel in wheels],
+        "packages": list(OPTIONAL_PACKAGES),
     }
     (root / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     return Site(root, url, tuple(wheel.name for wheel in wheels))

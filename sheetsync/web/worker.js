@@ -89,7 +89,7 @@ function runCall(id, fn, args, data) {
 async function init(config, pageURL) {
   const indexURL = joined(pageURL, config.pyodide);
   const wheels = config.wheels || [];
-  const total = wheels.length + 3;
+  const total = wheels.length + 4;
   loading("Loading Python (Pyodide)…", 0, total);
   importScripts(indexURL + "pyodide.js");
   pyodide = await loadPyodide({ indexURL });
@@ -104,11 +104,22 @@ async function init(config, pageURL) {
     loading(`Unpacked ${wheels[i].split("/").pop()}`, 2 + i, total);
   }
   install.destroy();
+  // Pyodide's own optional packages (Pillow draws the hex map): loaded now, so the page
+  // needs no network once it is ready; a Pyodide without them still runs every step
+  for (const name of config.packages || []) {
+    loading(`Loading ${name}…`, total - 1, total);
+    try {
+      await pyodide.loadPackage(name, { messageCallback: () => {}, errorCallback: () => {} });
+    } catch (error) {
+      // reported below: the package is simply not there
+    }
+  }
+  const hasPillow = pyodide.runPython("import importlib.util; importlib.util.find_spec('PIL') is not None");
   call = pyodide.globals.get("_sheetsync_call");
   pyodide.runPython("import sheetsync.app.browser");
   const systems = runCall(0, "systems", {}, null);
   loading("Ready", total, total);
-  self.postMessage({ kind: "ready", systems });
+  self.postMessage({ kind: "ready", systems, hasPillow, pyodide: indexURL });
 }
 
 self.onmessage = async (event) => {
