@@ -4,7 +4,7 @@
 # workbook path needs (openpyxl, et_xmlfile), all in .cache/pyodide (git-ignored), so the
 # test itself loads everything from local files and fetches nothing (tests/test_web_page.py serves the
 # same folder to headless Chromium). Quick no-op when present.
-#   PYODIDE_VERSION   0.27.7 ships Python 3.12 and runs on Node >= 18 (Debian's nodejs is 20)
+#   PYODIDE_VERSION   0.27.x ships Python 3.12 and runs on Node >= 18 (Debian's nodejs is 20)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -4,9 +4,10 @@ Pyodide from the npm package ``.ci/install-pyodide.sh`` puts in ``.cache/pyodide
 is fetched from outside: every request not to 127.0.0.1 is refused (and the browser resolves
 no other host), and the test fails if one was tried.
 
-One browser and one page load for the whole module (Pyodide takes a while to start); every
-test after the first chooses its workbook on the same page, so a workbook chosen after
-another replaces it without a reload, which the last test checks.
+One browser and one page load for the whole module (Pyodide takes a while to start); once
+loaded, the browser is put offline, so every step below runs on a page with no network.
+Every test chooses its workbook on the same page, so a workbook chosen after another
+replaces it without a reload, which the module checks at its end.
 
 For each rule system: the example tracker through Build, Resolve, Undo, Resolve and End,
 clicked by their captions, then downloaded: its cells equal those the CLI leaves after the
@@ -19,6 +20,7 @@ to install.
 
 from __future__ import annotations
 
+import base64
 import functools
 import http.server
 import re
@@ -110,6 +112,7 @@ def page(url: str) -> Iterator[Any]:
             tab.goto(url)
             tab.evaluate("window.sameLoad = 'first load'")
             tab.wait_for_selector("#loading", state="hidden", timeout=LOAD_TIMEOUT_MS)
+            context.set_offline(True)  # once loaded, the page works offline: every test below runs so
             yield tab
             assert tab.evaluate("window.sameLoad") == "first load", "the page was reloaded"
         finally:
@@ -134,6 +137,18 @@ def _choose(page: Any, path: Path) -> Any:
 
 def _click(page: Any, caption: str) -> Any:
     page.get_by_role("button", name=caption, exact=True).click()
+    return _wait(page)
+
+
+def _drop(page: Any, path: Path) -> Any:
+    """Drop ``path`` on the page, as a file dragged from the desktop."""
+    page.evaluate("""([name, data]) => {
+        const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([bytes], name));
+        document.getElementById("drop").dispatchEvent(
+            new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }""", [path.name, base64.b64encode(path.read_bytes()).decode()])
     return _wait(page)
 
 
@@ -285,6 +300,9 @@ def test_issue25_new_tracker_downloads_a_blank_tracker_of_the_chosen_system(page
     result = CliRunner().invoke(cli, ["template", str(expected), "--system", "hexwar"])
     assert result.exit_code == 0, result.output
     assert _visible_cells(got) == _visible_cells(expected)
-    # and the blank tracker is a tracker the page takes
-    _choose(page, got)
+    # and the blank tracker is a tracker the page takes, dropped on it this time
+    status = _drop(page, got)
     assert page.locator("#summary-system").inner_text() == find_system("hexwar").title
+    assert page.locator("#summary-file").inner_text() == "new.xlsx"
+    assert status.locator(".message.error").count() == 0, status.inner_text()
+    assert page.get_by_role("button", name="Resolve Turn", exact=True).is_enabled()

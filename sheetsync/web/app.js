@@ -147,6 +147,25 @@
 
   // -- rendering -------------------------------------------------------------------------
 
+  // A table cell that holds JSON (a step's rolls, its effects): the words in it, not the JSON
+  function cellText(value) {
+    if (typeof value !== "string" || !/^[[{]/.test(value)) return text(value);
+    let parsed;
+    try {
+      parsed = JSON.parse(value);
+    } catch (error) {
+      return value;
+    }
+    const one = (item) => {
+      if (item && typeof item === "object" && !Array.isArray(item)) {
+        if (item.text) return String(item.text);
+        if (item.value !== undefined) return item.sides ? `d${item.sides}: ${item.value}` : String(item.value);
+      }
+      return typeof item === "object" ? JSON.stringify(item) : String(item);
+    };
+    return Array.isArray(parsed) ? parsed.map(one).join("; ") : one(parsed);
+  }
+
   function text(value) {
     if (value === null || value === undefined) return "";
     if (typeof value === "number") return Number.isInteger(value) ? String(value) : String(Math.round(value * 1000) / 1000);
@@ -160,7 +179,7 @@
       const [head, ...body] = rows;
       return el("table", {}, caption ? el("caption", { text: caption }) : null,
         el("thead", {}, el("tr", {}, ...head.map((h) => el("th", { scope: "col", text: text(h) })))),
-        el("tbody", {}, ...body.map((r) => el("tr", {}, ...r.map((c) => el("td", { text: text(c) }))))));
+        el("tbody", {}, ...body.map((r) => el("tr", {}, ...r.map((c) => el("td", { text: cellText(c) }))))));
     }
     const columns = [];
     for (const row of rows) {
@@ -396,9 +415,10 @@
     $("summary-when-label").textContent = whenLabel || "";
     $("summary-when").textContent = when === null ? "" : text(when);
     const rows = description.summary || [];
-    $("summary-battle").replaceChildren(...(rows.length ? [el("table", { class: "battle", "aria-label": "Battle" },
+    $("summary-battle").replaceChildren(...(rows.length ? [el("table", { class: "battle", "aria-label": "Battle sheet" },
       el("tbody", {}, ...rows.map((r) => el("tr", {}, ...r.map((c) => el("td", { text: text(c) })))))),
     ] : []));
+    $("battle").hidden = !rows.length;
     $("summary").hidden = false;
   }
 
@@ -418,6 +438,7 @@
   function forget() {
     page.current = null;
     $("summary").hidden = true;
+    $("battle").hidden = true;
     $("steps").replaceChildren();
     clearDownload();
   }
