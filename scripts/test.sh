@@ -4,8 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash .ci/install-system-deps.sh
+bash .ci/install-pyodide.sh
 python -m pip install --quiet --disable-pip-version-check -e '.[test]'
-bash .ci/install-pyodide.sh   # Pyodide and its wheels, for the tests that run the page and the workbook path in it
 
 echo "== ruff"; python -m ruff check sheetsync tests benchmarks
 echo "== mypy (strict on sheetsync/core and the rule systems' engines and files)"

@@ -16,8 +16,9 @@ The functions::
     systems() -> list[dict]
         [{"id": "bbn", "title": ..., "steps": [{"action": "build", "caption": "Build Cohorts",
           "sub": ..., "help": ...}, ...]}, ...]: each rule system with its buttons' captions
-    new_tracker(system, filename="tracker.xlsx") -> bytes
-        a blank tracker, as ``sheetsync template FILE --system SYSTEM`` writes it
+    new_tracker(system, filename="tracker.xlsx", *, battle=None) -> bytes
+        a blank tracker, as ``sheetsync template FILE --system SYSTEM`` writes it; with
+        ``battle`` (a battle file's data) one holding it, as ``sheetsync new FILE --from``
     describe(workbook, filename="tracker.xlsx") -> dict
         {"ok", "system", "title", "word" (phase, turn, long tick), "step" (its number, or None
          before Build), "built", "ended", "summary" (the Battle sheet's rows), "message"}
@@ -33,7 +34,8 @@ The functions::
           warnings  what the Tracker should fix though the step went ahead
           json      the step's JSON, as ``--json`` prints it (``export``: the tracker's state)
           forecast  the forecast's chances (forecast only)
-          report    the after-action report as Markdown (report only)
+          report    the after-action report as Markdown, as ``sheetsync report --md`` writes it,
+                    charts inline (report only; the hex map pictures need Pillow)
           map_png   the hex map as PNG bytes (hex trackers, when Pillow can be imported), or None
 
 ``seed``, ``battles`` and ``phases`` are the forecast's (``--seed``, ``--runs``, ``--phases``;
@@ -79,12 +81,25 @@ def systems() -> list[dict[str, Any]]:
     return out
 
 
-def new_tracker(system: str, filename: str = "tracker.xlsx") -> bytes:
-    """A blank tracker of ``system`` (an id or alias), as ``sheetsync template`` writes it."""
-    from sheetsync.app.workbook_cli import template_bytes
+def new_tracker(system: str, filename: str = "tracker.xlsx", *, battle: dict[str, Any] | None = None) -> bytes:
+    """A blank tracker of ``system`` (an id or alias), as ``sheetsync template`` writes it;
+    with ``battle`` (a battle file's data, as JSON gives it), a tracker holding that battle,
+    as ``sheetsync new FILE --from BATTLE.json`` writes it.  A battle with problems raises
+    :class:`~sheetsync.core.errors.InputError`, every problem at its path."""
+    from sheetsync.app.workbook_cli import system_tracker_from, template_bytes, tracker_from
     from sheetsync.core.registry import find_system
 
-    return template_bytes(find_system(system), _suffix(filename))
+    rules = find_system(system)
+    if battle is None:
+        return template_bytes(rules, _suffix(filename))
+    loaded = rules.load(battle, "the battle")
+    with _Workbook(b"", "tracker" + _suffix(filename)) as wb:
+        wb.path.unlink()
+        if rules.id == "bbn":
+            tracker_from(wb.path, loaded, force=False)
+        else:
+            system_tracker_from(wb.path, rules, loaded, force=False)
+        return wb.read()
 
 
 def _suffix(filename: str) -> str:
@@ -233,7 +248,7 @@ def _report(path: Path, answer: dict[str, Any], **_: Any) -> None:
     from sheetsync.app.report import build_account, to_markdown
 
     acc = build_account(str(path))
-    answer.update(report=to_markdown(acc, images=False), message="The after-action report")
+    answer.update(report=to_markdown(acc), message="The after-action report")
 
 
 _STEP_RUNNERS: dict[str, Callable[..., None]] = {"build": _step, "resolve": _step, "undo": _step, "end": _step,

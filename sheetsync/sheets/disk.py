@@ -450,7 +450,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, backup: bool = False) -> None
                                "result elsewhere (resolve --out) or make the file system writable") from None
         raise BackendError(f"{path}: can't write in {folder} ({exc.strerror}); nothing was written") from None
     try:
-        mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
+        # the owner may always read and write a new file (issue 25: Emscripten's umask is 0o777)
+        mode = target.stat().st_mode & 0o777 if target.exists() else (0o666 & ~_umask()) | 0o600
         os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

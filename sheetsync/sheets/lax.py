@@ -355,7 +355,7 @@ def _union(members: tuple[Any, ...]) -> _Check:
     return check
 
 
-_SEQUENCES = (list, tuple, set, frozenset, type({}.keys()), type({}.values()))
+_SEQUENCES: Any = (list, tuple, set, frozenset, type({}.keys()), type({}.values()))
 
 
 def _sequence(item: _Check, kind: Any, error: str, word: str) -> _Check:

@@ -91,7 +91,7 @@ def _adapter(model: type) -> Any:
     if got is None:
         got = _ADAPTERS[model] = _PYDANTIC[0].TypeAdapter(model)
         if "__pydantic_core_schema__" not in model.__dict__:
-            model.__pydantic_core_schema__ = got.core_schema
+            model.__pydantic_core_schema__ = got.core_schema  # type: ignore[attr-defined]
     return got
 
 
@@ -102,7 +102,7 @@ def validate_python(model: type, data: Any) -> Any:
     if not pydantic_available():
         return lax_validate(model, data)
     if issubclass(model, _PYDANTIC[0].BaseModel):
-        return model.model_validate(data)
+        return model.model_validate(data)  # type: ignore[attr-defined]
     return _adapter(model).validate_python(data)
 
 
