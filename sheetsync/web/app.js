@@ -147,23 +147,35 @@
 
   // -- rendering -------------------------------------------------------------------------
 
-  // A table cell that holds JSON (a step's rolls, its effects): the words in it, not the JSON
+  // A table cell that holds JSON (a step's rolls, its effects): the words in it, not the JSON.
+  // Texts as they are, dice as their faces, anything else as "key value" pairs, two levels deep.
+  function brief(item, depth) {
+    if (item === null || item === undefined) return "";
+    if (typeof item !== "object") return String(item);
+    if (Array.isArray(item)) {
+      return depth > 1 ? "" : item.map((x) => brief(x, depth + 1)).filter(Boolean).join(depth ? " " : "; ");
+    }
+    if (item.text) return String(item.text);
+    if (Array.isArray(item.faces)) {
+      return `${item.faces.join(" ")}${item.successes !== undefined ? ` (${item.successes} successes)` : ""}`;
+    }
+    if (item.value !== undefined && typeof item.value !== "object") {
+      return item.sides ? `d${item.sides}: ${item.value}` : String(item.value);
+    }
+    if (depth > 1) return "";
+    return Object.entries(item).map(([k, v]) => {
+      const shown = brief(v, depth + 1);
+      return shown === "" ? "" : `${k} ${shown}`;
+    }).filter(Boolean).join(", ");
+  }
+
   function cellText(value) {
     if (typeof value !== "string" || !/^[[{]/.test(value)) return text(value);
-    let parsed;
     try {
-      parsed = JSON.parse(value);
+      return brief(JSON.parse(value), 0);
     } catch (error) {
       return value;
     }
-    const one = (item) => {
-      if (item && typeof item === "object" && !Array.isArray(item)) {
-        if (item.text) return String(item.text);
-        if (item.value !== undefined) return item.sides ? `d${item.sides}: ${item.value}` : String(item.value);
-      }
-      return typeof item === "object" ? JSON.stringify(item) : String(item);
-    };
-    return Array.isArray(parsed) ? parsed.map(one).join("; ") : one(parsed);
   }
 
   function text(value) {
