@@ -2,14 +2,14 @@
 # Pyodide for the tests that run the workbook path in Node (tests/test_pyodide.py) and for
 # benchmarks/bench_pyodide.py: the pinned `pyodide` npm package and the pure wheels the
 # workbook path needs (openpyxl, et_xmlfile), all in .cache/pyodide (git-ignored), so the
-# test itself loads everything from local files and fetches nothing. Quick no-op when present.
-#   PYODIDE_VERSION   0.27.7 ships Python 3.12 and runs on Node >= 18 (Debian's nodejs is 20)
+# test itself loads everything from local files and fetches nothing (tests/test_web_page.py serves the
+# same folder to headless Chromium). Quick no-op when present.
+#   PYODIDE_VERSION   0.27.x ships Python 3.12 and runs on Node >= 18 (Debian's nodejs is 20)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PYODIDE_VERSION=0.27.7
-OPENPYXL_VERSION=3.1.5
-ET_XMLFILE_VERSION=2.0.0
+# the versions are pinned once, in sheetsync/web/__init__.py (the web page loads the same Pyodide)
+eval "$(python -c 'import sheetsync.web as w; print(f"PYODIDE_VERSION={w.PYODIDE_VERSION} OPENPYXL_VERSION={w.OPENPYXL_VERSION} ET_XMLFILE_VERSION={w.ET_XMLFILE_VERSION}")')"
 cache=.cache/pyodide
 
 if [ -f "$cache/node_modules/pyodide/pyodide.asm.wasm" ] \

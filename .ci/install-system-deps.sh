@@ -6,9 +6,11 @@
 #   fonts-dejavu-core, fonts-liberation2
 #                           fonts for rendering (liberation2 is only recommended by LibreOffice)
 #   nodejs                  runs the Apps Script buttons (macros/sheetsync.gs) against stand-ins in a test
+#   chromium                headless browser for the web page's tests (tests/test_web_page.py, driven by
+#                           Playwright at /usr/bin/chromium) and scripts/web_screenshot.py
 set -euo pipefail
 
-packages=(libreoffice-calc-nogui python3-uno poppler-utils fonts-dejavu-core fonts-liberation2 nodejs)
+packages=(libreoffice-calc-nogui python3-uno poppler-utils fonts-dejavu-core fonts-liberation2 nodejs chromium)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -1043,19 +1043,43 @@ def watch(
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    site: Annotated[Path | None, typer.Option(
+        "--site", metavar="DIR", help="The web page served at / : a folder `sheetsync web` wrote. Default: "
+                                      "written on the first request, Pyodide from the public CDN.")] = None,
 ) -> None:
     """The four buttons over HTTP for xlwings' remote clients (needs SHEETSYNC_API_KEY and
-    XLWINGS_LICENSE_KEY)."""
+    XLWINGS_LICENSE_KEY), and the web page at /."""
     import logging
 
     import uvicorn
 
     from sheetsync.app.server import create_app, require_remote_engine
+    from sheetsync.core.errors import BackendError
 
-    app = create_app()
+    if site is not None and not (site / "index.html").is_file():
+        raise BackendError(f"{site} holds no web page: write one with sheetsync web {site}")
+    app = create_app(site=site)
     require_remote_engine()  # refuse to start rather than fail every click
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     uvicorn.run(app, host=host, port=port, log_level="info")
+
+
+@app.command(short_help="Write the web page (a static site) that runs the tracker in the browser.")
+def web(
+    directory: Annotated[Path, typer.Argument(help="The folder to write the site into (made if missing).")],
+    pyodide: Annotated[str | None, typer.Option(
+        "--pyodide", metavar="URL",
+        help="Where the page loads Pyodide from: a folder URL, absolute or relative to the page (a copy of "
+             "the npm package's files). Default: the public Pyodide CDN at the pinned version.")] = None,
+) -> None:
+    """Write a static site any static host can serve: index.html and its script, the wheels
+    it needs (sheetsync's own, openpyxl, et_xmlfile) and config.json, which says where
+    Pyodide is loaded from.  The workbook never leaves the browser, so no key is needed."""
+    from sheetsync.web.site import build_site
+
+    site = build_site(directory, pyodide)
+    console.print(f"Wrote the web page to {directory}: index.html, config.json and {len(site.wheels)} wheels "
+                  f"({', '.join(site.wheels)}); Pyodide from {site.pyodide}", highlight=False, soft_wrap=True)
 
 
 @app.command("rules", short_help="The rulings, house-rule keys and rule sections.")

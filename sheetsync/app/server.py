@@ -42,7 +42,13 @@ Security: every request needs the API key from ``SHEETSYNC_API_KEY`` in its
 ``Authorization`` header (compared in constant time); bodies over ``max_bytes`` get 413,
 malformed ones 422, a client whose xlwings version differs from the server's gets 400 with
 a message saying which versions.  The OpenAPI schema and the /docs and /redoc pages are
-not served: the only routes are the steps and ``/health``.
+not served: the only routes are the steps, ``/health`` and the web page.
+
+The web page (issue 25) is served at ``/``, with no key: it runs the workbook path in the
+browser under Pyodide, so no workbook ever reaches the server.  Its files come from a site
+``sheetsync web`` wrote (``create_app(site=...)``, ``sheetsync serve --site DIR``), or are
+written on the first request for them into a temporary folder; only the page's own names
+(:data:`sheetsync.web.site.PAGE_FILES`, ``config.json`` and ``wheels/*.whl``) are served.
 """
 
 from __future__ import annotations
@@ -57,14 +63,17 @@ import itertools
 import json
 import logging
 import os
+import re
+import tempfile
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 
 from sheetsync.backends.xlwings_remote import step_answer
 from sheetsync.core.errors import SheetSyncError
@@ -74,7 +83,7 @@ from sheetsync.sheets.disk import whole_or_text
 from sheetsync.sheets.json_bytes import dumps
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_STEP_BUDGET", "ENGINES", "FAILED", "STEP_BUDGET_ENV", "STUCK_GRACE",
-           "StepOverBudget", "TrackerLocks", "alert_answer", "create_app", "over_budget_message",
+           "StepOverBudget", "TrackerLocks", "WebPage", "alert_answer", "create_app", "over_budget_message",
            "require_remote_engine", "run_within", "step_budget_from_env", "user_message"]
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
@@ -466,6 +475,62 @@ def require_remote_engine() -> None:
         raise BackendError(f"can't serve: {exc}. Set it, then start sheetsync serve again.") from exc
 
 
+_PAGE_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+               ".css": "text/css; charset=utf-8", ".json": "application/json", ".whl": "application/zip"}
+_WHEEL_NAME = re.compile(r"[A-Za-z0-9_.+-]+\.whl")
+
+
+class WebPage:
+    """The web page's files (issue 25): those of ``site``, a folder ``sheetsync web`` wrote,
+    or, without one, a site written on first use into a temporary folder (with Pyodide from
+    the public CDN).  A failed write is tried again on the next request."""
+
+    def __init__(self, site: Path | None = None) -> None:
+        self._site = site
+        self._lock = threading.Lock()
+        self._temporary: tempfile.TemporaryDirectory[str] | None = None
+
+    def root(self) -> Path:
+        with self._lock:
+            if self._site is None:
+                from sheetsync.web.site import build_site
+
+                temporary = tempfile.TemporaryDirectory(prefix="sheetsync-web-")
+                try:
+                    build_site(Path(temporary.name))
+                except BaseException:
+                    temporary.cleanup()
+                    raise
+                self._temporary = temporary
+                self._site = Path(temporary.name)
+            return self._site
+
+    @staticmethod
+    def serves(name: str) -> bool:
+        """Whether ``name`` (a path below the site) is one of the page's files."""
+        from sheetsync.web.site import PAGE_FILES
+
+        if name in PAGE_FILES or name == "config.json":
+            return True
+        folder, _, wheel = name.partition("/")
+        return folder == "wheels" and _WHEEL_NAME.fullmatch(wheel) is not None
+
+    def response(self, name: str) -> Response:
+        """The file ``name`` of the page, or 404; 503 with the reason when the site could not
+        be written (no wheel to be had, say)."""
+        if not self.serves(name):
+            return JSONResponse({"detail": "Not Found"}, status_code=404)
+        try:
+            path = self.root() / name
+        except SheetSyncError as exc:
+            log.warning("the web page could not be written: %s", exc)
+            return PlainTextResponse(f"the web page could not be written: {exc}", status_code=503)
+        if not path.is_file():
+            return JSONResponse({"detail": "Not Found"}, status_code=404)
+        return FileResponse(path, media_type=_PAGE_TYPES.get(path.suffix, "application/octet-stream"),
+                            headers={"Cache-Control": "no-cache"})
+
+
 def _settings(api_key: str | None, engine: str, step_budget: float | None) -> tuple[str, float]:
     """The endpoint's key and a step's budget, each from the argument or the environment;
     an unknown engine, a budget not above 0 or no key refuses the endpoint."""
@@ -515,6 +580,7 @@ def create_app(
     timer: Callable[[], float] = time.perf_counter,
     engine: str = "payload",
     step_budget: float | None = None,
+    site: Path | None = None,
 ) -> FastAPI:
     """The endpoint.  ``api_key`` defaults to ``SHEETSYNC_API_KEY``; without one the app
     refuses to be built (an open endpoint would let anyone resolve your battle).  ``engine``
@@ -524,7 +590,10 @@ def create_app(
     ``step_budget`` (seconds; default ``SHEETSYNC_STEP_BUDGET``, else
     :data:`DEFAULT_STEP_BUDGET`) is how long a step may run before it is stopped and
     refused (issue 26).  ``app.state.running`` holds the steps running now, and
-    ``app.state.tracker_locks`` the per-tracker queues."""
+    ``app.state.tracker_locks`` the per-tracker queues.
+
+    ``site`` is the folder of the web page served at ``/`` (written by ``sheetsync web``);
+    without one the page is written on its first request (:class:`WebPage`)."""
     key, budget = _settings(api_key, engine, step_budget)
     # No schema and no docs pages: they would describe the endpoint to anyone, key or not.
     app = FastAPI(title="sheetsync", version="1", openapi_url=None, docs_url=None, redoc_url=None,
@@ -603,5 +672,26 @@ def create_app(
         if stuck:
             return JSONResponse({"status": "stuck", "stuck": stuck}, status_code=503)
         return JSONResponse({"status": "ok"})
+
+    web_page = WebPage(site)
+    app.state.web_page = web_page
+
+    async def page_file(name: str) -> Response:
+        import anyio.to_thread
+
+        return await anyio.to_thread.run_sync(web_page.response, name)
+
+    @app.get("/", include_in_schema=False)
+    async def page_index() -> Response:
+        """The web page (issue 25); no key: the workbook never leaves the browser."""
+        return await page_file("index.html")
+
+    @app.get("/wheels/{name}", include_in_schema=False)
+    async def page_wheel(name: str) -> Response:
+        return await page_file(f"wheels/{name}")
+
+    @app.get("/{name}", include_in_schema=False)
+    async def page_asset(name: str) -> Response:
+        return await page_file(name)
 
     return app
