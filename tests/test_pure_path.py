@@ -257,3 +257,17 @@ def test_issue25_without_pydantic_a_battle_s_problems_read_the_same(system_id: s
     assert all(with_pydantic)
     monkeypatch.setattr(validation, "_PYDANTIC", [None])
     assert problems() == with_pydantic
+
+
+def test_issue25_browser_messages_name_the_trackers_file_not_the_folder_a_step_ran_in() -> None:
+    """The page shows a message as browser.py words it: a step runs on a copy in a temporary
+    folder, and the Tracker must read her own file's name, never that folder."""
+    import tempfile
+
+    from sheetsync.app import browser
+
+    for answer in (browser.run_step(b"not a workbook", "battle.xlsx", "resolve"),
+                   browser.describe(b"not a workbook", "battle.xlsx")):
+        assert answer["ok"] is False
+        assert "battle.xlsx" in answer["message"]
+        assert tempfile.gettempdir() not in answer["message"], answer["message"]

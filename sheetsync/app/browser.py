@@ -153,6 +153,19 @@ class _Workbook:
     def read(self) -> bytes:
         return self.path.read_bytes()
 
+    def unplaced(self, answer: dict[str, Any]) -> dict[str, Any]:
+        """``answer`` with its messages naming the Tracker's file, never the temporary folder
+        the step ran in."""
+        folder = str(self.path.parent) + "/"
+
+        def clean(text: Any) -> Any:
+            return text.replace(folder, "") if isinstance(text, str) else text
+
+        answer["message"] = clean(answer.get("message"))
+        answer["problems"] = [dict(p, message=clean(p.get("message"))) if isinstance(p, dict) else p
+                              for p in answer.get("problems") or []]
+        return answer
+
     def __enter__(self) -> _Workbook:
         return self
 
@@ -180,7 +193,7 @@ def run_step(workbook: bytes, filename: str, step: str, *, seed: int | None = No
         except SheetSyncError as exc:
             answer.update(ok=False, message=str(exc), problems=_problems(exc))
             answer.pop("workbook", None)
-            return answer
+            return wb.unplaced(answer)
         answer["ok"] = True
         if step in WRITES:
             answer["workbook"] = wb.read()
@@ -293,10 +306,10 @@ def describe(workbook: bytes, filename: str = "tracker.xlsx") -> dict[str, Any]:
                 data = export_workbook(wb.path)
             except BattleStateError as exc:  # not built yet
                 out.update(ok=True, message=str(exc))
-                return out
+                return wb.unplaced(out)
         except SheetSyncError as exc:
             out.update(message=str(exc), problems=_problems(exc))
-            return out
+            return wb.unplaced(out)
     battle = data.get("battle") if isinstance(data.get("battle"), dict) else {}
     number = next((v for v in (data.get(k) for k in ("tick", "turn", "phase")) if isinstance(v, int)), None)
     if number is None:

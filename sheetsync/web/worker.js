@@ -48,24 +48,8 @@ def _sheetsync_call(fn, args_json, data, progress):
     except Exception as exc:
         result = {"ok": False, "message": f"sheetsync failed: {type(exc).__name__}: {exc}",
                   "trace": traceback.format_exc()}
-    if isinstance(result, dict):
-        result = _sheetsync_unplaced(result)
     blobs = []
     return json.dumps(_sheetsync_split(result, blobs)), blobs
-
-
-def _sheetsync_unplaced(result):
-    # browser.py runs each step on a copy in a temporary folder: a message names the
-    # Tracker's file, never that folder
-    import re, tempfile
-
-    folder = re.compile(re.escape(tempfile.gettempdir().rstrip("/")) + "/sheetsync-[^/ ]+/")
-    clean = lambda text: folder.sub("", text) if isinstance(text, str) else text
-    result = dict(result, message=clean(result.get("message")))
-    if isinstance(result.get("problems"), list):
-        result["problems"] = [dict(p, message=clean(p.get("message"))) if isinstance(p, dict) else p
-                              for p in result["problems"]]
-    return result
 `;
 
 let pyodide = null;
