@@ -150,14 +150,12 @@ from sheetsync.systems.exalted.rules.traits import (
     Entry,
     Trait,
     UnitTraits,
-    communication_failure,
     derive_traits,
     headcount,
     magnitude_for_headcount,
     row_minimum,
-)
-from sheetsync.systems.exalted.rules.traits import (
-    drill as drill_trait,
+    traits_as_it_stands,
+    unit_as_it_stands,
 )
 
 __all__ = ["TickResult", "attack_plans", "battle_roller", "current_unit", "departures_at_end", "odds_json", "resolve", "roll_json",
@@ -300,15 +298,12 @@ class _Work:
         """The unit as it stands: its current commander, formation, special characters and
         whether it has become solo (X34)."""
         st, u = self.get(name), self.unit(name)
-        more: dict[str, Any] = {}
         count = st.headcount
         if count is None and st.magnitude != self.typed_magnitude(u):
             count = row_minimum(st.magnitude)  # X2: after a loss or rally, the row's minimum
-        if count is not None:  # X2, X11, X23, X24: the unit as it is now, not as typed
-            more["members"] = (MemberGroup(kind="Member", count=max(0, count - 1), weight=1),)
-        return u.spec.model_copy(update={
-            "commander": self.character(st.commander), "formation": st.formation, "solo": st.solo or u.spec.solo,
-            "relays": len(st.relays), "heroes": len(st.heroes), "sorcerers": len(st.sorcerers), **more})
+        return unit_as_it_stands(u.spec, self.character(st.commander), st.formation, solo=st.solo or u.spec.solo,
+                                 relays=len(st.relays), heroes=len(st.heroes), sorcerers=len(st.sorcerers),
+                                 headcount=count)
 
     def typed_magnitude(self, u: BattleUnit) -> int:
         """X2: the Magnitude of the unit's typed headcount (kept per unit for the tick)."""
@@ -321,13 +316,7 @@ class _Work:
         """X1-X11 of the unit as it stands: its current Magnitude decides communication
         failure and so the effective Drill (X3, X11), also where a split left a headcount
         whose row is above it (X50)."""
-        spec = self.spec(name)
-        t = derive_traits(spec, self.battle.house_rules)
-        mag = self.get(name).magnitude
-        if spec.solo or t.magnitude.value == mag:
-            return t
-        return replace(t, magnitude=Trait("Magnitude", mag, (Entry("Magnitude now", mag, "X2, X50"),)),
-                       drill=drill_trait(spec, mag), communication_failure=communication_failure(spec, mag))
+        return traits_as_it_stands(self.spec(name), self.battle.house_rules, self.get(name).magnitude)
 
     def relays(self, name: str) -> list[Character]:
         return [c for r in self.get(name).relays if (c := self.battle.character(r)) is not None]
