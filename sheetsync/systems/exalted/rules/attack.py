@@ -29,10 +29,8 @@ from sheetsync.core.errors import InputError, Problem
 from sheetsync.systems.exalted.rules.dice import (
     PoolRoll,
     TypedDice,
-    at_least,
-    expected_successes,
     roll_pool,
-    success_distribution,
+    success_counts,
 )
 from sheetsync.systems.exalted.rules.formations import (
     COVER_DV,
@@ -357,14 +355,19 @@ def attack_odds(plan: AttackPlan) -> AttackOdds:
     the damage dice its threshold gives (E1: a damage die succeeds on 7-10).  An extra's
     attack with ``extras_double_tens`` off counts a 10 once (``plan.double_tens``)."""
     need = plan.dv.value + 1 + plan.external.value - plan.automatic
-    dist = success_distribution(plan.dice, double_tens=plan.double_tens)
-    expected = Fraction(0)
-    for s, p in enumerate(dist):
-        threshold = max(0, s + plan.automatic - plan.external.value) - plan.dv.value
-        if threshold >= 1 and p:
-            expected += p * expected_successes(plan.dice_for(threshold), damage=True)
+    # issue 23: in whole numbers, each roll's chance its count over 10^dice; a damage die
+    # succeeds on 4 faces of 10, so n dice average 4n/10 successes
+    counts = success_counts(plan.dice, double_tens=plan.double_tens)
+    rolls = 10 ** plan.dice
+    lift = plan.automatic - plan.external.value
+    damage_successes = 0
+    for s, count in enumerate(counts):
+        threshold = max(0, s + lift) - plan.dv.value
+        if threshold >= 1 and count:
+            damage_successes += count * 4 * plan.dice_for(threshold)
+    hits = sum(counts[need:]) if need > 0 else rolls
     return AttackOdds(plan.dice, plan.automatic, plan.external.value, plan.dv.value, max(need, 0),
-                      at_least(plan.dice, need, double_tens=plan.double_tens), expected)
+                      Fraction(hits, rolls), Fraction(damage_successes, 10 * rolls))
 
 
 @dataclass(frozen=True, slots=True)

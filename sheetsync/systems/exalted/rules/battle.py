@@ -261,12 +261,14 @@ class _Work:
         self.duel_claimed = False
         """X27: an Initiate Duel order of this batch already passed its checks."""
         self._typed: dict[str, int] = {}
+        self.odds = True
+        """Issue 23: each attack's event carries its odds (off in a simulation, which prints none)."""
         self.follow_parent: dict[str, str] = {}
         """X23: solo units expelled this tick, each acting next when the unit it left does."""
 
     def copy(self) -> _Work:
         w = _Work(self.battle, list(self.states.values()), new_units=self.new_units, start_units=self.start_units)
-        w.duel = self.duel
+        w.duel, w.odds = self.duel, self.odds
         return w
 
     def get(self, name: str) -> UnitState:
@@ -456,7 +458,7 @@ class _AttackPlanned:
 class _AttackPrep:
     planned: _AttackPlanned
     event: AttackEvent
-    odds: dict[str, Any]
+    odds: dict[str, Any] | None
 
 
 def _plan_order(work: _Work, order: Order, tick: int) -> _AttackPlanned:
@@ -551,7 +553,7 @@ def _prepare_attack(work: _Work, order: Order, tick: int, roller: Roller) -> App
     """X28-X34 verified and rolled against ``work`` (the start-of-tick state with
     ``simultaneous``); returns what applies it."""
     planned = _plan_order(work, order, tick)
-    odds = _odds(planned.plan)
+    odds = _odds(planned.plan) if work.odds else None
     ev = resolve_attack(planned.plan, roller, marked=planned.marked, attack_dice=order.dice,
                         damage_dice_typed=order.damage_dice, attack_where=_place(order, "dice"),
                         damage_where=_place(order, "damage_dice"))
@@ -1802,20 +1804,23 @@ def _after_tick(battle: Battle, work: _Work, tick: int, events: list[dict[str, A
 
 
 def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = None, *,
-            new_units: bool | int = True) -> TickResult:
+            new_units: bool | int = True, odds: bool = True) -> TickResult:
     """E4-E6, X17-X39: resolve the next long tick on which a unit acts (or ``tick``); while
     a duel stops the long ticks, only its typed outcome (X27).
 
     A die typed wrong for its pool (a face outside 1-10, more successes than the pool can
     roll) is an :class:`~sheetsync.core.errors.InputError` naming its path, raised after every
     order was looked at, and nothing changes.  ``new_units=False`` refuses a Split Unit;
-    a number allows that many new units this tick (a tracker's free Units rows, X23)."""
+    a number allows that many new units this tick (a tracker's free Units rows, X23).
+    ``odds=False`` leaves each attack's exact odds out of its event (``"odds": None``): a
+    simulation, which prints none, need not work them out (issue 23)."""
     if battle.ended:
         raise BattleStateError("the battle has ended (End Battle): nothing is left to resolve")
     if battle.duel is not None:
         return _decide_duel(battle, battle.duel)
     roller = roller if roller is not None else battle_roller(battle)
     work = _Work(battle, new_units=new_units)
+    work.odds = odds
     events: list[dict[str, Any]] = []
     if not battle.started:
         events.append(_join_war(battle, work, roller))
