@@ -50,6 +50,7 @@ from sheetsync.systems.exalted.rules.models import (
 from sheetsync.systems.exalted.rules.traits import (
     DEFAULT_RULES,
     Entry,
+    Memo,
     Trait,
     UnitTraits,
     derive_traits,
@@ -75,6 +76,10 @@ __all__ = [
     "plan_attack",
     "resolve_attack",
 ]
+
+_PLANS = Memo()
+"""Issue 23: the plans worked out, by the identity of their units (:class:`Memo`)."""
+
 
 class AttackKind(StrEnum):
     """X28: close or ranged."""
@@ -287,7 +292,21 @@ def plan_attack(attacker: UnitSpec, defender: UnitSpec, kind: AttackKind, *, rul
     """X28-X33: the figures of ``attacker``'s attack on ``defender`` before the roll.
 
     Current Magnitudes and Endurance default to the derived ones; Endurance 0 is −2
-    internal (X4)."""
+    internal (X4).  Worked out once for the same units and figures (issue 23: the units
+    are frozen values, and a battle prices the same attack tick after tick)."""
+    key = (id(attacker), id(defender), kind, id(rules), attacker_magnitude, defender_magnitude, attacker_endurance,
+           cover, defender_action_dv, onslaught, extra_external)
+    got: AttackPlan | None = _PLANS.get(key)
+    if got is None:
+        got = _PLANS.put(key, (attacker, defender, rules), _plan_attack(
+            attacker, defender, kind, rules, attacker_magnitude, defender_magnitude, attacker_endurance, cover,
+            defender_action_dv, onslaught, extra_external))
+    return got
+
+
+def _plan_attack(attacker: UnitSpec, defender: UnitSpec, kind: AttackKind, rules: HouseRules,
+                 attacker_magnitude: int | None, defender_magnitude: int | None, attacker_endurance: int | None,
+                 cover: int, defender_action_dv: int, onslaught: int, extra_external: int) -> AttackPlan:
     at, dt = derive_traits(attacker, rules), derive_traits(defender, rules)
     c = attacker.commander
     weapon = _weapon(c, kind)

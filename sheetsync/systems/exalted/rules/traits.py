@@ -56,6 +56,7 @@ __all__ = [
     "WEAPON_RANGES",
     "Bound",
     "Entry",
+    "Memo",
     "Trait",
     "UnitTraits",
     "armor",
@@ -90,7 +91,7 @@ _ROW_TOPS: tuple[int, ...] = (1, 10, 75, 150, 300, 650, 1250, 2500, 5000, 10000)
 """X2: the largest headcount of Magnitude rows 0 to 9."""
 
 
-class _Memo:
+class Memo:
     """Values derived from frozen values, keyed on the identity of those values (issue 23).
 
     Each entry keeps the values of its key alive, so no other object can take one of
@@ -115,9 +116,9 @@ class _Memo:
         return value
 
 
-_HEADCOUNTS = _Memo()
-_TRAITS = _Memo()
-_NOW = _Memo()
+_HEADCOUNTS = Memo()
+_TRAITS = Memo()
+_NOW = Memo()
 
 
 @dataclass(frozen=True, slots=True)
