@@ -263,6 +263,8 @@ class _Work:
         self._typed: dict[str, int] = {}
         self.odds = True
         """Issue 23: each attack's event carries its odds (off in a simulation, which prints none)."""
+        self.record = True
+        """Issue 23: the tick leaves an undo record (off in a simulation, which drops it)."""
         self.follow_parent: dict[str, str] = {}
         """X23: solo units expelled this tick, each acting next when the unit it left does."""
 
@@ -1612,16 +1614,17 @@ def _decide_duel(battle: Battle, duel: Duel) -> TickResult:
              "note": f"the duel of {duel.challenger} and {duel.foe}: {winner}" + (f"; {', '.join(notes)}" if notes
                                                                                  else ""),
              "rule_ref": "X27"}
-    record = UndoRecord(tick=battle.tick, started=battle.started, orders=battle.orders, states=battle.state,
-                        duel=duel)
+    after = tuple(work.states[s.name] for s in battle.state)
+    record = UndoRecord.of(tick=battle.tick, started=battle.started, orders=battle.orders, before=battle.state,
+                           after=after, duel=duel)
     passed = [o for o in battle.orders if o is not order and o.tick <= battle.tick]
     refused = [{"kind": "refused", "order": o.row, "tick": o.tick, "unit": o.unit, "action": o.action.value,
                 "reason": f"long tick {o.tick} has passed (the duel's outcome is resolved on its own)",
                 "rule_ref": "E5, X27"} for o in passed]
     later = tuple(o.model_copy(update={"row": i})
                   for i, o in enumerate(o for o in battle.orders if o is not order and o.tick > battle.tick))
-    new = battle.model_copy(update={"state": tuple(work.states[s.name] for s in battle.state), "orders": later,
-                                    "history": (*battle.history, record), "duel": None})
+    new = battle.model_copy(update={"state": after, "orders": later, "history": (*battle.history, record),
+                                    "duel": None})
     return TickResult(battle.tick, (event, *refused), new)
 
 
@@ -1794,17 +1797,19 @@ def _after_tick(battle: Battle, work: _Work, tick: int, events: list[dict[str, A
     later = tuple(o.model_copy(update={"row": i})  # their places in the file written after this tick
                   for i, o in enumerate(o for o in battle.orders if o.tick > tick))
     grew = work.battle.units != battle.units
-    record = UndoRecord(tick=battle.tick, started=battle.started, orders=battle.orders, states=battle.state,
-                        units=battle.units if grew else None)
     states = tuple(work.states[u.name] for u in work.battle.units)
+    history = battle.history
+    if work.record:
+        history = (*history, UndoRecord.of(tick=battle.tick, started=battle.started, orders=battle.orders,
+                                           before=battle.state, after=states, units=battle.units if grew else None))
     new = battle.model_copy(update={"started": True, "tick": tick, "state": states, "orders": later,
-                                    "history": (*battle.history, record), "units": work.battle.units,
+                                    "history": history, "units": work.battle.units,
                                     "duel": work.duel})
     return TickResult(tick, tuple(events), new)
 
 
 def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = None, *,
-            new_units: bool | int = True, odds: bool = True) -> TickResult:
+            new_units: bool | int = True, odds: bool = True, record: bool = True) -> TickResult:
     """E4-E6, X17-X39: resolve the next long tick on which a unit acts (or ``tick``); while
     a duel stops the long ticks, only its typed outcome (X27).
 
@@ -1812,15 +1817,16 @@ def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = Non
     roll) is an :class:`~sheetsync.core.errors.InputError` naming its path, raised after every
     order was looked at, and nothing changes.  ``new_units=False`` refuses a Split Unit;
     a number allows that many new units this tick (a tracker's free Units rows, X23).
-    ``odds=False`` leaves each attack's exact odds out of its event (``"odds": None``): a
-    simulation, which prints none, need not work them out (issue 23)."""
+    ``odds=False`` leaves each attack's exact odds out of its event (``"odds": None``), and
+    ``record=False`` the tick's undo record out of the history: a simulation, which prints
+    no odds and undoes nothing, need not work them out (issue 23)."""
     if battle.ended:
         raise BattleStateError("the battle has ended (End Battle): nothing is left to resolve")
     if battle.duel is not None:
         return _decide_duel(battle, battle.duel)
     roller = roller if roller is not None else battle_roller(battle)
     work = _Work(battle, new_units=new_units)
-    work.odds = odds
+    work.odds, work.record = odds, record
     events: list[dict[str, Any]] = []
     if not battle.started:
         events.append(_join_war(battle, work, roller))
@@ -1851,7 +1857,8 @@ def undo(battle: Battle) -> Battle:
     if not battle.history:
         raise BattleStateError("nothing to undo: no long tick of this battle has been resolved yet")
     rec = battle.history[-1]
-    update: dict[str, Any] = {"tick": rec.tick, "started": rec.started, "orders": rec.orders, "state": rec.states,
+    update: dict[str, Any] = {"tick": rec.tick, "started": rec.started, "orders": rec.orders,
+                              "state": rec.states_before(battle.state),
                               "history": battle.history[:-1], "ended": False, "duel": rec.duel}
     if rec.units is not None:  # X23: a unit split off in that tick goes again
         update["units"] = rec.units
