@@ -29,6 +29,14 @@ Targets (issue 9): the State grows by at most 3 KB a phase, the write at phase 5
 most 1.2x phase 1's, the resolve at phase 50 takes at most 1.1x phase 1's time.  The script
 prints the figures and asserts nothing.
 
+``--exalted 10,100`` (issue 23) measures instead what an Exalted tracker's State gains a
+long tick: the undo record each Next Tick appends (``State!C:F``, the engine's
+``UndoRecord`` as the tracker dumps it), over ``--ticks`` long ticks of a battle of that
+many units (``tests/exalted_battles.py``), each unit repeating its order on every tick it
+acts (the forecast's standing orders).  The floor: the same record holding every unit state
+whole, as records did before issue 23, measured on the same ticks.  Target: at most 3 KB a
+long tick at 100 units.
+
 A tracker holds 40 phases (the rows of its Health-by-phase table).  To reach phase 50 the
 script raises that ceiling in this process only; the State code itself has no such limit.
 """
@@ -249,13 +257,57 @@ def bench(kind: str, cohorts: int, marks: list[int], repeat: int, tmp: Path) -> 
     return out
 
 
+def exalted_records(units: int, ticks: int) -> tuple[list[int], list[int]]:
+    """Issue 23: the characters of each long tick's undo record as a tracker writes it, and
+    of the same record with every unit state whole (the form before issue 23)."""
+    import json
+
+    from exalted_battles import make_exalted_battle
+
+    from sheetsync.core.dice import RandomRoller
+    from sheetsync.systems.exalted.forecast import ExaltedForecast, Sim
+    from sheetsync.systems.exalted.rules.battle import resolve
+
+    adapter = ExaltedForecast()
+    declared = adapter.prepare(find_system("exalted").load(make_exalted_battle(units), "bench"))
+    now: Sim | None = declared
+    sizes, whole = [], []
+    roller = RandomRoller("growth")
+    while now is not None and len(sizes) < ticks:
+        battle = now.battle
+        result = resolve(battle, None, roller)
+        rec = result.battle.history[-1]
+        sizes.append(len(json.dumps(rec.model_dump(mode="json", exclude_defaults=True))))
+        full = rec.whole(result.battle.state)
+        whole.append(len(json.dumps(full.model_dump(mode="json", exclude_defaults=True))))
+        now = adapter.standing(declared, Sim(result.battle.model_copy(update={"history": ()})))
+    return sizes, whole
+
+
+def _exalted(counts: list[int], ticks: int) -> None:
+    print(f"Exalted undo record a long tick (State!C:F), over up to {ticks} long ticks: median (max) characters; "
+          "the floor is the same record with every unit state whole (before issue 23)")
+    for n in counts:
+        sizes, whole = exalted_records(n, ticks)
+        later = sizes[1:] or sizes
+        print(f"  {n:>4} units, {len(sizes)} ticks: record {statistics.median(later):>7,.0f} ({max(later):,}) a tick "
+              f"after Join War's {sizes[0]:,}; mean {statistics.mean(sizes):,.0f}; whole states "
+              f"{statistics.median(whole):>7,.0f}: ratio {statistics.mean(sizes) / statistics.mean(whole):.2f}; "
+              f"target <= 3,000 a tick: {'met' if statistics.mean(sizes) <= 3000 else 'NOT met'}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--exalted", default="", help="unit counts of an Exalted battle, comma-separated (issue 23)")
+    ap.add_argument("--ticks", type=int, default=30)
     ap.add_argument("--cohorts", type=int, default=12)
     ap.add_argument("--phases", default="1,10,50", help="the phases to measure, comma-separated")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--backend", default="memory,excel", help="memory, excel or both")
     args = ap.parse_args()
+    if args.exalted:
+        _exalted([int(n) for n in args.exalted.split(",")], args.ticks)
+        return
     marks = sorted({int(p) for p in args.phases.split(",")})
     _room_for(max(marks))
     _time_state()

@@ -500,7 +500,10 @@ def test_e1_tracker_workbook_opens_in_libreoffice_with_no_error_value(tmp_path: 
 
 @pytest.mark.parametrize("damage", [
     lambda r: r.__setitem__("states", 5), lambda r: r.__setitem__("tick", "x"), lambda r: r.__setitem__("zz", 1),
-    lambda r: r["states"][0].__setitem__("magnitude", "big"), lambda r: r["states"][0].__setitem__("formation", "Wedge"),
+    # issue 23: a record keeps what the tick changed, unit by unit
+    lambda r: next(iter(r["changed"].values())).__setitem__("magnitude", "big"),
+    lambda r: next(iter(r["changed"].values())).__setitem__("formation", "Wedge"),
+    lambda r: next(iter(r["changed"].values())).__setitem__("zz", 1), lambda r: r.__setitem__("changed", 5),
     lambda r: r.pop("orders"),
 ])
 def test_e5_issue24_a_damaged_undo_record_is_refused_at_its_cell(damage: Any) -> None:

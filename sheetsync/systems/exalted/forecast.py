@@ -184,12 +184,13 @@ class ExaltedForecast:
         return {}
 
     def step(self, battle: Sim, roller: Roller) -> tuple[Sim, list[bool | None]]:
-        """E4-E6, X17-X39: one long tick through the engine, its undo record dropped; each
-        declared order's outcome (``None`` when refused)."""
+        """E4-E6, X17-X39: one long tick through the engine, without the attacks' odds
+        (the forecast takes them from :meth:`exact`) or an undo record; each declared
+        order's outcome (``None`` when refused)."""
         from sheetsync.systems.exalted.rules.battle import resolve
 
         declared = self._declared(battle.battle)
-        result = resolve(battle.battle, None, roller)
+        result = resolve(battle.battle, None, roller, odds=False, record=False)  # issue 23: neither is used
         by_row: dict[int, bool | None] = {}
         for e in result.events:
             row = e.get("order")

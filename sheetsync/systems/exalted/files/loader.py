@@ -382,7 +382,10 @@ def load_battle(data: Any, source: str = "") -> Battle:
     for i, h in enumerate(_list(data, "history", problems)):
         rec = validate(UndoRecord, h, f"history[{i}]", problems)
         if rec is not None:
-            history.append(rec)
+            try:
+                history.append(rec.check())
+            except ValueError as exc:  # issue 23: what a tick changed, typed wrong
+                problems.append(Problem(f"history[{i}].changed", str(exc)))
     duel = validate(Duel, data["duel"], "duel", problems) if data.get("duel") is not None else None
     if problems:
         raise InputError(problems, source)
@@ -399,7 +402,8 @@ def load_battle(data: Any, source: str = "") -> Battle:
     try:
         return Battle(seed=seed, house_rules=rules, characters=tuple(chars), roles=roles, units=tuple(units),
                       orders=tuple(orders), started=bool(data.get("started", False)), tick=int(data.get("tick", 0)),
-                      state=tuple(state), history=tuple(history), ended=bool(data.get("ended", False)), duel=duel)
+                      state=tuple(state), history=_changes_only(history, state), ended=bool(data.get("ended", False)),
+                      duel=duel)
     except (TypeError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
         raise InputError([Problem("", f"the battle's started, tick or ended key is not valid: {exc}")],
                          source) from None
@@ -421,6 +425,33 @@ def _unit_to_file(u: BattleUnit) -> dict[str, Any]:
         if value not in (None, False, 0) or typed_zero:
             out[key] = value
     return out
+
+
+def _changes_only(history: list[UndoRecord], state: list[UnitState]) -> tuple[UndoRecord, ...]:
+    """The undo records as the engine keeps them (issue 23: what each tick changed), from a
+    file's records (every unit state each tick replaced), newest first worked out from the
+    states after it: the battle read back equals the battle written."""
+    now, out = tuple(state), []
+    for rec in reversed(history):
+        before = rec.states_before(now)
+        if rec.changed is None:
+            rec = UndoRecord.of(tick=rec.tick, started=rec.started, orders=rec.orders, before=rec.states, after=now,
+                                units=rec.units, duel=rec.duel)
+        out.append(rec)
+        now = before
+    return tuple(out[::-1])
+
+
+def _whole_history(battle: Battle) -> list[UndoRecord]:
+    """The undo records with every unit state they replaced, as a battle file keeps them
+    (issue 23: the engine's records keep only what each tick changed), newest first
+    worked out from the states after it."""
+    now, out = battle.state, []
+    for rec in reversed(battle.history):
+        rec = rec.whole(now)
+        out.append(rec)
+        now = rec.states
+    return out[::-1]
 
 
 def battle_to_file(battle: Battle) -> dict[str, Any]:
@@ -447,7 +478,7 @@ def battle_to_file(battle: Battle) -> dict[str, Any]:
         out["tick"] = battle.tick
         out["state"] = [s.model_dump(mode="json") for s in battle.state]
     if battle.history:
-        out["history"] = [h.model_dump(mode="json") for h in battle.history]
+        out["history"] = [h.model_dump(mode="json") for h in _whole_history(battle)]
     if battle.ended:
         out["ended"] = True
     if battle.duel is not None:

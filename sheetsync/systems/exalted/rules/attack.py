@@ -29,10 +29,8 @@ from sheetsync.core.errors import InputError, Problem
 from sheetsync.systems.exalted.rules.dice import (
     PoolRoll,
     TypedDice,
-    at_least,
-    expected_successes,
     roll_pool,
-    success_distribution,
+    success_counts,
 )
 from sheetsync.systems.exalted.rules.formations import (
     COVER_DV,
@@ -52,6 +50,7 @@ from sheetsync.systems.exalted.rules.models import (
 from sheetsync.systems.exalted.rules.traits import (
     DEFAULT_RULES,
     Entry,
+    Memo,
     Trait,
     UnitTraits,
     derive_traits,
@@ -77,6 +76,10 @@ __all__ = [
     "plan_attack",
     "resolve_attack",
 ]
+
+_PLANS = Memo()
+"""Issue 23: the plans worked out, by the identity of their units (:class:`Memo`)."""
+
 
 class AttackKind(StrEnum):
     """X28: close or ranged."""
@@ -289,7 +292,21 @@ def plan_attack(attacker: UnitSpec, defender: UnitSpec, kind: AttackKind, *, rul
     """X28-X33: the figures of ``attacker``'s attack on ``defender`` before the roll.
 
     Current Magnitudes and Endurance default to the derived ones; Endurance 0 is −2
-    internal (X4)."""
+    internal (X4).  Worked out once for the same units and figures (issue 23: the units
+    are frozen values, and a battle prices the same attack tick after tick)."""
+    key = (id(attacker), id(defender), kind, id(rules), attacker_magnitude, defender_magnitude, attacker_endurance,
+           cover, defender_action_dv, onslaught, extra_external)
+    got: AttackPlan | None = _PLANS.get(key)
+    if got is None:
+        got = _PLANS.put(key, (attacker, defender, rules), _plan_attack(
+            attacker, defender, kind, rules, attacker_magnitude, defender_magnitude, attacker_endurance, cover,
+            defender_action_dv, onslaught, extra_external))
+    return got
+
+
+def _plan_attack(attacker: UnitSpec, defender: UnitSpec, kind: AttackKind, rules: HouseRules,
+                 attacker_magnitude: int | None, defender_magnitude: int | None, attacker_endurance: int | None,
+                 cover: int, defender_action_dv: int, onslaught: int, extra_external: int) -> AttackPlan:
     at, dt = derive_traits(attacker, rules), derive_traits(defender, rules)
     c = attacker.commander
     weapon = _weapon(c, kind)
@@ -357,14 +374,19 @@ def attack_odds(plan: AttackPlan) -> AttackOdds:
     the damage dice its threshold gives (E1: a damage die succeeds on 7-10).  An extra's
     attack with ``extras_double_tens`` off counts a 10 once (``plan.double_tens``)."""
     need = plan.dv.value + 1 + plan.external.value - plan.automatic
-    dist = success_distribution(plan.dice, double_tens=plan.double_tens)
-    expected = Fraction(0)
-    for s, p in enumerate(dist):
-        threshold = max(0, s + plan.automatic - plan.external.value) - plan.dv.value
-        if threshold >= 1 and p:
-            expected += p * expected_successes(plan.dice_for(threshold), damage=True)
+    # issue 23: in whole numbers, each roll's chance its count over 10^dice; a damage die
+    # succeeds on 4 faces of 10, so n dice average 4n/10 successes
+    counts = success_counts(plan.dice, double_tens=plan.double_tens)
+    rolls = 10 ** plan.dice
+    lift = plan.automatic - plan.external.value
+    damage_successes = 0
+    for s, count in enumerate(counts):
+        threshold = max(0, s + lift) - plan.dv.value
+        if threshold >= 1 and count:
+            damage_successes += count * 4 * plan.dice_for(threshold)
+    hits = sum(counts[need:]) if need > 0 else rolls
     return AttackOdds(plan.dice, plan.automatic, plan.external.value, plan.dv.value, max(need, 0),
-                      at_least(plan.dice, need, double_tens=plan.double_tens), expected)
+                      Fraction(hits, rolls), Fraction(damage_successes, 10 * rolls))
 
 
 @dataclass(frozen=True, slots=True)

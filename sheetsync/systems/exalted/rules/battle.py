@@ -150,14 +150,12 @@ from sheetsync.systems.exalted.rules.traits import (
     Entry,
     Trait,
     UnitTraits,
-    communication_failure,
     derive_traits,
     headcount,
     magnitude_for_headcount,
     row_minimum,
-)
-from sheetsync.systems.exalted.rules.traits import (
-    drill as drill_trait,
+    traits_as_it_stands,
+    unit_as_it_stands,
 )
 
 __all__ = ["TickResult", "attack_plans", "battle_roller", "current_unit", "departures_at_end", "odds_json", "resolve", "roll_json",
@@ -263,12 +261,16 @@ class _Work:
         self.duel_claimed = False
         """X27: an Initiate Duel order of this batch already passed its checks."""
         self._typed: dict[str, int] = {}
+        self.odds = True
+        """Issue 23: each attack's event carries its odds (off in a simulation, which prints none)."""
+        self.record = True
+        """Issue 23: the tick leaves an undo record (off in a simulation, which drops it)."""
         self.follow_parent: dict[str, str] = {}
         """X23: solo units expelled this tick, each acting next when the unit it left does."""
 
     def copy(self) -> _Work:
         w = _Work(self.battle, list(self.states.values()), new_units=self.new_units, start_units=self.start_units)
-        w.duel = self.duel
+        w.duel, w.odds = self.duel, self.odds
         return w
 
     def get(self, name: str) -> UnitState:
@@ -300,15 +302,12 @@ class _Work:
         """The unit as it stands: its current commander, formation, special characters and
         whether it has become solo (X34)."""
         st, u = self.get(name), self.unit(name)
-        more: dict[str, Any] = {}
         count = st.headcount
         if count is None and st.magnitude != self.typed_magnitude(u):
             count = row_minimum(st.magnitude)  # X2: after a loss or rally, the row's minimum
-        if count is not None:  # X2, X11, X23, X24: the unit as it is now, not as typed
-            more["members"] = (MemberGroup(kind="Member", count=max(0, count - 1), weight=1),)
-        return u.spec.model_copy(update={
-            "commander": self.character(st.commander), "formation": st.formation, "solo": st.solo or u.spec.solo,
-            "relays": len(st.relays), "heroes": len(st.heroes), "sorcerers": len(st.sorcerers), **more})
+        return unit_as_it_stands(u.spec, self.character(st.commander), st.formation, solo=st.solo or u.spec.solo,
+                                 relays=len(st.relays), heroes=len(st.heroes), sorcerers=len(st.sorcerers),
+                                 headcount=count)
 
     def typed_magnitude(self, u: BattleUnit) -> int:
         """X2: the Magnitude of the unit's typed headcount (kept per unit for the tick)."""
@@ -321,13 +320,7 @@ class _Work:
         """X1-X11 of the unit as it stands: its current Magnitude decides communication
         failure and so the effective Drill (X3, X11), also where a split left a headcount
         whose row is above it (X50)."""
-        spec = self.spec(name)
-        t = derive_traits(spec, self.battle.house_rules)
-        mag = self.get(name).magnitude
-        if spec.solo or t.magnitude.value == mag:
-            return t
-        return replace(t, magnitude=Trait("Magnitude", mag, (Entry("Magnitude now", mag, "X2, X50"),)),
-                       drill=drill_trait(spec, mag), communication_failure=communication_failure(spec, mag))
+        return traits_as_it_stands(self.spec(name), self.battle.house_rules, self.get(name).magnitude)
 
     def relays(self, name: str) -> list[Character]:
         return [c for r in self.get(name).relays if (c := self.battle.character(r)) is not None]
@@ -467,7 +460,7 @@ class _AttackPlanned:
 class _AttackPrep:
     planned: _AttackPlanned
     event: AttackEvent
-    odds: dict[str, Any]
+    odds: dict[str, Any] | None
 
 
 def _plan_order(work: _Work, order: Order, tick: int) -> _AttackPlanned:
@@ -562,7 +555,7 @@ def _prepare_attack(work: _Work, order: Order, tick: int, roller: Roller) -> App
     """X28-X34 verified and rolled against ``work`` (the start-of-tick state with
     ``simultaneous``); returns what applies it."""
     planned = _plan_order(work, order, tick)
-    odds = _odds(planned.plan)
+    odds = _odds(planned.plan) if work.odds else None
     ev = resolve_attack(planned.plan, roller, marked=planned.marked, attack_dice=order.dice,
                         damage_dice_typed=order.damage_dice, attack_where=_place(order, "dice"),
                         damage_where=_place(order, "damage_dice"))
@@ -1621,16 +1614,17 @@ def _decide_duel(battle: Battle, duel: Duel) -> TickResult:
              "note": f"the duel of {duel.challenger} and {duel.foe}: {winner}" + (f"; {', '.join(notes)}" if notes
                                                                                  else ""),
              "rule_ref": "X27"}
-    record = UndoRecord(tick=battle.tick, started=battle.started, orders=battle.orders, states=battle.state,
-                        duel=duel)
+    after = tuple(work.states[s.name] for s in battle.state)
+    record = UndoRecord.of(tick=battle.tick, started=battle.started, orders=battle.orders, before=battle.state,
+                           after=after, duel=duel)
     passed = [o for o in battle.orders if o is not order and o.tick <= battle.tick]
     refused = [{"kind": "refused", "order": o.row, "tick": o.tick, "unit": o.unit, "action": o.action.value,
                 "reason": f"long tick {o.tick} has passed (the duel's outcome is resolved on its own)",
                 "rule_ref": "E5, X27"} for o in passed]
     later = tuple(o.model_copy(update={"row": i})
                   for i, o in enumerate(o for o in battle.orders if o is not order and o.tick > battle.tick))
-    new = battle.model_copy(update={"state": tuple(work.states[s.name] for s in battle.state), "orders": later,
-                                    "history": (*battle.history, record), "duel": None})
+    new = battle.model_copy(update={"state": after, "orders": later, "history": (*battle.history, record),
+                                    "duel": None})
     return TickResult(battle.tick, (event, *refused), new)
 
 
@@ -1803,30 +1797,36 @@ def _after_tick(battle: Battle, work: _Work, tick: int, events: list[dict[str, A
     later = tuple(o.model_copy(update={"row": i})  # their places in the file written after this tick
                   for i, o in enumerate(o for o in battle.orders if o.tick > tick))
     grew = work.battle.units != battle.units
-    record = UndoRecord(tick=battle.tick, started=battle.started, orders=battle.orders, states=battle.state,
-                        units=battle.units if grew else None)
     states = tuple(work.states[u.name] for u in work.battle.units)
+    history = battle.history
+    if work.record:
+        history = (*history, UndoRecord.of(tick=battle.tick, started=battle.started, orders=battle.orders,
+                                           before=battle.state, after=states, units=battle.units if grew else None))
     new = battle.model_copy(update={"started": True, "tick": tick, "state": states, "orders": later,
-                                    "history": (*battle.history, record), "units": work.battle.units,
+                                    "history": history, "units": work.battle.units,
                                     "duel": work.duel})
     return TickResult(tick, tuple(events), new)
 
 
 def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = None, *,
-            new_units: bool | int = True) -> TickResult:
+            new_units: bool | int = True, odds: bool = True, record: bool = True) -> TickResult:
     """E4-E6, X17-X39: resolve the next long tick on which a unit acts (or ``tick``); while
     a duel stops the long ticks, only its typed outcome (X27).
 
     A die typed wrong for its pool (a face outside 1-10, more successes than the pool can
     roll) is an :class:`~sheetsync.core.errors.InputError` naming its path, raised after every
     order was looked at, and nothing changes.  ``new_units=False`` refuses a Split Unit;
-    a number allows that many new units this tick (a tracker's free Units rows, X23)."""
+    a number allows that many new units this tick (a tracker's free Units rows, X23).
+    ``odds=False`` leaves each attack's exact odds out of its event (``"odds": None``), and
+    ``record=False`` the tick's undo record out of the history: a simulation, which prints
+    no odds and undoes nothing, need not work them out (issue 23)."""
     if battle.ended:
         raise BattleStateError("the battle has ended (End Battle): nothing is left to resolve")
     if battle.duel is not None:
         return _decide_duel(battle, battle.duel)
     roller = roller if roller is not None else battle_roller(battle)
     work = _Work(battle, new_units=new_units)
+    work.odds, work.record = odds, record
     events: list[dict[str, Any]] = []
     if not battle.started:
         events.append(_join_war(battle, work, roller))
@@ -1857,7 +1857,8 @@ def undo(battle: Battle) -> Battle:
     if not battle.history:
         raise BattleStateError("nothing to undo: no long tick of this battle has been resolved yet")
     rec = battle.history[-1]
-    update: dict[str, Any] = {"tick": rec.tick, "started": rec.started, "orders": rec.orders, "state": rec.states,
+    update: dict[str, Any] = {"tick": rec.tick, "started": rec.started, "orders": rec.orders,
+                              "state": rec.states_before(battle.state),
                               "history": battle.history[:-1], "ended": False, "duel": rec.duel}
     if rec.units is not None:  # X23: a unit split off in that tick goes again
         update["units"] = rec.units

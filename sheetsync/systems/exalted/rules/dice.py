@@ -43,6 +43,7 @@ __all__ = [
     "judge",
     "parse_dice",
     "roll_pool",
+    "success_counts",
     "success_distribution",
 ]
 
@@ -263,9 +264,30 @@ def judge(roll: PoolRoll, difficulty: int, *, automatic: int = 0, external: int 
 
 def _die(damage: bool, double_tens: bool) -> tuple[Fraction, ...]:
     """E1: one die's chance of 0, 1 (and 2) successes."""
+    return tuple(Fraction(w, 10) for w in _faces(damage, double_tens))
+
+
+def _faces(damage: bool, double_tens: bool) -> tuple[int, ...]:
+    """E1: of a d10's ten faces, how many give 0, 1 (and 2) successes."""
     if damage or not double_tens:
-        return (Fraction(6, 10), Fraction(4, 10))
-    return (Fraction(6, 10), Fraction(3, 10), Fraction(1, 10))
+        return (6, 4)
+    return (6, 3, 1)
+
+
+@lru_cache(maxsize=512)
+def success_counts(dice: int, *, damage: bool = False, double_tens: bool = True) -> tuple[int, ...]:
+    """E1: of the 10^dice equally likely rolls of a pool, how many show each number of
+    successes (index = successes): the exact chances in whole numbers (issue 23), each
+    chance being its count over ``10 ** max(dice, 0)``."""
+    counts: tuple[int, ...] = (1,)
+    faces = _faces(damage, double_tens)
+    for _ in range(max(dice, 0)):
+        out = [0] * (len(counts) + len(faces) - 1)
+        for i, c in enumerate(counts):
+            for j, w in enumerate(faces):
+                out[i + j] += c * w
+        counts = tuple(out)
+    return counts
 
 
 @lru_cache(maxsize=512)
@@ -273,30 +295,23 @@ def success_distribution(dice: int, *, damage: bool = False, double_tens: bool =
     """E1: the exact chance of each number of successes (index = successes) of a pool.
 
     Each die gives 0, 1 or 2 successes with chances 6/10, 3/10, 1/10 (0 or 1 with 6/10,
-    4/10 on damage); the pool's chances are the die's convolved ``dice`` times.  A pool of 0
-    or fewer dice has 0 successes for certain."""
-    dist: tuple[Fraction, ...] = (Fraction(1),)
-    die = _die(damage, double_tens)
-    for _ in range(max(dice, 0)):
-        out = [Fraction(0)] * (len(dist) + len(die) - 1)
-        for i, p in enumerate(dist):
-            for j, q in enumerate(die):
-                out[i + j] += p * q
-        dist = tuple(out)
-    return dist
+    4/10 on damage); the pool's chances are the die's convolved ``dice`` times
+    (:func:`success_counts`, over 10^dice).  A pool of 0 or fewer dice has 0 successes for
+    certain."""
+    rolls = 10 ** max(dice, 0)
+    return tuple(Fraction(c, rolls) for c in success_counts(dice, damage=damage, double_tens=double_tens))
 
 
 def at_least(dice: int, k: int, *, damage: bool = False, double_tens: bool = True) -> Fraction:
     """E1, E2: the exact chance that a pool rolls ``k`` or more successes."""
     if k <= 0:
         return Fraction(1)
-    dist = success_distribution(dice, damage=damage, double_tens=double_tens)
-    return sum(dist[k:], Fraction(0))
+    return Fraction(sum(success_counts(dice, damage=damage, double_tens=double_tens)[k:]), 10 ** max(dice, 0))
 
 
 def expected_successes(dice: int, *, damage: bool = False, double_tens: bool = True) -> Fraction:
     """E1: the mean successes of a pool (a die averages 1/2, or 2/5 on damage)."""
-    return sum((Fraction(i) * p for i, p in enumerate(_die(damage, double_tens))), Fraction(0)) * max(dice, 0)
+    return Fraction(sum(i * w for i, w in enumerate(_faces(damage, double_tens))) * max(dice, 0), 10)
 
 
 def botch_chance(dice: int) -> Fraction:

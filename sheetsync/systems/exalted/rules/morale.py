@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from sheetsync.core.dice import Roller
 from sheetsync.core.enums import StrEnum
@@ -232,13 +233,19 @@ def command_pool(commander: Character, relays: Sequence[Character] = ()) -> Trai
                   Entry(f"{who} {best.name}'s War", best.ability("War"), "X37")))
 
 
+@lru_cache(maxsize=256)
+def _floor(x: float) -> int:
+    """⌊x⌋ of a typed average read as the decimal it shows (``2.5`` is 5/2), once a value."""
+    q = Fraction(str(x))
+    return int(q.numerator // q.denominator)
+
+
 def exhaustion_difficulty(avg_fatigue: float, *, morale: int, perfect_morale: bool = False, engaged: bool = False,
                           charged_last: bool = False, weather: Sequence[Weather] = ()) -> Trait:
     """X37: difficulty = ⌊avg armour fatigue⌋; Morale 3+ −1 or perfect Morale −2 (not
     both); engaged +2; charged as its last action +1; the worst weather (hot or snowy +1,
     desert or blizzard +2, extreme +3); at least 1."""
-    q = Fraction(str(avg_fatigue))
-    rows = [Entry("avg armour fatigue, rounded down", int(q.numerator // q.denominator), "X37")]
+    rows = [Entry("avg armour fatigue, rounded down", _floor(avg_fatigue), "X37")]
     if perfect_morale:
         rows.append(Entry("perfect Morale", -2, "X37"))
     elif morale >= 3:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = ["ATTACK_OPTION_HELP", "AttackOption", "MOVE_OPTION_HELP", "move_option", "parse_attack_option"]
 
@@ -33,9 +34,11 @@ class AttackOption:
     victim: str | None = None
 
 
+@lru_cache(maxsize=1024)
 def parse_attack_option(text: str | None) -> AttackOption:
     """X28, X32, X37: read an Attack option; raises ``ValueError`` with the syntax for
-    anything it does not define."""
+    anything it does not define.  (Read once per text: an order's option is read by
+    several checks of its attack, issue 23.)"""
     kind: str | None = None
     envelop = charge = False
     victim: str | None = None

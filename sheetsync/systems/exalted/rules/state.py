@@ -5,8 +5,9 @@ makes new ones (DESIGN convention 4)."""
 
 from __future__ import annotations
 
-from dataclasses import field
-from typing import Annotated
+from collections.abc import Sequence
+from dataclasses import field, fields
+from typing import Annotated, Any
 
 from sheetsync.core.model import Range, model
 from sheetsync.systems.exalted.rules.models import (
@@ -159,16 +160,92 @@ class Duel(Frozen):
 @model
 class UndoRecord(Frozen):
     """What undoing one long tick needs: the tick and start flag before it, the orders as
-    typed, and the unit states it replaced."""
+    typed, and what the tick changed in the unit states (issue 23: ``changed``, the fields
+    each unit had before it, only those the tick changed, as the battalion's records keep a
+    reverse diff), or, in a record written before that, every unit state it replaced
+    (``states``).  Both are read; :meth:`states_before` gives the states back either way."""
 
     tick: int
     started: bool
     orders: tuple[Order, ...]
-    states: tuple[UnitState, ...]
+    states: tuple[UnitState, ...] = ()
+    """Every unit's state before the tick, in a record without ``changed``."""
+    changed: dict[str, dict[str, Any]] | None = None
+    """Issue 23: by unit, its fields before the tick that the tick changed (a unit the tick
+    left as it was is not named); None: ``states`` holds the states whole."""
     units: tuple[BattleUnit, ...] | None = None
     """X23: the units before the tick, when it split one off (None: unchanged)."""
     duel: Duel | None = None
     """X27: the duel pending before the tick."""
+
+    @classmethod
+    def of(cls, *, tick: int, started: bool, orders: tuple[Order, ...], before: tuple[UnitState, ...],
+           after: Sequence[UnitState], units: tuple[BattleUnit, ...] | None = None,
+           duel: Duel | None = None) -> UndoRecord:
+        """The record of a tick that turned the states ``before`` into ``after`` (issue 23:
+        only what changed; the whole states when ``after`` does not list the units of
+        ``before`` in the same order, so that the undo gives them back exactly)."""
+        names = {s.name for s in before}
+        if [s.name for s in before] != [s.name for s in after if s.name in names]:
+            return cls(tick=tick, started=started, orders=orders, states=before, units=units, duel=duel)
+        now = {s.name: s for s in after}
+        changed = {s.name: diff for s in before if (diff := _changes(s, now[s.name]))}
+        return cls(tick=tick, started=started, orders=orders, changed=changed, units=units, duel=duel)
+
+    def check(self) -> UndoRecord:
+        """This record, once each unit's fields in ``changed`` are known fields of a unit
+        state with values of their types; raises ``ValueError`` (a record read from a
+        tracker or a file that sheetsync did not write)."""
+        for unit, was in (self.changed or {}).items():
+            if not isinstance(unit, str) or not isinstance(was, dict) or "name" in was:
+                raise ValueError(f"changed: {unit!r} is not a unit's changes")
+            UnitState.model_validate({**_TEMPLATE, **was})
+        return self
+
+    def model_post_dump(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A record dumps the form it holds: ``changed`` (issue 23) or the whole ``states``
+        (as every record did before, so those dump as they always did)."""
+        data.pop("changed" if self.changed is None else "states", None)
+        return data
+
+    def whole(self, now: tuple[UnitState, ...]) -> UndoRecord:
+        """This record with every unit state before the tick (the form a battle file keeps),
+        from the states ``now`` just after it."""
+        if self.changed is None:
+            return self
+        return self.model_copy(update={"states": self.states_before(now), "changed": None})
+
+    def states_before(self, now: tuple[UnitState, ...]) -> tuple[UnitState, ...]:
+        """The unit states before the tick, from the states ``now`` (those just after it)."""
+        if self.changed is None:
+            return self.states
+        names = None if self.units is None else {u.name for u in self.units}
+        return tuple(_restored(s, self.changed.get(s.name)) for s in now if names is None or s.name in names)
+
+
+_TEMPLATE: dict[str, Any] = {"name": "-", "magnitude": 0, "endurance": 0, "starting_endurance": 0,
+                              "starting_magnitude": 0, "formation": "Relaxed", "commander": "-"}
+"""A unit state's required fields, under a record's changes to check their types."""
+_STATE_FIELDS: tuple[str, ...] = ()
+
+
+def _changes(before: UnitState, after: UnitState) -> dict[str, Any]:
+    """Issue 23: the fields of ``before`` whose values ``after`` changed, as they were, in
+    JSON's terms (as a record read back from a file or a tracker holds them)."""
+    global _STATE_FIELDS
+    if before is after:
+        return {}
+    if not _STATE_FIELDS:
+        _STATE_FIELDS = tuple(f.name for f in fields(UnitState))
+    keys = [k for k in _STATE_FIELDS if getattr(before, k) != getattr(after, k)]
+    return before.model_dump(mode="json", include=keys) if keys else {}
+
+
+def _restored(now: UnitState, was: dict[str, Any] | None) -> UnitState:
+    """A unit state with its fields before the tick put back."""
+    if not was:
+        return now
+    return UnitState.model_validate({**now.model_dump(mode="json"), **was})
 
 
 @model

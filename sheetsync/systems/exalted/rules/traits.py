@@ -13,6 +13,12 @@ Readings where the rulings leave room:
 - Hardness ``"minimum"`` takes the smallest member Hardness, never more than ⌊avg⌋.
 - A solo unit (X1) has no unit ratings, Armor or Might: its commander fights alone.
 
+Derived once (issue 23): the models are frozen, so a unit's traits are a function of its
+value.  :func:`derive_traits` and :func:`headcount` remember their result for the unit
+they were given, and :func:`unit_as_it_stands` and :func:`traits_as_it_stands` give the
+same unit, and the same traits, for the same state, so a long tick (and a forecast's
+thousands of them) derives each unit's traits once, not on every attack and check.
+
 Every number a Tracker types has a range (:class:`Bound`, issue 26): the dots of Exalted 2e
 (Attributes, Essence and Willpower 1 to 10, Abilities 0 to 10, Valor 1 to 5), the tables of
 the mass rules (Drill 0 to 5 X3, Might 0 to 5 and its bonus 0 to 3 X5) and, where the rules
@@ -24,12 +30,14 @@ dozen dice, however a cell is mistyped.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
 from sheetsync.systems.exalted.rules.models import (
+    Character,
     DamageType,
+    Formation,
     HouseRules,
     MemberGroup,
     Mount,
@@ -48,6 +56,7 @@ __all__ = [
     "WEAPON_RANGES",
     "Bound",
     "Entry",
+    "Memo",
     "Trait",
     "UnitTraits",
     "armor",
@@ -68,6 +77,8 @@ __all__ = [
     "ranged_rating",
     "row_minimum",
     "shield",
+    "traits_as_it_stands",
+    "unit_as_it_stands",
 ]
 
 MOUNT_VALOR: dict[Mount, int] = {Mount.HORSE: 2, Mount.SIMHATA: 4, Mount.ELEPHANT: 3}
@@ -78,6 +89,36 @@ DEFAULT_RULES = HouseRules()
 
 _ROW_TOPS: tuple[int, ...] = (1, 10, 75, 150, 300, 650, 1250, 2500, 5000, 10000)
 """X2: the largest headcount of Magnitude rows 0 to 9."""
+
+
+class Memo:
+    """Values derived from frozen values, keyed on the identity of those values (issue 23).
+
+    Each entry keeps the values of its key alive, so no other object can take one of
+    their ids while the entry stands: a hit is the very same value, hence the same
+    result.  (A model's dict, such as a character's Abilities, is never changed in
+    place: a change makes a new model.)  Emptied when it holds :attr:`limit` entries."""
+
+    __slots__ = ("entries", "limit")
+
+    def __init__(self, limit: int = 4096) -> None:
+        self.entries: dict[tuple[Any, ...], tuple[tuple[object, ...], Any]] = {}
+        self.limit = limit
+
+    def get(self, key: tuple[Any, ...]) -> Any:
+        entry = self.entries.get(key)
+        return None if entry is None else entry[1]
+
+    def put(self, key: tuple[Any, ...], keep: tuple[object, ...], value: Any) -> Any:
+        if len(self.entries) >= self.limit:
+            self.entries.clear()
+        self.entries[key] = (keep, value)
+        return value
+
+
+_HEADCOUNTS = Memo()
+_TRAITS = Memo()
+_NOW = Memo()
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +297,14 @@ def headcount(unit: UnitSpec, rules: HouseRules = DEFAULT_RULES) -> Trait:
     """X2: the headcount: the commander 1, each extra 1, each other member ⌈health
     levels/3⌉ (a heroic mortal 3) or its typed weight; with ``heroic_weight = "exact"``
     HL/3 each, the total rounded up."""
+    key = (id(unit), id(rules))
+    got: Trait | None = _HEADCOUNTS.get(key)
+    if got is None:
+        got = _HEADCOUNTS.put(key, (unit, rules), _headcount(unit, rules))
+    return got
+
+
+def _headcount(unit: UnitSpec, rules: HouseRules) -> Trait:
     rows = [Entry(f"commander {unit.commander.name}", 1, "X2")]
     total = Fraction(1)
     for g in unit.members:
@@ -460,7 +509,15 @@ class UnitTraits:
 
 
 def derive_traits(unit: UnitSpec, rules: HouseRules = DEFAULT_RULES) -> UnitTraits:
-    """X1-X11: a unit's derived traits with their breakdowns."""
+    """X1-X11: a unit's derived traits with their breakdowns (derived once for a unit)."""
+    key = (id(unit), id(rules))
+    got: UnitTraits | None = _TRAITS.get(key)
+    if got is None:
+        got = _TRAITS.put(key, (unit, rules), _derive_traits(unit, rules))
+    return got
+
+
+def _derive_traits(unit: UnitSpec, rules: HouseRules) -> UnitTraits:
     mag = magnitude(unit, rules)
     dr = drill(unit, mag.value)
     return UnitTraits(
@@ -485,3 +542,36 @@ def derive_traits(unit: UnitSpec, rules: HouseRules = DEFAULT_RULES) -> UnitTrai
         communication_failure=communication_failure(unit, mag.value),
     )
 
+
+
+def unit_as_it_stands(typed: UnitSpec, commander: Character, formation: Formation, *, solo: bool, relays: int,
+                      heroes: int, sorcerers: int, headcount: int | None) -> UnitSpec:
+    """X2, X11, X23, X24, X34: the unit as typed, with its current commander, formation,
+    special characters, solo state and (when it changed) headcount: the same value for the
+    same inputs, so its traits are derived once (issue 23)."""
+    key = (id(typed), id(commander), formation, solo, relays, heroes, sorcerers, headcount)
+    got: UnitSpec | None = _NOW.get(key)
+    if got is None:
+        more: dict[str, Any] = {}
+        if headcount is not None:  # X2, X11, X23, X24: the unit as it is now, not as typed
+            more["members"] = (MemberGroup(kind="Member", count=max(0, headcount - 1), weight=1),)
+        got = _NOW.put(key, (typed, commander), typed.model_copy(update={
+            "commander": commander, "formation": formation, "solo": solo, "relays": relays, "heroes": heroes,
+            "sorcerers": sorcerers, **more}))
+    return got
+
+
+def traits_as_it_stands(unit: UnitSpec, rules: HouseRules, magnitude: int) -> UnitTraits:
+    """X1-X11 of a unit at its current Magnitude, which decides communication failure and
+    so the effective Drill (X3, X11), also where a split left a headcount whose row is
+    above it (X50)."""
+    t = derive_traits(unit, rules)
+    if unit.solo or t.magnitude.value == magnitude:
+        return t
+    key = (id(unit), id(rules), magnitude)
+    got: UnitTraits | None = _NOW.get(key)
+    if got is None:
+        got = _NOW.put(key, (unit, rules), replace(
+            t, magnitude=Trait("Magnitude", magnitude, (Entry("Magnitude now", magnitude, "X2, X50"),)),
+            drill=drill(unit, magnitude), communication_failure=communication_failure(unit, magnitude)))
+    return got

@@ -350,7 +350,7 @@ def _history(rd: _Read) -> tuple[UndoRecord, ...]:
     out = []
     for r in rd.session.history():
         try:
-            out.append(UndoRecord.model_validate(r.data.get("record") if isinstance(r.data, dict) else None))
+            out.append(UndoRecord.model_validate(r.data.get("record") if isinstance(r.data, dict) else None).check())
         except ValueError:
             raise SheetFormatError([Problem(r.where, "this undo record is not sheetsync's: restore the previous "
                                                      "copy")]) from None
@@ -640,7 +640,7 @@ def _undo(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     if row.problem:
         raise SheetFormatError([Problem(row.where, f"{row.problem}: restore the previous copy")])
     try:
-        record = UndoRecord.model_validate(row.data.get("record"))
+        record = UndoRecord.model_validate(row.data.get("record")).check()
         tick = int(row.data["turn"])
         if tick < 0:  # a long tick resolved before the battle came to this tracker (its file's history)
             tick = stored.tick
