@@ -217,3 +217,31 @@ def test_issue23_the_lean_entry_reads_a_step(args: list[str], want: tuple[object
 ])
 def test_issue23_the_lean_entry_leaves_the_rest_to_typer(args: list[str]) -> None:
     assert entry.parse(args) is None
+
+
+CLICK = """
+import json, os, sys
+import openpyxl, xlwings as xw
+from sheetsync.backends.xlwings_remote import payload_from_openpyxl, remote_book
+book = remote_book(payload_from_openpyxl(openpyxl.load_workbook(sys.argv[1]), "VBA"))
+xw.Book.caller = staticmethod(lambda: book)
+before = set(sys.modules)
+import sheetsync.app.buttons as b
+b.resolve()
+(box,) = [a for a in book.json()["actions"] if a["func"] == "alert"]
+print(json.dumps({"message": box["args"][0], "loaded": sorted(set(sys.modules) - before)}))
+"""
+
+
+@pytest.mark.parametrize("system_id", SYSTEMS)
+def test_issue23_a_button_click_loads_no_pydantic_and_no_command_line(system_id: str, trackers: dict[str, Path],
+                                                                     tmp_path: Path) -> None:
+    env = {**_env(), "XLWINGS_LICENSE_KEY": "noncommercial"}  # xlwings' remote engine stands in for Excel
+    done = subprocess.run([sys.executable, "-c", CLICK, str(trackers[system_id])], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "error" not in got["message"].lower()[:20], got["message"]
+    loaded = _packages(set(got["loaded"]))
+    assert not loaded & {"typer", "pydantic", "pydantic_core", "yaml", "rich", "click", "fastapi", "gspread"}, \
+        sorted(loaded)
