@@ -30,6 +30,16 @@ Every sample is a fresh interpreter, and the variants are run alternately, so th
   inside a fresh interpreter (no warm caches), at 80 and 200 columns; and, as the floor
   of what they replaced, the same who-gave-what tables drawn by rich's ``Table``.
 
+``--steps`` (issue 23, a lean step process) measures instead, for each system's tracker
+made by this tree: a workbook ``resolve`` as a whole process (``python -m sheetsync resolve
+T.xlsx``, with its tables and with ``--json``) over the floor, a process that unzips,
+rezips and atomically saves the same workbook (``zip_rewrite`` and ``atomic_write_bytes``,
+bench_workbook.py's floor, in a process of its own); the same resolve through the lean
+entry ending the ordinary way (the entry itself ends a step with ``os._exit`` after its
+exit handlers and a flush), to see what the interpreter's teardown costs; and ``sheetsync --help`` over ``python -c pass``.  ``--base DIR`` (a checkout of an
+older sheetsync, e.g. ``git worktree add /tmp/lean-base main``) adds the same resolves and
+help run from that tree, alternating with this one's, for before/after in one run.
+
 Bytecode: by default the children write and reuse ``.pyc`` files (in a temporary
 ``PYTHONPYCACHEPREFIX``, so the tree stays clean), as an installed sheetsync does.
 ``--no-bytecode-cache`` sets ``PYTHONDONTWRITEBYTECODE=1`` instead: every sheetsync module
@@ -57,6 +67,22 @@ sys.path.insert(0, str(ROOT / "tests"))
 from battles import make_battle  # noqa: E402
 
 HELP_RATIO = 3.0
+STEP_RATIO = 3.0
+SYSTEMS = ("bbn", "hexwar", "exalted")
+
+FLOOR = """
+import sys
+from pathlib import Path
+from sheetsync.backends.xlsx_package import zip_rewrite
+from sheetsync.sheets.disk import atomic_write_bytes
+path = Path(sys.argv[1])
+atomic_write_bytes(path, zip_rewrite(path.read_bytes()), backup=True)
+"""
+ORDINARY_EXIT = """
+import sys
+from sheetsync.app.entry import run
+sys.exit(run(sys.argv[1:]))
+"""
 IMPORT_SHARE = 0.15
 RENDER_MS = 30.0
 
@@ -108,10 +134,10 @@ main()
 """
 
 
-def cpu(cmd: list[str], env: dict[str, str]) -> float:
-    """CPU seconds (user + system) of one child process."""
+def cpu(cmd: list[str], env: dict[str, str], cwd: Path = ROOT) -> float:
+    """CPU seconds (user + system) of one child process (``python -m`` imports from ``cwd`` first)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env, cwd=ROOT)
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env, cwd=cwd)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -210,10 +236,91 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=11)
     ap.add_argument("--cohorts", type=int, default=100)
     ap.add_argument("--no-bytecode-cache", action="store_true")
+    ap.add_argument("--steps", action="store_true", help="issue 23: workbook resolves and --help over their floors")
+    ap.add_argument("--base", type=Path, help="with --steps: an older checkout to measure alongside")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
-        run(args, Path(tmp))
+        if args.steps:
+            steps(args, Path(tmp))
+        else:
+            run(args, Path(tmp))
+
+
+def _trackers(folder: Path) -> dict[str, Path]:
+    """A built tracker of each system, its first step's orders typed in (this tree's)."""
+    from sheetsync.app.workbook_cli import new_workbook, system_tracker_from
+    from sheetsync.core.registry import find_system
+    from sheetsync.sheets.disk import example_path
+
+    out = {"bbn": folder / "bbn.xlsx"}
+    new_workbook(out["bbn"], example_path())
+    for system_id in SYSTEMS[1:]:
+        system = find_system(system_id)
+        out[system_id] = folder / f"{system_id}.xlsx"
+        system_tracker_from(out[system_id], system, system.load(yaml.safe_load(system.example_data())))
+    return out
+
+
+def steps(args: argparse.Namespace, work: Path) -> None:
+    """Issue 23's ratios, medians of CPU time in one run (see the module docstring)."""
+    import shutil
+
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    env["COLUMNS"] = "80"
+    env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+    trees = {"now": ROOT} | ({"base": args.base.resolve()} if args.base else {})
+    envs = {name: {**env, "PYTHONPATH": str(tree)} for name, tree in trees.items()}
+    trackers = _trackers(work)
+    py = sys.executable
+    variants: dict[str, tuple[str, list[str], str | None]] = {"python -c pass": ("now", [py, "-c", "pass"], None)}
+    for name in trees:
+        variants[f"sheetsync --help ({name})"] = (name, [py, "-m", "sheetsync", "--help"], None)
+    for system_id in SYSTEMS:
+        variants[f"{system_id}: floor"] = ("now", [py, "-c", FLOOR, "T"], system_id)
+        for name in trees:
+            variants[f"{system_id}: resolve ({name})"] = (name, [py, "-m", "sheetsync", "resolve", "T"], system_id)
+            variants[f"{system_id}: resolve --json ({name})"] = (
+                name, [py, "-m", "sheetsync", "resolve", "T", "--json"], system_id)
+        variants[f"{system_id}: resolve, sys.exit (now)"] = ("now", [py, "-c", ORDINARY_EXIT, "resolve", "T"],
+                                                            system_id)
+
+    def once(name: str) -> float:
+        tree, cmd, system_id = variants[name]
+        if system_id is None:
+            return cpu(cmd, envs[tree], trees[tree])
+        copy = work / f"t-{system_id}.xlsx"
+        shutil.copy(trackers[system_id], copy)
+        return cpu([str(copy) if a == "T" else a for a in cmd], envs[tree], trees[tree])
+
+    for name in variants:  # warm the file cache and write the .pyc files
+        once(name)
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(args.repeat):
+        for name in variants:
+            times[name].append(once(name))
+    med = {name: statistics.median(data) * 1000 for name, data in times.items()}
+    print("$ " + shlex.join([Path(py).name, *sys.argv]))
+    print(f"{args.repeat} fresh interpreters per variant, alternating; CPU time (user + system), median and min; "
+          f"trees: {', '.join(f'{k} = {v}' for k, v in trees.items())}\n")
+    print(f"{'variant':36} | {'median (ms)':>11} | {'min (ms)':>8}")
+    print("-" * 36 + "-+-" + "-" * 11 + "-+-" + "-" * 8)
+    for name, data in times.items():
+        print(f"{name:36} | {med[name]:11.1f} | {min(data) * 1000:8.1f}")
+    print(f"\n{'issue 23 ratio':44} | " + " | ".join(f"{name:>6}" for name in trees) + f" | {'target':>7}")
+    print("-" * 44 + "-+-" + "-+-".join("-" * 6 for _ in trees) + "-+-" + "-" * 7)
+    rows = [("sheetsync --help / python -c pass", [med[f"sheetsync --help ({n})"] / med["python -c pass"]
+                                                  for n in trees])]
+    for system_id in SYSTEMS:
+        floor = med[f"{system_id}: floor"]
+        for kind in ("resolve", "resolve --json"):
+            rows.append((f"{system_id} {kind} / floor process", [med[f"{system_id}: {kind} ({n})"] / floor
+                                                                 for n in trees]))
+    for label, ratios in rows:
+        print(f"{label:44} | " + " | ".join(f"{r:5.2f}x" for r in ratios) + f" | <= {STEP_RATIO:g}x")
+    saved = [med[f"{s}: resolve, sys.exit (now)"] - med[f"{s}: resolve (now)"] for s in SYSTEMS]
+    print(f"\nEnding with os._exit (the entry's way) instead of sys.exit saves {', '.join(f'{s} {d:+.1f} ms' for s, d in zip(SYSTEMS, saved, strict=True))}"
+          " of CPU per resolve in this run (medians; negative: it cost time).")
 
 
 def run(args: argparse.Namespace, work: Path) -> None:

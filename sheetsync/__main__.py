@@ -1,3 +1,3 @@
-from sheetsync.app.cli import main
+from sheetsync.app.entry import main
 
 main()

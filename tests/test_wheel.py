@@ -72,7 +72,7 @@ def test_issue25_the_wheel_carries_every_data_file(wheel: Path) -> None:
                    "sheetsync/systems/bbn/rules/catalog.json", "sheetsync/macros/Sheetsync.bas",
                    "sheetsync/macros/sheetsync.gs", "sheetsync/lite.py"):
         assert needed in names
-    assert "sheetsync = sheetsync.app.cli:main" in zipfile.ZipFile(wheel).read(
+    assert "sheetsync = sheetsync.app.entry:main" in zipfile.ZipFile(wheel).read(
         next(n for n in names if n.endswith("entry_points.txt"))).decode()
 
 

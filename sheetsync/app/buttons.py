@@ -13,6 +13,7 @@ click starts a fresh Python.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 __all__ = ["build", "end", "resolve", "run_button", "undo"]
@@ -39,21 +40,33 @@ def run_button(action: str, book: Any = None) -> str:
     return message
 
 
+def _click(action: str) -> None:
+    """A click: every click is a fresh Python (RunPython), so one that has not loaded
+    pydantic validates with the lax validator instead, which makes the same models and
+    errors without pydantic's import and validators (issue 23,
+    :func:`sheetsync.sheets.validation.prefer_lax`)."""
+    if "pydantic" not in sys.modules:
+        from sheetsync.sheets.validation import prefer_lax
+
+        prefer_lax()
+    run_button(action)
+
+
 def build() -> None:
     """The build button (Build Cohorts, Build Units)."""
-    run_button("build")
+    _click("build")
 
 
 def resolve() -> None:
     """The resolve button (Resolve Phase, Resolve Turn)."""
-    run_button("resolve")
+    _click("resolve")
 
 
 def undo() -> None:
     """The undo button (Undo Phase, Undo Turn)."""
-    run_button("undo")
+    _click("undo")
 
 
 def end() -> None:
     """The End Battle button."""
-    run_button("end")
+    _click("end")

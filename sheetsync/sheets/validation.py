@@ -19,7 +19,8 @@ from sheetsync.core.errors import Problem
 from sheetsync.sheets.lax import LaxError
 from sheetsync.sheets.lax import validate_python as lax_validate
 
-__all__ = ["pydantic_available", "validate", "validate_python", "validation_errors", "validation_problems"]
+__all__ = ["prefer_lax", "pydantic_available", "validate", "validate_python", "validation_errors",
+           "validation_problems"]
 
 _WANT = {"string_type": "text", "dict_type": "a mapping", "list_type": "a list", "tuple_type": "a list",
          "model_type": "a mapping", "dataclass_type": "a mapping", "dataclass_args_type": "a mapping"}
@@ -71,6 +72,17 @@ def pydantic_available() -> bool:
         else:
             _PYDANTIC.append(pydantic)
     return _PYDANTIC[0] is not None
+
+
+def prefer_lax() -> None:
+    """Validate with :mod:`sheetsync.sheets.lax` from now on, even where pydantic is installed.
+
+    Issue 23: a process that runs one step on a tracker (``sheetsync resolve FILE.xlsx``, a
+    RunPython button) would spend more importing pydantic and building its validators than
+    on the step.  The lax validator makes the same models and the same error records
+    (``tests/test_pure_path.py`` checks every step of every system against the CLI's, and
+    a battle's problems against pydantic's), so such a process asks for it before its step."""
+    _PYDANTIC[:] = [None]
 
 
 def _errors() -> tuple[type[BaseException], ...]:
