@@ -49,6 +49,8 @@ Commands:
   download   Copy a Google Sheet's battle into a workbook.
   watch      Run the step ticked on a Google Sheet's Battle sheet.
   serve      The buttons over HTTP (Google Sheets, Excel without Python).
+  web        Write the web page (a static site) that runs the tracker in the
+             browser.
   rules      The rulings, house-rule keys and rule sections.
   schema     A rule system's battle file JSON Schema.
   map        Draw a hex battle's map as a PNG (from a battle file or a hex
