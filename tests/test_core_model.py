@@ -346,3 +346,17 @@ def test_issue24_model_post_dump_shapes_every_dump_at_any_depth() -> None:
 def test_issue24_json_dumps_write_enum_keys_as_their_values() -> None:
     dumped = Tally(counts={Colour.BLUE: 3}).model_dump(mode="json")["counts"]
     assert dumped == {"blue": 3} and type(next(iter(dumped))) is str
+
+
+def test_r25_a_seeded_roller_rolls_what_randint_rolls_from_the_same_seed() -> None:
+    """R25: the same seed gives the same dice.  The roller's quick path must give exactly the
+    dice ``random.Random(seed).randint(1, sides)`` gives, or every seeded battle, golden
+    value and forecast would change."""
+    import random
+
+    from sheetsync.core.dice import RandomRoller
+
+    for seed in (0, 7, "battle", 2**70):
+        roller, reference = RandomRoller(seed), random.Random(seed)
+        for sides in [10, 6, 100, 1, 2, 1000, 3] * 300:
+            assert roller.roll(sides) == reference.randint(1, sides)

@@ -26,8 +26,15 @@ class RandomRoller:
     def __init__(self, seed: int | str | None = None) -> None:
         self.seed = seed
         self._rng = random.Random(seed)
+        # ``randint(1, sides)`` is ``1 + _randbelow(sides)`` on every CPython since 3.2: the
+        # same dice from the same seed, without randint's and randrange's checks on each of
+        # the tens of thousands of dice a forecast rolls.  ``randint`` where that is missing.
+        below = getattr(self._rng, "_randbelow", None)
+        self._below = below if callable(below) else None
 
     def roll(self, sides: int) -> int:
+        if self._below is not None and sides > 0:
+            return 1 + int(self._below(sides))
         return self._rng.randint(1, sides)
 
 
