@@ -16,6 +16,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from sheetsync.systems.exalted.rules.battle import rout_checks
+
 __all__ = ["bar", "dice_text", "print_aftermath", "print_step", "print_tick", "print_units", "print_values"]
 
 WIDE = 120
@@ -72,7 +74,7 @@ def print_units(console: Console, units: list[dict[str, Any]]) -> None:
         t.add_column(col, no_wrap=col != "State", overflow="fold", min_width=len(col) if col == "State" else None)
     for u in units:
         state = []
-        if u.get("disbanded"):
+        if not u.get("in_fight", not u.get("disbanded")):  # X34: the engine's in_fight
             state.append("left the battle")
         if u.get("solo"):
             state.append("solo")
@@ -145,7 +147,7 @@ def _join_war_table(console: Console, e: dict[str, Any]) -> None:
 
 def _attack_rows(t: Table, e: dict[str, Any]) -> None:
     """X28-X34: an attack's rolls, its result and its odds before rolling, then the rout
-    check (X35, X36) and the exhaustion rolls (X37) it called, and its notes."""
+    checks (X35, X36, X43) and the exhaustion rolls (X37) it called, and its notes."""
     roll, vs, hit, dmg, result = _attack_row(e)
     odds = e.get("odds") or {}
     t.add_row(e["unit"], f"{e.get('attack', '')} attack on {e.get('target')}",
@@ -154,7 +156,7 @@ def _attack_rows(t: Table, e: dict[str, Any]) -> None:
               + Text(f"\nodds before rolling: {odds.get('p_hit_float', 0):.1%} to hit, "
                      f"{odds.get('expected_levels_float', 0):.2f} levels expected", style="dim"),
               e.get("rule_ref", ""))
-    for sub in [e.get("rout")] if e.get("rout") else []:
+    for sub in rout_checks(e):  # X35, X43: the target's, then the closing unit's
         t.add_row("", f"rout check of {sub['unit']}", dice_text(sub.get("roll")),
                   _rout_text(sub), sub.get("rule_ref", ""))
     for x in e.get("exhaustion", []):

@@ -17,8 +17,11 @@ Readings where the rulings leave room (listed in the issue note):
 - E6 ``simultaneous``: a tick's orders are verified and rolled against the state at the
   start of the tick; their levels then go on the tracks in sheet order, and the rout and
   exhaustion rolls they call are made as each applies.
-- X35: becoming engaged calls the rout check of the unit attacked, not yet the
-  attacker's (X43 is not applied: see the issue note); a unit's rout triggers from one
+- X35, X43: becoming engaged calls a rout check of both units, each at its own
+  modifiers: the unit attacked (``rout_dice``) first, then the one that closed
+  (``own_rout_dice``, the event's ``attacker_rout``); each tier compares the unit's
+  Magnitude with the other's as they stand after the attack's damage, and the other's
+  Might.  Perfect Morale and solo units (X52) skip it.  A unit's rout triggers from one
   attack make one check at the highest modifier, listing every trigger (X44).
 - X49: being engaged clears a unit's Aim, as any other action does.
 - X37: both units roll exhaustion after every attack, a miss included.  A unit charged as
@@ -75,7 +78,7 @@ Readings where the rulings leave room (listed in the issue note):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -137,6 +140,7 @@ from sheetsync.systems.exalted.rules.state import (
     Order,
     UndoRecord,
     UnitState,
+    in_fight,
 )
 from sheetsync.systems.exalted.rules.timeline import (
     Action,
@@ -160,7 +164,8 @@ from sheetsync.systems.exalted.rules.traits import (
     drill as drill_trait,
 )
 
-__all__ = ["TickResult", "attack_plans", "battle_roller", "current_unit", "departures_at_end", "odds_json", "resolve", "roll_json",
+__all__ = ["TickResult", "attack_plans", "battle_roller", "current_unit", "departures_at_end", "odds_json", "resolve",
+           "rout_checks", "roll_json",
            "trait_json", "undo", "units_json"]
 
 OPTION_KEYS = {"name", "hero", "headcount", "follow", "leader", "leaving", "as", "challenger", "foe", "result", "slain",
@@ -219,7 +224,8 @@ def trait_json(t: Trait) -> dict[str, Any]:
 def units_json(battle: Battle) -> list[dict[str, Any]]:
     """Each unit's ``name``, ``magnitude``, ``levels_marked``, ``endurance``, ``formation``,
     ``next_tick``, ``hesitating``, ``engaged`` and ``special_characters`` (and its side,
-    commander, track size, ammunition and whether it is solo, under Mob Rule or gone)."""
+    commander, track size, ammunition and whether it is solo, under Mob Rule, or out of the
+    fight, ``in_fight``, X34)."""
     out = []
     for s in battle.state:
         out.append({"name": s.name, "side": battle.side_of(s.name), "commander": s.commander,
@@ -229,7 +235,8 @@ def units_json(battle: Battle) -> list[dict[str, Any]]:
                     "next_tick": s.next_tick, "hesitating": s.hesitating, "engaged": list(s.engaged),
                     "special_characters": {"heroes": list(s.heroes), "sorcerers": list(s.sorcerers),
                                            "relays": list(s.relays)},
-                    "solo": s.solo, "mob_rule": s.mob_rule, "disbanded": s.disbanded, "ammunition": s.ammunition,
+                    "solo": s.solo, "mob_rule": s.mob_rule, "disbanded": s.disbanded, "in_fight": in_fight(s),
+                    "ammunition": s.ammunition,
                     "headcount": _headcount(battle, s), "merged_into": s.merged_into,
                     "departed": list(s.departed)})
     return out
@@ -354,7 +361,7 @@ def _mob_leader(u: BattleUnit) -> Character:
 
 def _timeline(battle: Battle, states: list[UnitState]) -> Timeline:
     return Timeline(battle.tick, tuple(Clock(s.name, s.next_tick, s.dv_penalty, s.fixed_dv, s.attacks_suffered,
-                                             s.last_action, s.moved_on) for s in states if not s.disbanded))
+                                             s.last_action, s.moved_on) for s in states if in_fight(s)))
 
 
 def _effective_drill(work: _Work, name: str) -> int:
@@ -446,7 +453,8 @@ def _called_victim(order: Order) -> str | None:
 
 
 def _stands(st: UnitState) -> bool:
-    return not st.disbanded
+    """X34: the unit is in the fight (:func:`~sheetsync.systems.exalted.rules.state.in_fight`)."""
+    return in_fight(st)
 
 
 @dataclass
@@ -661,6 +669,15 @@ def _rout_json(ev: RoutEvent, kind: str = "rout") -> dict[str, Any]:
             "magnitude_lost": ev.dots_lost, "magnitude": ev.magnitude, "rule_ref": ev.rule_ref}
 
 
+def rout_checks(event: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """X35, X39, X43: the rout checks an engine event made, in the order they were rolled:
+    a Mob Rule check is its own; an attack's are the target's and, when it closed, the
+    attacker's (X43); a Disengage's or a spreading out's is the unit's."""
+    if event.get("kind") == "Mob Rule check":
+        return [dict(event)]
+    return [c for c in (event.get("rout"), event.get("attacker_rout")) if isinstance(c, dict)]
+
+
 def _exhaustion(w: _Work, r: Roller, name: str, typed: TypedDice, where: str, *, charged: bool,
                 weather: list[Weather]) -> dict[str, Any] | None:
     """X37: after an attack, the unit's reflexive command roll† (always rolled); failure
@@ -688,8 +705,8 @@ def _weather(order: Order) -> list[Weather]:
 
 def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPrep) -> list[dict[str, Any]]:
     """X34-X37: the levels on the track (cycling into Magnitude loss), a called shot's
-    victim, engagement and envelopment, the target's one rout check, then both units'
-    exhaustion."""
+    victim, engagement and envelopment, the target's one rout check, the closing unit's
+    own when the attack engages (X43), then both units' exhaustion."""
     planned = prep.planned
     ev, plan, timing, odds = prep.event, planned.plan, planned.timing, prep.odds
     att = w.get(order.unit)
@@ -742,9 +759,12 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
         triggers.append(RoutTrigger.FIRST_RANGED)
     att = w.get(order.unit)
     tst = w.get(order.target)
+    own_triggers: list[RoutTrigger] = []
     if planned.kind is AttackKind.CLOSE and _stands(tst) and order.target not in att.engaged:
         a_mag, a_might = att.magnitude, w.traits(order.unit).might.value
         triggers.append(engagement_trigger(tst.magnitude, a_mag, a_might))
+        # X43: the closing unit has become engaged too, at its own modifiers
+        own_triggers.append(engagement_trigger(a_mag, tst.magnitude, w.traits(order.target).might.value))
         # X49: being engaged clears a unit's Aim
         w.put(att, engaged=(*att.engaged, order.target), engaged_since={**att.engaged_since, order.target: tick},
               aim_target=None, aim_ticks=0)
@@ -757,6 +777,7 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
         w.put(tst, enveloped_by=(*tst.enveloped_by, order.unit))
         notes.append(f"{order.unit} envelops {order.target} until one disengages (X32)")
     rout = _rout(w, r, order.target, triggers, order.rout_dice, _place(order, "rout_dice"), "rout")
+    own_rout = _rout(w, r, order.unit, own_triggers, order.own_rout_dice, _place(order, "own_rout_dice"), "rout")
     weather = _weather(order)
     exhaustion = [e for e in (
         _exhaustion(w, r, order.unit, order.exhaustion_dice, _place(order, "exhaustion_dice"),
@@ -780,7 +801,7 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
                   damage_dice={"value": ev.damage_dice, "minimum": plan.minimum, "roll": roll_json(ev.damage_roll),
                                "damage_type": plan.damage_type.value, "rule_ref": "X33, E9"},
                   levels={"value": ev.levels, "rule_ref": "X33, E10"},
-                  magnitude_lost=loss_json, rout=rout, exhaustion=exhaustion, notes=notes,
+                  magnitude_lost=loss_json, rout=rout, attacker_rout=own_rout, exhaustion=exhaustion, notes=notes,
                   called_shot=planned.victim, envelop=planned.envelop, rule_ref=ev.rule_ref)
     return [event]
 
@@ -1557,7 +1578,7 @@ def departures_at_end(battle: Battle) -> dict[str, list[str]]:
     Magnitude leave, the last added first."""
     out: dict[str, list[str]] = {}
     for st in battle.state:
-        if st.disbanded or st.solo:
+        if not in_fight(st) or st.solo:
             continue
         gone = _leaving(list(st.joined_order()), 2 * st.magnitude, [])
         if gone:
@@ -1653,7 +1674,7 @@ def _mob_checks(work: _Work, tick: int, acting: set[str], roller: Roller) -> lis
     """X39: each leaderless unit idle on this tick checks for rout, harder each time."""
     out = []
     for st in list(work.states.values()):
-        if not st.mob_rule or st.disbanded or st.name in acting or st.solo:
+        if not st.mob_rule or not in_fight(st) or st.name in acting or st.solo:
             continue
         t = work.traits(st.name)
         ev = mob_rule_check(st.name, morale=t.morale.value, magnitude=st.magnitude, drill=t.drill.value,

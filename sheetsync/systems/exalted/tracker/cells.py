@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sheetsync.systems.exalted.rules.attack import AttackPlan
-from sheetsync.systems.exalted.rules.battle import current_unit, odds_json
-from sheetsync.systems.exalted.rules.state import Battle
+from sheetsync.systems.exalted.rules.battle import current_unit, odds_json, rout_checks
+from sheetsync.systems.exalted.rules.state import Battle, in_fight
 from sheetsync.systems.exalted.tracker.layout import UNIT_TRAITS
 
 __all__ = ["ODDS_INPUTS", "aftermath_rows", "dice_text", "event_outcome", "log_rows", "odds_rows", "side_rows", "status",
@@ -38,8 +38,8 @@ def dice_text(roll: Mapping[str, Any] | None) -> str:
 
 
 def _gone(battle: Battle, name: str) -> bool:
-    st = battle.state_of(name)
-    return st is None or st.disbanded or st.magnitude <= 0 and st.solo
+    """X34: out of the fight, as the engine decides it (:func:`in_fight`)."""
+    return not in_fight(battle.state_of(name))
 
 
 def unit_rows(battle: Battle) -> list[dict[str, Any]]:
@@ -90,8 +90,8 @@ def side_rows(battle: Battle) -> list[dict[str, Any]]:
     for side in sides:
         states = [battle.state_of(u.name) for u in battle.units if u.spec.side == side]
         live = [s for s in states if s is not None]
-        rows.append({"side": side, "units": len(live), "standing": sum(1 for s in live if not s.disbanded),
-                     "magnitude": sum(s.magnitude for s in live if not s.disbanded),
+        rows.append({"side": side, "units": len(live), "standing": sum(1 for s in live if in_fight(s)),
+                     "magnitude": sum(s.magnitude for s in live if in_fight(s)),
                      "dots_lost": sum(s.dots_lost for s in live)})
     return rows
 
@@ -111,7 +111,7 @@ def tick_board(battle: Battle, orders: Sequence[tuple[int, str, str]], rows: int
         for name in names:
             st = battle.state_of(name)
             cell = None
-            if st is not None and st.disbanded:
+            if st is not None and not in_fight(st):
                 cell = (f"merged into {st.merged_into}" if st.merged_into else "disbanded") if i == 0 else None
             elif st is not None and battle.started and st.next_tick == tick:
                 cell = "acts"
@@ -182,10 +182,12 @@ def event_outcome(e: Mapping[str, Any]) -> tuple[str, str]:
         for key in ("formation", "yards", "reached", "magnitude", "disengaged", "aim_dice", "effect", "note"):
             if key in e:
                 parts.append(f"{key.replace('_', ' ')}: {_v(e[key])}")
-    rout = e.get("rout")
-    if isinstance(rout, dict) and rout.get("checked"):
+    for rout in rout_checks(e) if kind != "Mob Rule check" else []:  # X35, X43: the target's, then the closer's
+        if not rout.get("checked"):
+            continue
         failed = not rout.get("passed")
-        parts.append(f"rout check of {rout.get('unit')} (X35): {dice_text(rout.get('roll'))}"
+        rule = "X43" if rout is e.get("attacker_rout") else "X35"
+        parts.append(f"rout check of {rout.get('unit')} ({rule}): {dice_text(rout.get('roll'))}"
                      + (f" - failed, Magnitude {rout.get('magnitude')}" if failed else " - held"))
         if failed:
             outcome = "routed"

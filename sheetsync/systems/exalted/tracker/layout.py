@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from sheetsync.core.errors import InputError
 from sheetsync.core.layout import (
@@ -51,7 +51,7 @@ from sheetsync.systems.exalted.rules.timeline import Action
 from sheetsync.systems.exalted.tracker.formulas import ODDS_SHEET, add_odds
 
 __all__ = ["ABILITIES", "CAPACITY", "DICE", "HOUSE_RULE_NOTES", "house_rule_rows", "MAX_CAPACITY", "OUTCOME_COLOURS", "SIDE_COLOURS", "SYSTEM_ID",
-           "TRACK", "VERSION", "Abilities", "DieCell", "HealthTrack", "layout"]
+           "ROUT_DICE", "ROUT_DICE_HELP", "TRACK", "VERSION", "RoutDiceCell", "RoutPair", "Abilities", "DieCell", "HealthTrack", "layout"]
 
 SYSTEM_ID = "exalted"
 VERSION = 1
@@ -108,6 +108,51 @@ class DieCell:
         if value is None or isinstance(value, (int, str)):
             return value
         return " ".join(str(f) for f in value)
+
+
+OWN_ROUT = re.compile(r"\bown\s*:", re.IGNORECASE)
+"""X43: where a Rout dice cell's second part, the attacking unit's own check, begins."""
+
+ROUT_DICE_HELP = ("the target's rout check (a Disengage's or a spread's: the unit's own); a close attack that "
+                  "engages also makes the attacker's own (X43): type it after \"own:\", e.g. \"7 3 2; own: 8 1 "
+                  "4\" or \"own: 2s\"")
+"""X35, X43: what the Orders sheet's Rout dice cell holds (its note and its messages)."""
+
+
+class RoutPair(NamedTuple):
+    """X43: a Rout dice cell that types both checks of an engagement."""
+
+    target: Any
+    own: Any
+
+
+class RoutDiceCell(DieCell):
+    """X35, X43: the Orders sheet's Rout dice: one die cell, or two when a close attack
+    engages and both units check: the target's, then ``own:`` and the attacker's own
+    (``7 3 2; own: 8 1 4``; ``own: 2s`` alone types only the attacker's).  A cell with
+    ``own:`` decodes to a :class:`RoutPair`, either part ``None`` when blank."""
+
+    def decode(self, value: Any) -> Any:
+        if not isinstance(value, str) or OWN_ROUT.search(value) is None:
+            return super().decode(value)
+        head, tail = OWN_ROUT.split(value, maxsplit=1)
+        if OWN_ROUT.search(tail):
+            raise CodecError(f"{value.strip()!r} says \"own:\" twice: type {ROUT_DICE_HELP}")
+        parts = []
+        for part, whose in ((head.strip().rstrip(";|/ ").strip(), "the target's"), (tail.strip(), "own")):
+            try:
+                parts.append(super().decode(part) if part else None)
+            except CodecError as exc:
+                raise CodecError(f"{whose} rout dice: {exc}") from None
+        return RoutPair(parts[0], parts[1])
+
+    def encode(self, value: Any) -> Any:
+        if isinstance(value, RoutPair):
+            target, own = (super(RoutDiceCell, self).encode(v) for v in value)
+            if own in (None, ""):
+                return target
+            return f"{target}; own: {own}" if target not in (None, "") else f"own: {own}"
+        return super().encode(value)
 
 
 class Abilities:
@@ -168,6 +213,7 @@ class HealthTrack:
 
 
 DICE, ABILITIES, NAMES, TRACK = DieCell(), Abilities(), Names(), HealthTrack()
+ROUT_DICE = RoutDiceCell()
 DAMAGE_TYPES = Choice(tuple(d.value for d in DamageType))
 
 HOUSE_RULE_NOTES: dict[str, str] = {
@@ -377,7 +423,7 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
         Column("target_dice", "Target dice", width=14, codec_=DICE,
                note="X23, X24: the other unit's command roll (a split's new unit, a merge's second unit)"),
         Column("damage_dice", "Damage dice", width=14, codec_=DICE),
-        Column("rout_dice", "Rout dice", width=12, codec_=DICE, note="X35"),
+        Column("rout_dice", "Rout dice", width=12, codec_=ROUT_DICE, note=f"X35, X43: {ROUT_DICE_HELP}"),
         Column("exhaustion_dice", "Exhaustion dice", width=12, codec_=DICE, note="X38"),
         Column("target_exhaustion_dice", "Target exhaustion dice", width=12, codec_=DICE, note="X38"),
         _out("pool", "Pool", note="E1, X28: dice rolled"),

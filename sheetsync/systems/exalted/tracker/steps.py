@@ -52,6 +52,7 @@ from sheetsync.systems.exalted.tracker.formulas import ODDS_KEYS
 from sheetsync.systems.exalted.tracker.layout import (
     HOUSE_RULE_NOTES,
     MAX_CAPACITY,
+    RoutPair,
     house_rule_rows,
     layout,
 )
@@ -305,6 +306,11 @@ def _orders(rd: _Read, problems: list[Problem], where: dict[str, str]) -> _Order
             where[f"orders[{i}].{key}"] = block.cell(row.offset, key)
             if row.values.get(key) is not None:
                 order[key] = row.values[key]
+        where[f"orders[{i}].own_rout_dice"] = block.cell(row.offset, "rout_dice")
+        pair = order.get("rout_dice")
+        if isinstance(pair, RoutPair):  # X43: the Rout dice cell types both checks of an engagement
+            order.pop("rout_dice")
+            order.update({k: v for k, v in (("rout_dice", pair.target), ("own_rout_dice", pair.own)) if v is not None})
         for key in ("tick", "unit", "action"):
             if key not in order and table.is_blank(row.raw.get(key)):
                 problems.append(Problem(block.cell(row.offset, key), f"{block.column(key).header}: type the "
@@ -918,6 +924,15 @@ def _unit_row(battle: Battle, i: int) -> dict[str, Any]:
     return row
 
 
+def _order_cells(order: Mapping[str, Any]) -> dict[str, Any]:
+    """A battle file's order as its Orders cells; the attacker's own rout dice (X43) go in
+    the Rout dice cell after ``own:``."""
+    cells = {k: order.get(k) for k in _ORDER_INPUTS}
+    if order.get("own_rout_dice") is not None:
+        cells["rout_dice"] = RoutPair(order.get("rout_dice"), order["own_rout_dice"])
+    return cells
+
+
 def _load_into(lay: Any, battle: Battle, rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     """A battle file's Characters, Units, House Rules, seed and pending orders, and what a
     build (or the last resolve) writes, as one write.  A battle that does not fit the
@@ -950,7 +965,7 @@ def _load_into(lay: Any, battle: Battle, rd: _Read) -> tuple[StepReport, list[Ra
         *ss.clear_records(old),
         table.block_fill(lay.block("Characters_Table"), chars),
         table.block_fill(lay.block("Units_Table"), units),
-        table.block_fill(ob, [{**({k: pending[i][1].get(k) for k in _ORDER_INPUTS} if i < len(pending) else {}),
+        table.block_fill(ob, [{**(_order_cells(pending[i][1]) if i < len(pending) else {}),
                                **_formulas(lay, i)} for i in range(ob.rows or 0)]),
         table.block_fill(lay.block("HouseRules_Table"), house),
         RangeUpdate("Battle!B6", [[battle.seed]]),
