@@ -134,9 +134,11 @@ def print_tick(console: Console, data: dict[str, Any]) -> None:
         console.print(f"Next long tick with a unit to act: {data['next_tick']}.")
 
 
-def _join_war_table(console: Console, e: dict[str, Any]) -> None:
-    """E4: each unit's Join War roll and the long tick it acts on first."""
-    t = _table(console, "Join War (E4)")
+def _join_war_table(console: Console, e: dict[str, Any], *, preview: bool = False) -> None:
+    """E4: each unit's Join War roll and the long tick it acts on first (``preview``: as
+    the first resolve will roll it, from the typed dice and the seed)."""
+    t = _table(console, "Join War (E4): as the first resolve will roll it (typed dice, else the seed)" if preview
+               else "Join War (E4)")
     _names(t, "Unit", (r["unit"] for r in e["rolls"]))
     for col in ("Pool", "Dice", "Acts on tick"):
         t.add_column(col, no_wrap=True)
@@ -224,6 +226,14 @@ def print_values(console: Console, data: dict[str, Any]) -> None:
             parts = ", ".join(f"{b['source']} {b['amount']:+g} ({b['rule']})" for b in tr["breakdown"])
             t.add_row(name.replace("_", " ").capitalize(), str(tr["value"]), parts)
         console.print(t)
+    acting = data.get("acting") or {}
+    if acting.get("join_war"):
+        _join_war_table(console, acting["join_war"], preview=True)
+    elif acting.get("problem"):
+        console.print(Text(f"Join War (E4) cannot be rolled yet: {acting['problem']}", style="red"))
+    elif acting.get("ticks"):
+        console.print("Next long tick of each unit (E5): "
+                      + ", ".join(f"{u} {t}" for u, t in acting["ticks"].items()) + ".")
     orders = data.get("orders", [])
     if orders:
         _odds_table(console, orders)

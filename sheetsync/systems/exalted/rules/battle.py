@@ -149,6 +149,7 @@ from sheetsync.systems.exalted.rules.timeline import (
     act,
     defence_penalty,
     join_war,
+    timing,
 )
 from sheetsync.systems.exalted.rules.traits import (
     Entry,
@@ -164,7 +165,7 @@ from sheetsync.systems.exalted.rules.traits import (
     drill as drill_trait,
 )
 
-__all__ = ["TickResult", "attack_plans", "battle_roller", "current_unit", "departures_at_end", "odds_json", "resolve",
+__all__ = ["TickResult", "acting_ticks", "attack_plans", "battle_roller", "current_unit", "departures_at_end", "odds_json", "resolve",
            "rout_checks", "roll_json",
            "trait_json", "undo", "units_json"]
 
@@ -221,18 +222,32 @@ def trait_json(t: Trait) -> dict[str, Any]:
                                             for e in t.breakdown]}
 
 
+def _ticks_or_none(battle: Battle) -> dict[str, int]:
+    """E4: :func:`acting_ticks`, or nothing when a Join War die is typed wrong (the resolve
+    and ``check`` say which)."""
+    if battle.started:
+        return {}
+    try:
+        return acting_ticks(battle)[0]
+    except InputError:
+        return {}
+
+
 def units_json(battle: Battle) -> list[dict[str, Any]]:
     """Each unit's ``name``, ``magnitude``, ``levels_marked``, ``endurance``, ``formation``,
-    ``next_tick``, ``hesitating``, ``engaged`` and ``special_characters`` (and its side,
-    commander, track size, ammunition and whether it is solo, under Mob Rule, or out of the
-    fight, ``in_fight``, X34)."""
+    ``next_tick`` (before the first resolve: the tick Join War will give, E4, or None),
+    ``hesitating``, ``engaged`` and ``special_characters`` (and its side, commander,
+    track size, ammunition and whether it is solo, under Mob Rule, or out of the fight,
+    ``in_fight``, X34)."""
     out = []
+    ticks = _ticks_or_none(battle)
     for s in battle.state:
         out.append({"name": s.name, "side": battle.side_of(s.name), "commander": s.commander,
                     "magnitude": s.magnitude, "starting_magnitude": s.starting_magnitude,
                     "levels_marked": s.marked, "health_levels": s.health_levels, "endurance": s.endurance,
                     "starting_endurance": s.starting_endurance, "formation": s.formation.value,
-                    "next_tick": s.next_tick, "hesitating": s.hesitating, "engaged": list(s.engaged),
+                    "next_tick": s.next_tick if battle.started else ticks.get(s.name),
+                    "hesitating": s.hesitating, "engaged": list(s.engaged),
                     "special_characters": {"heroes": list(s.heroes), "sorcerers": list(s.sorcerers),
                                            "relays": list(s.relays)},
                     "solo": s.solo, "mob_rule": s.mob_rule, "disbanded": s.disbanded, "in_fight": in_fight(s),
@@ -392,8 +407,8 @@ def _take_turn(work: _Work, order: Order, tick: int, weapon_speed: int = 5) -> t
     try:
         tl, ev = act(tl, order.unit, tick, order.action, weapon_speed=weapon_speed, rules=work.battle.house_rules,
                      where=_place(order, "tick"))
-    except InputError as exc:
-        raise _Refused(exc.problems[0].message, "E5") from None
+    except InputError as exc:  # its rule is the refusal's own, not repeated in its words
+        raise _Refused(exc.problems[0].message.removesuffix(" (E5)"), "E5") from None
     c = tl.clock(order.unit)
     changes: dict[str, Any] = {"next_tick": c.next_tick, "dv_penalty": c.dv_penalty, "fixed_dv": c.fixed_dv,
                                "attacks_suffered": c.attacks_suffered, "last_action": c.last_action,
@@ -1670,6 +1685,20 @@ def _join_war(battle: Battle, work: _Work, roller: Roller) -> dict[str, Any]:
                        "tick": r.tick} for r in joined.rolls]}
 
 
+def acting_ticks(battle: Battle) -> tuple[dict[str, int], dict[str, Any] | None]:
+    """E4, E5: the long tick on which each unit in the fight acts next and, before the
+    first resolve, the Join War event that decides it.  Join War is rolled exactly as that
+    resolve rolls it (the typed Join War dice, else the battle's seeded roller, drawn
+    first), so ``status``, ``pools``, ``check`` and the tracker show the ticks ``resolve``
+    will give, as long as the seed and the Join War dice stay as they are.  A Join War die
+    typed wrong for its pool raises :class:`InputError` naming it."""
+    if battle.started:
+        return {s.name: s.next_tick for s in battle.state if in_fight(s)}, None
+    work = _Work(battle)
+    event = _join_war(battle, work, battle_roller(battle))
+    return {r["unit"]: r["tick"] for r in event["rolls"] if in_fight(work.get(r["unit"]))}, event
+
+
 def _mob_checks(work: _Work, tick: int, acting: set[str], roller: Roller) -> list[dict[str, Any]]:
     """X39: each leaderless unit idle on this tick checks for rout, harder each time."""
     out = []
@@ -1815,14 +1844,38 @@ def _spreads(work: _Work, spreads: list[Order], tick: int, roller: Roller, event
             problems.extend(exc.problems)
 
 
+def _never_run(battle: Battle, work: _Work, tick: int, events: list[dict[str, Any]]) -> set[int]:
+    """E4, E5: an order typed for a later long tick that comes before its unit's next one
+    can never run (a unit acts only on its tick, and its next tick never comes sooner): it
+    is refused now, naming the tick to type, rather than when that tick has passed.
+    Reflexive actions (any tick), spreading out under fire (X20) and a duel's outcome
+    (X27) are not tied to the unit's tick.  Returns the refused orders (by identity)."""
+    out: set[int] = set()
+    for o in battle.orders:
+        st = work.states.get(o.unit)
+        if o.tick <= tick or st is None or not in_fight(st) or o.tick >= st.next_tick:
+            continue
+        if timing(o.action, rules=battle.house_rules).reflexive or _is_spread(o) or \
+                (o.action is Action.DUEL and _option_words(o).casefold().startswith("result")):
+            continue
+        rule = "E4, E5" if not battle.started else "E5"
+        events.append(_refusal(o, tick, f"{o.unit} acts on long tick {st.next_tick}, not {o.tick}: a unit acts "
+                                        f"only on its tick; type {st.next_tick} in {_place(o, 'tick')}", rule))
+        out.add(id(o))
+    return out
+
+
 def _after_tick(battle: Battle, work: _Work, tick: int, events: list[dict[str, Any]]) -> TickResult:
     """X23, E5: the tick closed: each expelled solo unit acts next when the unit she left
-    does; the orders of later ticks keep their places in the file written after this tick,
-    and the undo record holds the battle as it was (its units too when one was born)."""
+    does; an order of a later tick that comes before its unit's next one is refused
+    (:func:`_never_run`); the orders of later ticks keep their places in the file written
+    after this tick, and the undo record holds the battle as it was (its units too when
+    one was born)."""
     for name, parent in work.follow_parent.items():  # X23: she acts next when her old unit does
         work.put(work.get(name), next_tick=work.get(parent).next_tick)
+    dropped = _never_run(battle, work, tick, events) if work.duel is None else set()
     later = tuple(o.model_copy(update={"row": i})  # their places in the file written after this tick
-                  for i, o in enumerate(o for o in battle.orders if o.tick > tick))
+                  for i, o in enumerate(o for o in battle.orders if o.tick > tick and id(o) not in dropped))
     grew = work.battle.units != battle.units
     record = UndoRecord(tick=battle.tick, started=battle.started, orders=battle.orders, states=battle.state,
                         units=battle.units if grew else None)
@@ -1889,16 +1942,35 @@ def attack_plans(battle: Battle) -> dict[int, AttackPlan]:
     """X28-X33: the engine's plan of each typed attack it would not refuse, by order index:
     the figures :func:`odds_json` derives its odds from (the tracker's Odds formulas read
     them, E1, E7)."""
-    work = _Work(battle)
+    work = _odds_work(battle)
     out: dict[int, AttackPlan] = {}
     for o in battle.orders:
         if o.action is not Action.ATTACK:
             continue
         try:
-            out[o.row] = _plan_order(work, o, o.tick).plan
+            out[o.row] = _odds_plan(work, o).plan
         except (_Refused, InputError):
             continue
     return out
+
+
+def _odds_work(battle: Battle) -> _Work:
+    """E4: the units as the odds see them: before the first resolve, each on the long tick
+    Join War will give it (:func:`acting_ticks`), so that the odds refuse what ``check``
+    and ``resolve`` refuse."""
+    work = _Work(battle)
+    for name, tick in _ticks_or_none(battle).items():
+        work.put(work.get(name), next_tick=tick)
+    return work
+
+
+def _odds_plan(work: _Work, o: Order) -> _AttackPlanned:
+    """X28-X33 for the odds: an attack typed for its unit's next long tick, or a later one
+    (an action still to come: priced as the unit stands); one typed for a tick before
+    its unit's next is refused, naming the tick to type (E5)."""
+    st = work.states.get(o.unit)
+    tick = st.next_tick if st is not None and o.tick > st.next_tick else o.tick
+    return _plan_order(work, o, tick)
 
 
 def odds_json(battle: Battle) -> list[dict[str, Any]]:
@@ -1906,13 +1978,13 @@ def odds_json(battle: Battle) -> list[dict[str, Any]]:
     successes added, the external penalty, the DV, the exact chance of a hit and the
     expected levels), against the battle as it stands; one that would be refused says why."""
     out = []
-    work = _Work(battle)
+    work = _odds_work(battle)
     for o in battle.orders:
         if o.action is not Action.ATTACK:
             continue
         row: dict[str, Any] = {"order": o.row, "tick": o.tick, "unit": o.unit, "target": o.target}
         try:
-            row["odds"] = _odds(_plan_order(work, o, o.tick).plan)
+            row["odds"] = _odds(_odds_plan(work, o).plan)
         except _Refused as why:
             row.update(refused=why.reason, rule_ref=why.rule_ref)
         except InputError as exc:

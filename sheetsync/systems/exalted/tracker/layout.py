@@ -406,7 +406,8 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
 
     # -- Ticks ----------------------------------------------------------------------------
     lay.add_area(Area("Ticks_Board", "Ticks", 2, 1, cap["ticks"] + 1, cap["units"] + 1,
-                      title="E5: a row per long tick, a column per unit: who acts when"))
+                      title="E5: a row per long tick, a column per unit: who acts when (before the first Next "
+                            "Tick: the tick Join War gives, E4; the Units sheet's Status says the roll)"))
 
     # -- Orders ---------------------------------------------------------------------------
     lay.add(Block("Orders_Table", "Orders", 2, (

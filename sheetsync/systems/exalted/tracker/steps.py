@@ -26,8 +26,9 @@ Every bad cell is reported at once, by address (``Orders!G5: die 2: 11 is not a 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sheetsync.core.errors import BattleStateError, InputError, Problem, SheetFormatError
@@ -548,6 +549,19 @@ def _build(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     return _report("build", 0, msg, updates), updates
 
 
+_ORDER_PATH = re.compile(r"orders\[\d+\]\.\w+")
+
+
+def _cells_named(events: Sequence[Mapping[str, Any]], where: Mapping[str, str]) -> tuple[dict[str, Any], ...]:
+    """E5: the engine's events with each order cell a refusal names (``type 4 in
+    orders[1].tick``) as the sheet's cell (``type 4 in Orders!A5``)."""
+    def named(text: str) -> str:
+        return _ORDER_PATH.sub(lambda m: where.get(m.group(0), m.group(0)), text)
+
+    return tuple({**e, "reason": named(e["reason"])} if e.get("kind") == "refused" and isinstance(e.get("reason"), str)
+                 else dict(e) for e in events)
+
+
 class _Result:
     """A resolved long tick as a step's result (``to_json`` like ``sheetsync resolve --json``)."""
 
@@ -587,6 +601,7 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     except InputError as err:  # a die cell wrong for its pool (E1), at its cell
         raise InputError(table.relocate(err.problems, where)) from None
     tick = result.tick
+    result = replace(result, events=_cells_named(result.events, where))
     born, offsets = _born(rd, stored, result.battle, offsets)
     ob = lay.block("Orders_Table")
     events_by_order: dict[int, list[dict[str, Any]]] = {}
@@ -598,7 +613,7 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     stamps: list[list[Any]] = []
     later: list[tuple[int, dict[str, Any]]] = []
     for i, (off, order) in enumerate(orders.pending):
-        if order["tick"] > tick:
+        if order["tick"] > tick and i not in events_by_order:  # E5: one of a later tick refused now is taken
             later.append((off, order))
             continue
         taken.append(off)
@@ -859,9 +874,11 @@ def _check(rd: _Read) -> Any:
         return CheckReport(stored.tick, len(orders.pending),
                            [Refusal(table.locate(p.where, where) or p.where, "", "cell", p.message)
                             for p in err.problems], bad_cells=True)
+    events = _cells_named(result.events, where)
     refused = [Refusal(where.get(f"orders[{e['order']}]", f"orders[{e['order']}]"), e["unit"], e["action"],
-                       f"{e['reason']} ({e['rule_ref']})") for e in result.events if e.get("kind") == "refused"]
-    return CheckReport(result.tick, sum(1 for o in battle.orders if o.tick <= result.tick), refused)
+                       f"{e['reason']} ({e['rule_ref']})") for e in events if e.get("kind") == "refused"]
+    rows = {e["order"] for e in events if e.get("kind") == "refused"}
+    return CheckReport(result.tick, sum(1 for o in battle.orders if o.tick <= result.tick or o.row in rows), refused)
 
 
 def _export(rd: _Read) -> dict[str, Any]:
