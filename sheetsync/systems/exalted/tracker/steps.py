@@ -27,6 +27,7 @@ Every bad cell is reported at once, by address (``Orders!G5: die 2: 11 is not a 
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -524,8 +525,8 @@ def _build(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     where: dict[str, str] = {"seed": "Battle!B6"}
     data: dict[str, Any] = {"system": "exalted"}
     seed = _seed(rd, problems)
-    if seed is not None:
-        data["seed"] = seed
+    # E1: a seed drawn now when none is typed, written back (the dice of a tick replay after an undo)
+    data["seed"] = seed if seed is not None else secrets.randbelow(10**9)
     data["house_rules"] = _house_rules(rd, problems, where)
     data["characters"] = _characters(rd, problems, where)
     units, offsets = _units(rd, problems, where)
@@ -542,6 +543,7 @@ def _build(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     name = ACTION_NAMES["build"]
     sides = ", ".join(r["side"] for r in views.side_rows(battle))
     updates = [*_view_updates(rd.lay, battle, offsets, orders.pending, last_action=name), done.update,
+               RangeUpdate("Battle!B6", [[battle.seed]]),
                table.block_fill(rd.lay.block("Aftermath_Table"), []),
                _log(rd.lay, [{"tick": 0, "kind": "build", "rule": "X1-X11", "step": done.token,
                               "details": f"{len(units)} units of {sides}"}])]
@@ -595,6 +597,7 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     data = dict(rd.session.battle or {})
     data["house_rules"] = _house_rules(rd, problems, where)  # as typed now
     data["orders"] = [o for _, o in orders.pending]
+    warnings = _seed_changed(rd, stored)
     battle = _load(data, problems, where).model_copy(update={"history": _history(rd)})
     try:
         result = resolve(battle, new_units=_room(rd, stored))  # X23: a split takes a free Units row
@@ -636,7 +639,21 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     msg = (f"{name}: {len(taken)} order{'s' if len(taken) != 1 else ''} taken, {hits} hit"
            + (f", {refused} refused" if refused else "")
            + f"; {views.status(result.battle)}")
-    return _report("resolve", tick, msg, updates, result=_Result(result)), updates
+    report = _report("resolve", tick, msg, updates, result=_Result(result))
+    report.warnings = warnings
+    return report, updates
+
+
+def _seed_changed(rd: _Read, stored: Battle) -> list[str]:
+    """E1: the dice seed is the one built (the dice of a long tick replay the same after an
+    undo); a seed typed in ``Battle!B6`` since is named, not silently used or dropped (as
+    the hex tracker does, H8)."""
+    problems: list[Problem] = []
+    now = _seed(rd, problems)
+    if problems or now == stored.seed or (now is not None and str(now) == str(stored.seed)):
+        return [p.message for p in problems]
+    return [f"Battle!B6 (Dice seed) was changed after Build Units; the battle keeps {stored.seed!r}: Build Units "
+            "again before the first long tick, or start a new tracker"]
 
 
 def _undo(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
