@@ -155,6 +155,16 @@ class RoutDiceCell(DieCell):
         return super().encode(value)
 
 
+OPTION_HELP = ("E11, X16-X27: Attack: Close or Ranged, and any of envelop, charge, called shot (the commander) or "
+               "\"called shot: NAME\", commas between (e.g. \"Close, envelop\"); Move, Dash: a terrain (Open, "
+               "Difficult, Extreme); Change Formation: a formation, or \"spread\" on the tick a volley hits it "
+               "(X20); Rally: Organization, Numbers or Second Wind; Split Unit: \"NEW NAME; hero: NAME; headcount: "
+               "N; follow: A, B\"; Expel Special Character: her name; Merge Units: \"leader: NAME; leaving: A, B\" "
+               "(a solo target: \"as: hero\", sorcerer or relay); Initiate Duel: \"challenger: NAME; foe: NAME; "
+               "willing\", and its outcome \"result: WINNER (or draw); slain: NAMES; wounds: NAME N\"")
+"""The Orders sheet's Option cell: what each action takes (its note in the template)."""
+
+
 class Abilities:
     """E7, E8: a character's Abilities in one cell: ``Melee 4, War 3`` (name, then dots)."""
 
@@ -320,7 +330,7 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
 
     # -- Characters -----------------------------------------------------------------------
     lay.add(Block("Characters_Table", "Characters", 2, (
-        Column("name", "Character", width=22),
+        Column("name", "Character", width=22, note="A name, unique among the characters (Units and Orders use it)"),
         Column("role", "Role", choices="Roles", width=11, codec_=Choice(ROLES),
                note="commander, hero, sorcerer, relay or member (X11, X40)"),
         _int("dexterity", "Dex"), _int("strength", "Str"), _int("stamina", "Sta"), _int("charisma", "Cha"),
@@ -347,8 +357,8 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
 
     # -- Units ----------------------------------------------------------------------------
     lay.add(Block("Units_Table", "Units", 2, (
-        Column("name", "Unit", width=22),
-        Column("side", "Side", width=12, note="Units of different sides are enemies"),
+        Column("name", "Unit", width=22, note="A name, unique among the units (Orders use it)"),
+        Column("side", "Side", width=12, note="A side's name, e.g. Realm: units of different sides are enemies"),
         Column("commander", "Commander", choices="=Character_Names", width=20, note="X3: a Characters row"),
         Column("solo", "Solo", kind="bool", choices="YesNo", width=8, note="X1: one character alone: Magnitude 0, Drill 0, her own health"),
         _int("extras", "Extras", high=100000, width=8, note="X2: members who are extras (3 health levels)"),
@@ -382,10 +392,12 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
         Column("mount", "Mount", choices="Mounts", width=9, codec_=Choice(tuple(m.value for m in Mount)),
                note="X10, X15"),
         _num("steed_valor", "Steed Valor", note="X10: the steeds' avg Valor (blank: horse 2, simhata 4, elephant 3)"),
-        Column("heroes", "Heroes", width=18, codec_=NAMES, note="X11: Characters rows, separated by commas"),
-        Column("sorcerers", "Sorcerers", width=18, codec_=NAMES, note="X11"),
-        Column("relays", "Relays", width=18, codec_=NAMES, note="X11"),
-        Column("named_members", "Named members", width=18, codec_=NAMES, note="X40: rank and file with names"),
+        Column("heroes", "Heroes", width=18, codec_=NAMES,
+               note="X11: Characters rows, separated by commas, e.g. Peleps Ama, Ledaal Kes"),
+        Column("sorcerers", "Sorcerers", width=18, codec_=NAMES, note="X11: Characters rows, separated by commas"),
+        Column("relays", "Relays", width=18, codec_=NAMES, note="X11: Characters rows, separated by commas"),
+        Column("named_members", "Named members", width=18, codec_=NAMES,
+               note="X40: rank and file with names: Characters rows, separated by commas"),
         Column("ammunition", "Ammunition", kind="int", low=0, width=8,
                note="X31: arrows carried, 3 a volley (blank: 12 mobile, 21 fortified, when it shoots)"),
         Column("fortified", "Fortified", kind="bool", choices="YesNo", width=8,
@@ -416,17 +428,21 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
         Column("action", "Action", choices="Actions", width=18, codec_=Choice(tuple(a.value for a in Action)),
                note="E11, X17-X27"),
         Column("target", "Target", choices="=Unit_Names", width=20),
-        Column("option", "Option", width=14, note="Attack: Close or Ranged, envelop, charge, called shot or called shot: NAME (commas "
-                    "between); Move, Dash: a terrain; a formation; a rally ..."),
+        Column("option", "Option", width=14, note=OPTION_HELP),
         Column("weather", "Weather", choices="Weather", width=9, codec_=Choice(tuple(w.value for w in Weather)),
                note="X37"),
         Column("dice", "Dice", width=16, codec_=DICE, note=f"E1: {DIE_CELL_HELP}"),
         Column("target_dice", "Target dice", width=14, codec_=DICE,
-               note="X23, X24: the other unit's command roll (a split's new unit, a merge's second unit)"),
-        Column("damage_dice", "Damage dice", width=14, codec_=DICE),
-        Column("rout_dice", "Rout dice", width=12, codec_=ROUT_DICE, note=f"X35, X43: {ROUT_DICE_HELP}"),
-        Column("exhaustion_dice", "Exhaustion dice", width=12, codec_=DICE, note="X38"),
-        Column("target_exhaustion_dice", "Target exhaustion dice", width=12, codec_=DICE, note="X38"),
+               note="X23, X24: the other unit's command roll (a split's new unit, a merge's second unit); "
+                    f"{DIE_CELL_HELP}"),
+        Column("damage_dice", "Damage dice", width=14, codec_=DICE,
+               note=f"E7, X33: the damage roll of a hit; {DIE_CELL_HELP}"),
+        Column("rout_dice", "Rout dice", width=12, codec_=ROUT_DICE,
+               note=f"X35, X43: {ROUT_DICE_HELP}; each part {DIE_CELL_HELP}"),
+        Column("exhaustion_dice", "Exhaustion dice", width=12, codec_=DICE,
+               note=f"X37: the attacking unit's exhaustion roll after an attack; {DIE_CELL_HELP}"),
+        Column("target_exhaustion_dice", "Target exhaustion dice", width=12, codec_=DICE,
+               note=f"X37: the target's exhaustion roll after an attack; {DIE_CELL_HELP}"),
         _out("pool", "Pool", note="E1, X28: dice rolled"),
         _out("added", "Successes added", note="X28"),
         _out("external", "External penalty", note="X30"),
@@ -469,7 +485,8 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
     ), rows=cap["units"], title="Aftermath (X40, X41)"))
     lay.add(Block("HouseRules_Table", "House Rules", 2, (
         Column("key", "Key", is_input=False, width=24),
-        Column("value", "Value", width=14),
+        Column("value", "Value", width=14, note="Yes or No, a number, or one of the values the Ruling names "
+                                                 "(blank: the default)"),
         Column("default", "Default", is_input=False, width=12),
         Column("ruling", "Ruling", is_input=False, width=80),
     ), rows=len(HOUSE_RULE_NOTES), title="House Rules"))
