@@ -11,9 +11,13 @@ resolved, so the same file gives the same tick.
 
 Readings where the rulings leave room (listed in the issue note):
 
-- E4: the first resolve of a battle rolls Join War and then runs long tick 0.
+- E4: the first resolve of a battle rolls Join War and then runs long tick 0.  Before it,
+  :func:`acting_ticks` rolls Join War as that resolve will (the same seeded roller, drawn
+  first), so every view shows the long tick each unit will act on.
 - E5: a unit whose tick comes with no order Guards (X19), and the log says so; an order
-  typed for a tick already past, or for a tick on which its unit does not act, is refused.
+  typed for a tick already past, or for a tick on which its unit does not act, is refused,
+  naming the tick to type.  One typed for a later tick that comes before its unit's next
+  is refused by the resolve before it (that tick could never come for it).
 - E6 ``simultaneous``: a tick's orders are verified and rolled against the state at the
   start of the tick; their levels then go on the tracks in sheet order, and the rout and
   exhaustion rolls they call are made as each applies.
