@@ -160,3 +160,30 @@ def test_x43_the_rout_dice_cell_types_both_checks_after_own() -> None:
     order = {**TALON_CLOSES, "own_rout_dice": "7 1 1 1 1"}
     assert battle_to_file(load_battle({**yaml.safe_load(SYSTEM.example_data()), "orders": [order]}))["orders"][0][
         "own_rout_dice"] == "7 1 1 1 1"
+
+
+def test_x43_the_tracker_reads_both_checks_from_the_rout_dice_cell() -> None:
+    """X43 on the tracker (test_exalted_tracker's battle: the mob Unordered, with no relays,
+    so in communication failure, effective Drill 0, X11): the talon closes on the mob on
+    long tick 0 with Rout dice ``own: 7 1 1 1 1`` (the mob's part left blank).  The mob's
+    check: Morale 3 − (3 − 0) = 0 dice against 1 + 2 (Might 1) + 2 (Unordered) = 5: no
+    success, it fails.  The talon's own: 5 dice against 1 + 1 (the mob's higher Magnitude)
+    − 2 (Close) = 0, ``7 1 1 1 1`` is 1 success: it holds.  The Result cell says both."""
+    from test_exalted_tracker import LAY, ORDERS, SUBJECT, blank, cell, type_battle, typed_rows
+
+    from sheetsync.app.usecases import run_steps
+
+    backend = blank()
+    type_battle(backend)
+    row = {**ORDERS[0], "option": "Close", "dice": "0s", "damage_dice": "0s", "rout_dice": "own: 7 1 1 1 1"}
+    backend.write_ranges([typed_rows("Orders_Table", [row])])
+    run_steps(SUBJECT, "build", backend)
+    report = run_steps(SUBJECT, "resolve", backend)
+    attack = next(e for e in report.result.to_json()["events"] if e["kind"] == "Attack")
+    mob = attack["rout"]
+    assert (mob["pool"]["value"], mob["difficulty"]["value"], mob["passed"]) == (0, 5, False)
+    own = attack["attacker_rout"]
+    assert (own["unit"], own["difficulty"]["value"], own["successes"], own["passed"]) == ("Cathak Talon", 0, 1, True)
+    result = cell(backend, LAY.block("Orders_Table").cell(0, "result"))
+    assert "rout check of Bandit Mob (X35): no dice: 0 - failed" in result
+    assert "rout check of Cathak Talon (X43): 7 1 1 1 1 (typed faces): 1 - held" in result
