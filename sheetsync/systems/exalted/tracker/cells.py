@@ -105,9 +105,10 @@ def _join_war_words(roll: Mapping[str, Any] | None, problem: str | None) -> str:
     gives (from the typed Join War dice, else the seed), or why it cannot be rolled."""
     if roll is None:
         return f"ready; Join War cannot be rolled: {problem}" if problem else "ready"
-    typed = "typed" in str((roll.get("roll") or {}).get("source", ""))
-    return (f"ready: Join War {roll['successes']} of {roll['pool']['value']} dice "
-            f"({'typed' if typed else 'from the seed'}): acts on long tick {roll['tick']} (E4)")
+    source = str((roll.get("roll") or {}).get("source", ""))
+    how = "typed" if "typed" in source else "no dice" if source == "no dice" else "from the seed"
+    return (f"ready: Join War {roll['successes']} of {roll['pool']['value']} dice ({how}): acts on long tick "
+            f"{roll['tick']} (E4)")
 
 
 def side_rows(battle: Battle) -> list[dict[str, Any]]:
