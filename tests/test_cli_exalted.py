@@ -165,6 +165,7 @@ def test_check_and_status_on_a_battle_file(battle_file: Path) -> None:
     assert out.exit_code == 1
     report = json.loads(out.stdout)
     (refusal,) = report["refusals"]
-    assert refusal["where"] == "orders[3]" and "acts only on its tick (E5)" in refusal["reason"]
+    assert refusal["where"] == "orders[3]"
+    assert "acts only on its tick; type 4 in orders[3].tick (E5)" in refusal["reason"]
     status = runner.invoke(app, ["status", str(battle_file)], env={"COLUMNS": "200"})
     assert status.exit_code == 0 and "Join War not rolled yet" in status.output

@@ -76,13 +76,15 @@ UNITS: list[dict[str, Any]] = [
 ORDERS: list[dict[str, Any]] = [
     # X14, X28: Close formation doubles the rating and its War cap; X30: an external penalty
     {"tick": 0, "unit": "Cathak Talon", "action": "Attack", "target": "Bandit Mob", "option": "Close"},
-    {"tick": 0, "unit": "Vel Archers", "action": "Attack", "target": "Stone Jaw", "option": "Ranged"},
+    # E4: Join War (typed: 4, 3, 2 and 4 successes) puts the archers on long tick 1, the mob on 2
+    {"tick": 1, "unit": "Vel Archers", "action": "Attack", "target": "Stone Jaw", "option": "Ranged"},
     # X32: enveloping adds 2 to the external penalty
-    {"tick": 0, "unit": "Bandit Mob", "action": "Attack", "target": "Cathak Talon", "option": "Close Envelop"},
+    {"tick": 2, "unit": "Bandit Mob", "action": "Attack", "target": "Cathak Talon", "option": "Close Envelop"},
     # a commander alone (Magnitude 0)
     {"tick": 0, "unit": "Stone Jaw", "action": "Attack", "target": "Vel Archers", "option": "Close"},
-    {"tick": 0, "unit": "Vel Archers", "action": "Guard"},  # not an attack: no odds
-    {"tick": 9, "unit": "Cathak Talon", "action": "Attack", "target": "Stone Jaw", "option": "Close"},  # refused (E5)
+    {"tick": 1, "unit": "Vel Archers", "action": "Guard"},  # not an attack: no odds
+    # E5: the mob acts on long tick 2, so an order of long tick 1 is refused, naming 2
+    {"tick": 1, "unit": "Bandit Mob", "action": "Attack", "target": "Stone Jaw", "option": "Close"},
 ]
 SEED = 3
 
@@ -143,6 +145,7 @@ def test_e1_x28_steps_write_the_odds_inputs_and_the_formulas_in_every_pending_ro
         assert pool == (engine[i]["odds"]["pool"] if "odds" in engine.get(i, {}) else None), i
     result = cells.get((ORDERS_BLOCK.first_row + 5, ORDERS_BLOCK.first_col + ORDERS_BLOCK.index("result")))
     assert isinstance(result, str) and result.startswith("would be refused") and "E5" in result
+    assert "acts on long tick 2, not 1" in result and "type 2 in" in result
 
 
 def test_e1_a_pool_beyond_the_odds_sheet_says_so_in_result() -> None:

@@ -131,8 +131,10 @@ def test_issue11_exalted_a_battle_with_no_orders_is_a_clear_error_E5(tmp_path: P
 def test_issue11_exalted_an_ended_or_decided_battle_is_a_clear_error_X34(after_tick_0: Battle) -> None:
     with pytest.raises(BattleStateError, match="the battle has ended"):
         forecast(after_tick_0.model_copy(update={"ended": True}), "exalted", runs=10, workers=1)
-    state = tuple(s.model_copy(update={"magnitude": 0, "solo": True}) if s.name == "Bandit Mob" else s
-                  for s in after_tick_0.state)
+    # X32, X34: a unit out of the fight is one whose lone commander fell (disbanded); at
+    # Magnitude 0 alone it would still be in it (test_x34_...)
+    state = tuple(s.model_copy(update={"magnitude": 0, "solo": True, "disbanded": True}) if s.name == "Bandit Mob"
+                  else s for s in after_tick_0.state)
     with pytest.raises(BattleStateError, match="only Realm has a unit left in the fight"):
         forecast(after_tick_0.model_copy(update={"state": state}), "exalted", runs=10, workers=1)
 

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from sheetsync.app.cli import app
 from sheetsync.app.report import REPORTERS, Account, build_account, to_html, to_markdown
 from sheetsync.systems.exalted.report import account
-from sheetsync.systems.exalted.rules.battle import resolve
+from sheetsync.systems.exalted.rules.battle import resolve, rout_checks
 from sheetsync.systems.exalted.rules.breakdowns import aftermath_json
 from sheetsync.systems.exalted.system import SYSTEM
 
@@ -107,16 +107,19 @@ def test_issue11_exalted_attack_lines_carry_the_engines_numbers_X28_X34(
         assert n["p_hit"] == e["odds"]["p_hit_float"]
         assert f"{n['pool']} dice" in ln.text and f"DV {n['dv']}" in ln.text
     hit = lines[-1]
-    assert hit.numbers["hit"] and hit.numbers["magnitude_lost"] == 1
-    assert f"{hit.numbers['levels']} levels" in hit.text and "Bandit Mob lost 1 Magnitude (now 2)" in hit.text
+    # X43: the mob routed to Magnitude 0 when it closed on long tick 4, so the talon's hit on
+    # long tick 5 lands on Red Harrow alone (X34, X48): his own track, no Magnitude to lose
+    assert hit.numbers["hit"] and hit.numbers["magnitude_lost"] == 0
+    assert f"{hit.numbers['levels']} levels on Bandit Mob's own track" in hit.text
+    assert "Red Harrow falls; Bandit Mob leaves the battle" in hit.text
     assert "a miss" in lines[0].text
 
 
-def test_issue11_exalted_rout_and_exhaustion_follow_each_attack_X35_X37(
+def test_issue11_exalted_rout_and_exhaustion_follow_each_attack_X35_X37_X43(
         acc: Account, played: tuple[Path, list[dict[str, Any]]]) -> None:
     for step, out in zip(acc.steps, played[1], strict=True):
         ends = [ln for ln in step.lines if ln.kind == "end"]
-        routs = [e["rout"] for e in out["events"] if e.get("rout")]
+        routs = [r for e in out["events"] for r in rout_checks(e)]  # X43: both sides of an engagement
         tired = [x for e in out["events"] for x in e.get("exhaustion", ())]
         assert len(ends) == len(routs) + len(tired)
         assert [ln.numbers["passed"] for ln in ends if ln.rule_ref.startswith("X35")] == [r["passed"] for r in routs]
@@ -145,7 +148,12 @@ def test_issue11_exalted_mob_rule_check_is_a_line_of_its_own_X39(
 
 def test_issue11_exalted_casualties_and_aftermath_match_the_engine_X34_X40_X41(
         acc: Account, played: tuple[Path, list[dict[str, Any]]]) -> None:
-    assert [ln.text for ln in acc.casualties] == ["Long tick 5: Bandit Mob lost 1 Magnitude to Cathak Talon's attack (X34)"]
+    # X43: closing on the talon (Might 1: +2), the mob's one rout die (Morale 3 - (3 - 1)) at
+    # difficulty 3 cannot succeed; it rolled 0 successes and lost 3 dots (X36), so Red Harrow
+    # stood alone (X48) and fell to the talon's attack on long tick 5 (X32, X34)
+    assert [ln.text for ln in acc.casualties] == [
+        "Long tick 4: Bandit Mob lost 3 Magnitude in a failed rout check (X35, X36)",
+        "Bandit Mob lost Red Harrow in the battle (X32, X34)"]
     battle = SYSTEM.load(yaml.safe_load(played[0].read_text(encoding="utf-8")), "x")
     want = aftermath_json(battle)
     units = [ln for ln in acc.aftermath if ln.rule_ref == "X41"]
@@ -166,7 +174,7 @@ def test_issue11_exalted_magnitude_chart_follows_each_tick_X34(
     for name, values in chart.series.items():
         after = [next(u["magnitude"] for u in o["units"] if u["name"] == name) for o in played[1]]
         assert list(values[1:]) == after
-    assert chart.series["Bandit Mob"] == (3, 3, 3, 2)
+    assert chart.series["Bandit Mob"] == (3, 3, 0, 0)  # X43: routed to 0 when it closed on long tick 4
 
 
 def test_issue11_exalted_html_is_one_offline_file_and_the_battle_file_is_unchanged(

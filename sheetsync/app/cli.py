@@ -809,7 +809,8 @@ def status(file: Path) -> None:
             views.print_status(console, battle)
             return
         if system.id == "exalted":
-            console.print(f"Long tick {battle.tick}" + ("" if battle.started else " (Join War not rolled yet)")
+            console.print(f"Long tick {battle.tick}" + ("" if battle.started else " (Join War not rolled yet: the Tick "
+                                                                   "column is the long tick it will give, E4)")
                           + f"; {len(battle.orders)} orders typed.")
         else:
             console.print(f"Turn {battle.turn} to resolve; {len(battle.orders.moves)} moves and "

@@ -43,6 +43,7 @@ from typing import Any
 
 from openpyxl import Workbook
 from openpyxl.chart import LineChart, Reference
+from openpyxl.comments import Comment
 from openpyxl.formatting.rule import CellIsRule, DataBarRule, FormulaRule
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Protection, Side
 from openpyxl.workbook.defined_name import DefinedName
@@ -195,6 +196,8 @@ def _draw_block(ws: Worksheet, lay: Layout, block: Block, styles: _Styles) -> No
     for j, col in enumerate(block.columns):
         c = ws.cell(row=block.header_row, column=block.first_col + j, value=col.header)
         c.fill, c.font = HEADER_FILL, HEADER_FONT
+        if col.note:  # issue 22: what the column holds and how it is typed, as the Google drawer's note
+            c.comment = _note(col.note)
         c.alignment = Alignment(wrap_text=True, vertical="center", horizontal=align_of(col.kind))
         letter = col_letter(block.first_col + j)
         dim = ws.column_dimensions[letter]
@@ -226,11 +229,21 @@ def _draw_block(ws: Worksheet, lay: Layout, block: Block, styles: _Styles) -> No
                 ws.add_data_validation(dv)
 
 
+def _note(text: str) -> Comment:
+    """Issue 22: a header's (or a named cell's label's) note: what the cells below hold and
+    how a free-text one is typed, as the Google drawer puts it on the same cell."""
+    note = Comment(text, "sheetsync")
+    note.width, note.height = 320, max(80, 18 * (len(text) // 45 + 2))
+    return note
+
+
 def _draw_cell(ws: Worksheet, lay: Layout, cell: Cell) -> None:
     c = ws[cell.address]
     if c.column > 1:
         label = ws.cell(row=c.row, column=c.column - 1, value=cell.label)
         label.font = Font(bold=True)
+        if cell.note:
+            label.comment = _note(cell.note)
         label.alignment = Alignment(vertical="top")
         letter = col_letter(c.column - 1)
         ws.column_dimensions[letter].width = max(ws.column_dimensions[letter].width or 0, 20)

@@ -6,9 +6,10 @@ declared tick, each unit repeats its last declared orders on each tick it acts o
 ("standing orders"), while any typed orders for later ticks are played first as typed.
 
 A unit's level is its Magnitude (X2, X34).  A unit is *routed* once it has failed a rout
-check (X35, X36) or a Mob Rule check (X39) in the run, and *destroyed* when it falls to
-Magnitude 0 (X34) or leaves the battle (disbanded, X32, X39).  A side is in the fight while
-one of its units stands with Magnitude above 0 (or is a lone character from the start, X1).
+check (X35, X36) or a Mob Rule check (X39) in the run, and *destroyed* when it leaves the
+battle (X24, X32, X39).  Whether a unit is in the fight is the engine's one answer
+(:func:`sheetsync.systems.exalted.rules.state.in_fight`): a unit brought to Magnitude 0 fights
+on as its commander alone (X34, X48), so a side is in the fight while one of its units is.
 
 The forecast runs on a battle file, and on a tracker (workbook or Google Sheet) from its
 stored battle, undo records and pending Orders rows (:mod:`sheetsync.app.forecast_io`).
@@ -51,35 +52,39 @@ class Sim:
 
 
 def _stands(st: UnitState) -> bool:
-    """X1, X34: a unit is in the fight while it is not gone and keeps Magnitude, or is a
-    lone character from the start."""
-    return not st.disbanded and (st.magnitude > 0 or (st.solo and st.starting_magnitude == 0))
+    """X34: a unit is in the fight as the engine decides it (:func:`in_fight`): a unit
+    brought to Magnitude 0 fights on as its commander alone, and resolve runs its orders."""
+    from sheetsync.systems.exalted.rules.state import in_fight
+
+    return in_fight(st)
 
 
 def _destroyed(st: UnitState) -> bool:
-    """X34: Magnitude 0 (a unit that had some), or gone from the battle (X32, X39)."""
-    return st.disbanded or (st.starting_magnitude > 0 and st.magnitude == 0)
+    """X24, X32, X34, X39: out of the fight (:func:`in_fight`): gone from the battle."""
+    return not _stands(st)
 
 
 def _cleared(o: Order, tick: int, row: int) -> Order:
     """An order for ``tick``, its typed dice cleared (the simulation rolls them)."""
     return o.model_copy(update={"tick": tick, "row": row, "dice": None, "damage_dice": None, "rout_dice": None,
-                                "exhaustion_dice": None, "target_exhaustion_dice": None})
+                                "own_rout_dice": None, "exhaustion_dice": None, "target_exhaustion_dice": None})
 
 
 def _next_tick(battle: Battle) -> int:
     """E4, E5: the long tick the next resolve runs (0 before Join War)."""
     if not battle.started:
         return 0
-    live = [s.next_tick for s in battle.state if not s.disbanded]
+    live = [s.next_tick for s in battle.state if _stands(s)]
     return min(live) if live else battle.tick
 
 
 def _failed_checks(events: tuple[dict[str, Any], ...]) -> set[str]:
-    """X35, X36, X39: the units whose rout or Mob Rule check failed in these events."""
+    """X35, X36, X39, X43: the units whose rout or Mob Rule check failed in these events."""
+    from sheetsync.systems.exalted.rules.battle import rout_checks
+
     out = set()
     for e in events:
-        checks = [e] if e.get("kind") == "Mob Rule check" else [e["rout"]] if e.get("rout") else []
+        checks = rout_checks(e)
         out |= {c["unit"] for c in checks if c.get("checked") and not c.get("passed")}
     return out
 
@@ -208,7 +213,7 @@ class ExaltedForecast:
         b = now.battle
         if len(self._sides_in(b)) < 2:
             return None
-        gone = {s.name for s in b.state if s.disbanded}
+        gone = {s.name for s in b.state if not _stands(s)}
         tick = _next_tick(b)
         last: dict[str, list[Order]] = {}
         for o in sorted(declared.battle.orders, key=lambda o: o.tick):
@@ -217,7 +222,7 @@ class ExaltedForecast:
             last.setdefault(o.unit, []).append(o)
         typed = [o for o in b.orders if o.tick >= tick]
         has = {o.unit for o in typed if o.tick == tick}
-        acting = [s.name for s in b.state if not s.disbanded and s.next_tick == tick and s.name not in has]
+        acting = [s.name for s in b.state if _stands(s) and s.next_tick == tick and s.name not in has]
         repeated = [o for name in acting for o in last.get(name, [])]
         keep = [(o, o.tick) for o in typed] + [(o, tick) for o in repeated]
         keep = [(o, t) for o, t in keep if o.unit not in gone and (o.target is None or o.target not in gone)]
@@ -251,8 +256,12 @@ class ExaltedForecast:
         return st
 
     def _sides_in(self, b: Battle) -> list[str]:
-        sides = list(dict.fromkeys(u.spec.side for u in b.units))
-        return [s for s in sides if any(_stands(self._state(b, u.name)) for u in b.units if u.spec.side == s)]
+        """X34: the sides with a unit in the fight, as the engine decides it."""
+        from sheetsync.systems.exalted.rules.state import sides_in_fight
+
+        for u in b.units:
+            self._state(b, u.name)  # a unit with no state is refused by name
+        return sides_in_fight(b)
 
     def dump(self, battle: Sim) -> dict[str, Any]:
         from sheetsync.systems.exalted.files.loader import battle_to_file

@@ -14,7 +14,7 @@ from pathlib import PurePath
 from typing import Any
 
 from sheetsync.core.account import Account, Chart, Group, Line, ReportSource, StepBlock
-from sheetsync.systems.exalted.rules.battle import resolve, undo
+from sheetsync.systems.exalted.rules.battle import resolve, rout_checks, undo
 from sheetsync.systems.exalted.rules.breakdowns import aftermath_json
 from sheetsync.systems.exalted.rules.state import Battle
 
@@ -180,7 +180,7 @@ def _other_line(e: dict[str, Any]) -> Line:
 
 def event_lines(e: dict[str, Any]) -> list[Line]:
     """One engine event in words: exactly one ``event`` line (citing its rule), then, for an
-    attack, its rout check (X35, X36) and both exhaustion rolls (X37) as ``end`` lines."""
+    attack, its rout checks (X35, X36, X43) and both exhaustion rolls (X37) as ``end`` lines."""
     kind = e["kind"]
     if kind == "Join War":
         return [_join_war_line(e)]
@@ -189,8 +189,7 @@ def event_lines(e: dict[str, Any]) -> list[Line]:
     if kind == "Attack":
         lines = [_attack_line(e)]
         after = f"After {e['unit']}'s attack on {e.get('target', '')}: "
-        if e.get("rout"):
-            lines.append(_rout_line(e["rout"], after))
+        lines += [_rout_line(r, after) for r in rout_checks(e)]  # X35, X43
         lines += [_exhaustion_line(x, after) for x in e.get("exhaustion", ())]
         return lines
     return [_other_line(e)]
@@ -207,7 +206,7 @@ def _losses(tick: int, e: dict[str, Any]) -> list[Line]:
         for note in e.get("notes", ()):
             if "slain" in note or "die" in note:
                 out.append(Line(f"Long tick {tick}: {note}", "X32, X34"))
-    checks = [e["rout"]] if e["kind"] == "Attack" and e.get("rout") else [e] if e["kind"] == "Mob Rule check" else []
+    checks = rout_checks(e) if e["kind"] in ("Attack", "Mob Rule check") else []
     for r in checks:
         if r.get("magnitude_lost"):
             rule = r.get("rule_ref", "X36")

@@ -74,7 +74,8 @@ class ExaltedSystem:
         result = resolve(battle)
         refused = [(f"orders[{e['order']}]", e["unit"], e["action"], f"{e['reason']} ({e['rule_ref']})")
                    for e in result.events if e.get("kind") == "refused"]
-        return sum(1 for o in battle.orders if o.tick <= result.tick), refused
+        rows = {e["order"] for e in result.events if e.get("kind") == "refused"}  # E5: a later tick's too
+        return sum(1 for o in battle.orders if o.tick <= result.tick or o.row in rows), refused
 
     def pools_json(self, battle: Any) -> dict[str, Any]:
         """X1-X11: every unit's derived traits with their breakdowns, and each typed attack's

@@ -16,6 +16,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from sheetsync.systems.exalted.rules.battle import rout_checks
+
 __all__ = ["bar", "dice_text", "print_aftermath", "print_step", "print_tick", "print_units", "print_values"]
 
 WIDE = 120
@@ -72,7 +74,7 @@ def print_units(console: Console, units: list[dict[str, Any]]) -> None:
         t.add_column(col, no_wrap=col != "State", overflow="fold", min_width=len(col) if col == "State" else None)
     for u in units:
         state = []
-        if u.get("disbanded"):
+        if not u.get("in_fight", not u.get("disbanded")):  # X34: the engine's in_fight
             state.append("left the battle")
         if u.get("solo"):
             state.append("solo")
@@ -132,9 +134,11 @@ def print_tick(console: Console, data: dict[str, Any]) -> None:
         console.print(f"Next long tick with a unit to act: {data['next_tick']}.")
 
 
-def _join_war_table(console: Console, e: dict[str, Any]) -> None:
-    """E4: each unit's Join War roll and the long tick it acts on first."""
-    t = _table(console, "Join War (E4)")
+def _join_war_table(console: Console, e: dict[str, Any], *, preview: bool = False) -> None:
+    """E4: each unit's Join War roll and the long tick it acts on first (``preview``: as
+    the first resolve will roll it, from the typed dice and the seed)."""
+    t = _table(console, "Join War (E4): as the first resolve will roll it (typed dice, else the seed)" if preview
+               else "Join War (E4)")
     _names(t, "Unit", (r["unit"] for r in e["rolls"]))
     for col in ("Pool", "Dice", "Acts on tick"):
         t.add_column(col, no_wrap=True)
@@ -145,7 +149,7 @@ def _join_war_table(console: Console, e: dict[str, Any]) -> None:
 
 def _attack_rows(t: Table, e: dict[str, Any]) -> None:
     """X28-X34: an attack's rolls, its result and its odds before rolling, then the rout
-    check (X35, X36) and the exhaustion rolls (X37) it called, and its notes."""
+    checks (X35, X36, X43) and the exhaustion rolls (X37) it called, and its notes."""
     roll, vs, hit, dmg, result = _attack_row(e)
     odds = e.get("odds") or {}
     t.add_row(e["unit"], f"{e.get('attack', '')} attack on {e.get('target')}",
@@ -154,7 +158,7 @@ def _attack_rows(t: Table, e: dict[str, Any]) -> None:
               + Text(f"\nodds before rolling: {odds.get('p_hit_float', 0):.1%} to hit, "
                      f"{odds.get('expected_levels_float', 0):.2f} levels expected", style="dim"),
               e.get("rule_ref", ""))
-    for sub in [e.get("rout")] if e.get("rout") else []:
+    for sub in rout_checks(e):  # X35, X43: the target's, then the closing unit's
         t.add_row("", f"rout check of {sub['unit']}", dice_text(sub.get("roll")),
                   _rout_text(sub), sub.get("rule_ref", ""))
     for x in e.get("exhaustion", []):
@@ -222,6 +226,14 @@ def print_values(console: Console, data: dict[str, Any]) -> None:
             parts = ", ".join(f"{b['source']} {b['amount']:+g} ({b['rule']})" for b in tr["breakdown"])
             t.add_row(name.replace("_", " ").capitalize(), str(tr["value"]), parts)
         console.print(t)
+    acting = data.get("acting") or {}
+    if acting.get("join_war"):
+        _join_war_table(console, acting["join_war"], preview=True)
+    elif acting.get("problem"):
+        console.print(Text(f"Join War (E4) cannot be rolled yet: {acting['problem']}", style="red"))
+    elif acting.get("ticks"):
+        console.print("Next long tick of each unit (E5): "
+                      + ", ".join(f"{u} {t}" for u, t in acting["ticks"].items()) + ".")
     orders = data.get("orders", [])
     if orders:
         _odds_table(console, orders)

@@ -29,13 +29,13 @@ class HexForecast:
         to forecast."""
         from sheetsync.core.errors import BattleStateError
 
+        live = battle.live_sides()
+        if battle.fight_over():  # H12: said first, as resolve does: no orders can change it
+            raise BattleStateError("there is nothing to forecast: the battle is over ("
+                                   + (f"only {live[0]} has units left, H12)" if live else "no side has units left, H12)"))
         if not battle.orders.moves and not battle.orders.attacks:
             raise no_orders("turn", battle.turn, "Type the turn's moves and attacks (the Moves and Attacks "
                                                   "sheets, or turn: in the battle file), then forecast again")
-        live = battle.live_sides()
-        if len(live) < 2:
-            raise BattleStateError("there is nothing to forecast: the battle is over ("
-                                   + (f"only {live[0]} has units left, H12)" if live else "no side has units left, H12)"))
         seed = battle.seed if battle.seed is not None else 0
         return battle.model_copy(update={"history": (), "seed": seed})
 
@@ -140,7 +140,7 @@ class HexForecast:
         """H4, H7, H9: the typed moves and engagements again, typed dice cleared; those of
         a destroyed unit, or on one, are dropped (a destroyed attacker leaves its
         engagement to the others).  ``None`` when no order is left or one side is out."""
-        if len(now.live_sides()) < 2:
+        if now.fight_over():
             return None
         alive = {u.name for u in now.units if not u.destroyed}
         moves = tuple(m for m in declared.orders.moves if m.unit in alive)

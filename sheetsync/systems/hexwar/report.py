@@ -142,7 +142,8 @@ def account(src: ReportSource) -> Account:
             if ur.casualties:
                 after_lines.append(Line(f"{ur.name} ({ur.side}): {ur.casualties}% casualties, {ur.losses} men lost"
                                         + (" (destroyed)" if ur.destroyed else "") + " (H12)", "H12"))
-        over = (f"The battle is over: {rep.survivor} holds the field (H12)." if rep.over
+        over = (f"The battle is over: {rep.survivor} holds the field (H12)." if rep.over and rep.survivor
+                else "The battle is over: no side has units left (H12)." if rep.over
                 else f"After {rep.turns} turn{'s' if rep.turns != 1 else ''} both sides still have units on the map"
                      + (" and End Battle has been run" if src.ended else "") + " (H12).")
         after_lines.append(Line(over, "H12"))

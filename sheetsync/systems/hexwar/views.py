@@ -143,7 +143,8 @@ def print_report(console: Console, data: dict[str, Any]) -> None:
         s.add_row(x["side"], str(x["units"]), str(x["destroyed"]), str(x["men"]), str(x["losses"]))
     console.print(s)
     if data.get("over"):
-        console.print(Text(f"The battle is over: only {data['survivor']} has units left (H12).", style="bold"))
+        console.print(Text(f"The battle is over: only {data['survivor']} has units left (H12)." if data.get("survivor")
+                           else "The battle is over: no side has units left (H12).", style="bold"))
 
 
 def print_step(console: Console, data: dict[str, Any], result: Any = None) -> None:

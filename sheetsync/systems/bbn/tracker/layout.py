@@ -170,7 +170,8 @@ def _build(catalog: Catalog, cap: dict[str, int]) -> Layout:
     lay.discipline_columns = _unique(disciplines)
     char_cols: list[Column] = [
         Column("cohort", "Cohort", choices="=Cohort_Names", width=18, codec_=bc.Text("cohort")),
-        Column("name", "Character", width=18, codec_=bc.Text("character")),
+        Column("name", "Character", width=18, codec_=bc.Text("character"),
+               note="A name, unique among the characters (Cohorts and Orders use it)"),
         Column("temper", "Temper", kind="int", low=0, high=50, note="Blood/Rage committed (R8 caps at 30, or 50 in-clan)",
                codec_=bc.Whole(0, 50, label="temper")),
         Column("willpower_spent", "Willpower Spent", kind="int", low=0, high=20,
@@ -204,12 +205,16 @@ def _build(catalog: Catalog, cap: dict[str, int]) -> Layout:
     # -- Cohorts ----------------------------------------------------------------------------
     pool_keys = [p.value for p in PoolName]
     lay.add(Block("Cohorts_Setup", "Cohorts", 2, (
-        Column("name", "Cohort", width=20, codec_=bc.Text("cohort")),
-        Column("side", "Side", width=12, note="Cohorts on different sides are enemies", codec_=bc.Text("side")),
+        Column("name", "Cohort", width=20, codec_=bc.Text("cohort"),
+               note="A name, unique among the cohorts (Orders use it)"),
+        Column("side", "Side", width=12, note="A side's name, e.g. players: cohorts on different sides are enemies",
+               codec_=bc.Text("side")),
         Column("support", "Support", kind="bool", choices="YesNo", width=9, codec_=bc.YesNo("support")),
         Column("sergeant", "Sergeant", choices="=Character_Names", width=14, codec_=bc.Text("sergeant")),
-        Column("tracker", "Tracker", width=12, codec_=bc.Text("tracker")),
-        Column("reporter", "Reporter", width=12, codec_=bc.Text("reporter")),
+        Column("tracker", "Tracker", width=12, codec_=bc.Text("tracker"),
+               note="The player who types this cohort's orders: a name (free text)"),
+        Column("reporter", "Reporter", width=12, codec_=bc.Text("reporter"),
+               note="The player who reports this cohort's results: a name (free text)"),
         *(Column("set:" + p, f"Set {p.title()}", kind="int", low=0, high=999, width=9,
                  note="NPC cohorts: a pool set by hand (R1)", codec_=bc.Whole(0, 999, label=f"set {p}"))
           for p in pool_keys),
@@ -316,7 +321,9 @@ def _build(catalog: Catalog, cap: dict[str, int]) -> Layout:
     ), rows=characters, title="Aftermath"))
     lay.add(Block("HouseRules_Table", "House Rules", 2, (
         Column("key", "Key", is_input=False, width=22, codec_=bc.Text("key")),
-        Column("value", "Value", width=16, codec_=bc.Text("value")),  # read by each rule's type: bc.for_annotation
+        # read by each rule's type: bc.for_annotation
+        Column("value", "Value", width=16, codec_=bc.Text("value"),
+               note="Yes or No, a number, or one of the values the rule names (blank: the default)"),
         Column("default", "Default", is_input=False, width=14, codec_=bc.Text("default")),
         Column("ruling", "Ruling", is_input=False, width=70),
     ), rows=len(HouseRules.model_fields), title="House Rules"))

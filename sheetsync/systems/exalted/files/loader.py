@@ -28,7 +28,8 @@ The keys (RULINGS-exalted.md "What the Tracker types")::
 A die cell holds the faces rolled (``"7 3 10 2 1"``; one die ``"7,"``) or a number of
 successes (``"3s"``); a bare number other than 0 is refused as ambiguous; blank means
 rolled from the seed.  ``target_dice`` is the second unit's own roll (X23: the new unit's; X24: the other
-commander's).  Options with several parts put ``;`` between them (``battle.py`` lists them)::
+commander's); ``own_rout_dice`` is the attacking unit's own rout check when its close attack
+engages (X43; ``rout_dice`` is the target's).  Options with several parts put ``;`` between them (``battle.py`` lists them)::
 
       - {tick: 0, unit: Cathak Talon, action: Split Unit,
          option: "Talon Left; hero: Peleps Ama; headcount: 10; follow: Talon Sergeant"}
@@ -92,7 +93,8 @@ ROLES = ("commander", "hero", "sorcerer", "relay", "member")
 SPECIAL_KEYS = {"heroes", "sorcerers", "relays"}
 UNIT_EXTRA_KEYS = {"commander", "special_characters", "named_members", "ammunition", "fortified", "cover", "join_war",
                    "split_from"}
-DICE_KEYS = ("dice", "damage_dice", "rout_dice", "exhaustion_dice", "target_exhaustion_dice", "target_dice")
+DICE_KEYS = ("dice", "damage_dice", "rout_dice", "own_rout_dice", "exhaustion_dice", "target_exhaustion_dice",
+             "target_dice")
 
 
 def _list(data: dict[str, Any], key: str, problems: list[Problem], *, required: bool = False) -> list[Any]:

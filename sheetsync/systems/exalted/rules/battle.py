@@ -11,14 +11,21 @@ resolved, so the same file gives the same tick.
 
 Readings where the rulings leave room (listed in the issue note):
 
-- E4: the first resolve of a battle rolls Join War and then runs long tick 0.
+- E4: the first resolve of a battle rolls Join War and then runs long tick 0.  Before it,
+  :func:`acting_ticks` rolls Join War as that resolve will (the same seeded roller, drawn
+  first), so every view shows the long tick each unit will act on.
 - E5: a unit whose tick comes with no order Guards (X19), and the log says so; an order
-  typed for a tick already past, or for a tick on which its unit does not act, is refused.
+  typed for a tick already past, or for a tick on which its unit does not act, is refused,
+  naming the tick to type.  One typed for a later tick that comes before its unit's next
+  is refused by the resolve before it (that tick could never come for it).
 - E6 ``simultaneous``: a tick's orders are verified and rolled against the state at the
   start of the tick; their levels then go on the tracks in sheet order, and the rout and
   exhaustion rolls they call are made as each applies.
-- X35: becoming engaged calls the rout check of the unit attacked, not yet the
-  attacker's (X43 is not applied: see the issue note); a unit's rout triggers from one
+- X35, X43: becoming engaged calls a rout check of both units, each at its own
+  modifiers: the unit attacked (``rout_dice``) first, then the one that closed
+  (``own_rout_dice``, the event's ``attacker_rout``); each tier compares the unit's
+  Magnitude with the other's as they stand after the attack's damage, and the other's
+  Might.  Perfect Morale and solo units (X52) skip it.  A unit's rout triggers from one
   attack make one check at the highest modifier, listing every trigger (X44).
 - X49: being engaged clears a unit's Aim, as any other action does.
 - X37: both units roll exhaustion after every attack, a miss included.  A unit charged as
@@ -75,7 +82,7 @@ Readings where the rulings leave room (listed in the issue note):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -137,6 +144,7 @@ from sheetsync.systems.exalted.rules.state import (
     Order,
     UndoRecord,
     UnitState,
+    in_fight,
 )
 from sheetsync.systems.exalted.rules.timeline import (
     Action,
@@ -145,6 +153,7 @@ from sheetsync.systems.exalted.rules.timeline import (
     act,
     defence_penalty,
     join_war,
+    timing,
 )
 from sheetsync.systems.exalted.rules.traits import (
     Entry,
@@ -158,7 +167,8 @@ from sheetsync.systems.exalted.rules.traits import (
     unit_as_it_stands,
 )
 
-__all__ = ["TickResult", "attack_plans", "battle_roller", "current_unit", "departures_at_end", "odds_json", "resolve", "roll_json",
+__all__ = ["TickResult", "acting_ticks", "attack_plans", "battle_roller", "current_unit", "departures_at_end", "odds_json", "resolve",
+           "rout_checks", "roll_json",
            "trait_json", "undo", "units_json"]
 
 OPTION_KEYS = {"name", "hero", "headcount", "follow", "leader", "leaving", "as", "challenger", "foe", "result", "slain",
@@ -214,20 +224,36 @@ def trait_json(t: Trait) -> dict[str, Any]:
                                             for e in t.breakdown]}
 
 
+def _ticks_or_none(battle: Battle) -> dict[str, int]:
+    """E4: :func:`acting_ticks`, or nothing when a Join War die is typed wrong (the resolve
+    and ``check`` say which)."""
+    if battle.started:
+        return {}
+    try:
+        return acting_ticks(battle)[0]
+    except InputError:
+        return {}
+
+
 def units_json(battle: Battle) -> list[dict[str, Any]]:
     """Each unit's ``name``, ``magnitude``, ``levels_marked``, ``endurance``, ``formation``,
-    ``next_tick``, ``hesitating``, ``engaged`` and ``special_characters`` (and its side,
-    commander, track size, ammunition and whether it is solo, under Mob Rule or gone)."""
+    ``next_tick`` (before the first resolve: the tick Join War will give, E4, or None),
+    ``hesitating``, ``engaged`` and ``special_characters`` (and its side, commander,
+    track size, ammunition and whether it is solo, under Mob Rule, or out of the fight,
+    ``in_fight``, X34)."""
     out = []
+    ticks = _ticks_or_none(battle)
     for s in battle.state:
         out.append({"name": s.name, "side": battle.side_of(s.name), "commander": s.commander,
                     "magnitude": s.magnitude, "starting_magnitude": s.starting_magnitude,
                     "levels_marked": s.marked, "health_levels": s.health_levels, "endurance": s.endurance,
                     "starting_endurance": s.starting_endurance, "formation": s.formation.value,
-                    "next_tick": s.next_tick, "hesitating": s.hesitating, "engaged": list(s.engaged),
+                    "next_tick": s.next_tick if battle.started else ticks.get(s.name),
+                    "hesitating": s.hesitating, "engaged": list(s.engaged),
                     "special_characters": {"heroes": list(s.heroes), "sorcerers": list(s.sorcerers),
                                            "relays": list(s.relays)},
-                    "solo": s.solo, "mob_rule": s.mob_rule, "disbanded": s.disbanded, "ammunition": s.ammunition,
+                    "solo": s.solo, "mob_rule": s.mob_rule, "disbanded": s.disbanded, "in_fight": in_fight(s),
+                    "ammunition": s.ammunition,
                     "headcount": _headcount(battle, s), "merged_into": s.merged_into,
                     "departed": list(s.departed)})
     return out
@@ -347,7 +373,7 @@ def _mob_leader(u: BattleUnit) -> Character:
 
 def _timeline(battle: Battle, states: list[UnitState]) -> Timeline:
     return Timeline(battle.tick, tuple(Clock(s.name, s.next_tick, s.dv_penalty, s.fixed_dv, s.attacks_suffered,
-                                             s.last_action, s.moved_on) for s in states if not s.disbanded))
+                                             s.last_action, s.moved_on) for s in states if in_fight(s)))
 
 
 def _effective_drill(work: _Work, name: str) -> int:
@@ -378,8 +404,8 @@ def _take_turn(work: _Work, order: Order, tick: int, weapon_speed: int = 5) -> t
     try:
         tl, ev = act(tl, order.unit, tick, order.action, weapon_speed=weapon_speed, rules=work.battle.house_rules,
                      where=_place(order, "tick"))
-    except InputError as exc:
-        raise _Refused(exc.problems[0].message, "E5") from None
+    except InputError as exc:  # its rule is the refusal's own, not repeated in its words
+        raise _Refused(exc.problems[0].message.removesuffix(" (E5)"), "E5") from None
     c = tl.clock(order.unit)
     changes: dict[str, Any] = {"next_tick": c.next_tick, "dv_penalty": c.dv_penalty, "fixed_dv": c.fixed_dv,
                                "attacks_suffered": c.attacks_suffered, "last_action": c.last_action,
@@ -439,7 +465,8 @@ def _called_victim(order: Order) -> str | None:
 
 
 def _stands(st: UnitState) -> bool:
-    return not st.disbanded
+    """X34: the unit is in the fight (:func:`~sheetsync.systems.exalted.rules.state.in_fight`)."""
+    return in_fight(st)
 
 
 @dataclass
@@ -654,6 +681,15 @@ def _rout_json(ev: RoutEvent, kind: str = "rout") -> dict[str, Any]:
             "magnitude_lost": ev.dots_lost, "magnitude": ev.magnitude, "rule_ref": ev.rule_ref}
 
 
+def rout_checks(event: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """X35, X39, X43: the rout checks an engine event made, in the order they were rolled:
+    a Mob Rule check is its own; an attack's are the target's and, when it closed, the
+    attacker's (X43); a Disengage's or a spreading out's is the unit's."""
+    if event.get("kind") == "Mob Rule check":
+        return [dict(event)]
+    return [c for c in (event.get("rout"), event.get("attacker_rout")) if isinstance(c, dict)]
+
+
 def _exhaustion(w: _Work, r: Roller, name: str, typed: TypedDice, where: str, *, charged: bool,
                 weather: list[Weather]) -> dict[str, Any] | None:
     """X37: after an attack, the unit's reflexive command roll† (always rolled); failure
@@ -681,8 +717,8 @@ def _weather(order: Order) -> list[Weather]:
 
 def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPrep) -> list[dict[str, Any]]:
     """X34-X37: the levels on the track (cycling into Magnitude loss), a called shot's
-    victim, engagement and envelopment, the target's one rout check, then both units'
-    exhaustion."""
+    victim, engagement and envelopment, the target's one rout check, the closing unit's
+    own when the attack engages (X43), then both units' exhaustion."""
     planned = prep.planned
     ev, plan, timing, odds = prep.event, planned.plan, planned.timing, prep.odds
     att = w.get(order.unit)
@@ -735,9 +771,12 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
         triggers.append(RoutTrigger.FIRST_RANGED)
     att = w.get(order.unit)
     tst = w.get(order.target)
+    own_triggers: list[RoutTrigger] = []
     if planned.kind is AttackKind.CLOSE and _stands(tst) and order.target not in att.engaged:
         a_mag, a_might = att.magnitude, w.traits(order.unit).might.value
         triggers.append(engagement_trigger(tst.magnitude, a_mag, a_might))
+        # X43: the closing unit has become engaged too, at its own modifiers
+        own_triggers.append(engagement_trigger(a_mag, tst.magnitude, w.traits(order.target).might.value))
         # X49: being engaged clears a unit's Aim
         w.put(att, engaged=(*att.engaged, order.target), engaged_since={**att.engaged_since, order.target: tick},
               aim_target=None, aim_ticks=0)
@@ -750,6 +789,7 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
         w.put(tst, enveloped_by=(*tst.enveloped_by, order.unit))
         notes.append(f"{order.unit} envelops {order.target} until one disengages (X32)")
     rout = _rout(w, r, order.target, triggers, order.rout_dice, _place(order, "rout_dice"), "rout")
+    own_rout = _rout(w, r, order.unit, own_triggers, order.own_rout_dice, _place(order, "own_rout_dice"), "rout")
     weather = _weather(order)
     exhaustion = [e for e in (
         _exhaustion(w, r, order.unit, order.exhaustion_dice, _place(order, "exhaustion_dice"),
@@ -773,7 +813,7 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
                   damage_dice={"value": ev.damage_dice, "minimum": plan.minimum, "roll": roll_json(ev.damage_roll),
                                "damage_type": plan.damage_type.value, "rule_ref": "X33, E9"},
                   levels={"value": ev.levels, "rule_ref": "X33, E10"},
-                  magnitude_lost=loss_json, rout=rout, exhaustion=exhaustion, notes=notes,
+                  magnitude_lost=loss_json, rout=rout, attacker_rout=own_rout, exhaustion=exhaustion, notes=notes,
                   called_shot=planned.victim, envelop=planned.envelop, rule_ref=ev.rule_ref)
     return [event]
 
@@ -1550,7 +1590,7 @@ def departures_at_end(battle: Battle) -> dict[str, list[str]]:
     Magnitude leave, the last added first."""
     out: dict[str, list[str]] = {}
     for st in battle.state:
-        if st.disbanded or st.solo:
+        if not in_fight(st) or st.solo:
             continue
         gone = _leaving(list(st.joined_order()), 2 * st.magnitude, [])
         if gone:
@@ -1643,11 +1683,25 @@ def _join_war(battle: Battle, work: _Work, roller: Roller) -> dict[str, Any]:
                        "tick": r.tick} for r in joined.rolls]}
 
 
+def acting_ticks(battle: Battle) -> tuple[dict[str, int], dict[str, Any] | None]:
+    """E4, E5: the long tick on which each unit in the fight acts next and, before the
+    first resolve, the Join War event that decides it.  Join War is rolled exactly as that
+    resolve rolls it (the typed Join War dice, else the battle's seeded roller, drawn
+    first), so ``status``, ``pools``, ``check`` and the tracker show the ticks ``resolve``
+    will give, as long as the seed and the Join War dice stay as they are.  A Join War die
+    typed wrong for its pool raises :class:`InputError` naming it."""
+    if battle.started:
+        return {s.name: s.next_tick for s in battle.state if in_fight(s)}, None
+    work = _Work(battle)
+    event = _join_war(battle, work, battle_roller(battle))
+    return {r["unit"]: r["tick"] for r in event["rolls"] if in_fight(work.get(r["unit"]))}, event
+
+
 def _mob_checks(work: _Work, tick: int, acting: set[str], roller: Roller) -> list[dict[str, Any]]:
     """X39: each leaderless unit idle on this tick checks for rout, harder each time."""
     out = []
     for st in list(work.states.values()):
-        if not st.mob_rule or st.disbanded or st.name in acting or st.solo:
+        if not st.mob_rule or not in_fight(st) or st.name in acting or st.solo:
             continue
         t = work.traits(st.name)
         ev = mob_rule_check(st.name, morale=t.morale.value, magnitude=st.magnitude, drill=t.drill.value,
@@ -1788,14 +1842,38 @@ def _spreads(work: _Work, spreads: list[Order], tick: int, roller: Roller, event
             problems.extend(exc.problems)
 
 
+def _never_run(battle: Battle, work: _Work, tick: int, events: list[dict[str, Any]]) -> set[int]:
+    """E4, E5: an order typed for a later long tick that comes before its unit's next one
+    can never run (a unit acts only on its tick, and its next tick never comes sooner): it
+    is refused now, naming the tick to type, rather than when that tick has passed.
+    Reflexive actions (any tick), spreading out under fire (X20) and a duel's outcome
+    (X27) are not tied to the unit's tick.  Returns the refused orders (by identity)."""
+    out: set[int] = set()
+    for o in battle.orders:
+        st = work.states.get(o.unit)
+        if o.tick <= tick or st is None or not in_fight(st) or o.tick >= st.next_tick:
+            continue
+        if timing(o.action, rules=battle.house_rules).reflexive or _is_spread(o) or \
+                (o.action is Action.DUEL and _option_words(o).casefold().startswith("result")):
+            continue
+        rule = "E4, E5" if not battle.started else "E5"
+        events.append(_refusal(o, tick, f"{o.unit} acts on long tick {st.next_tick}, not {o.tick}: a unit acts "
+                                        f"only on its tick; type {st.next_tick} in {_place(o, 'tick')}", rule))
+        out.add(id(o))
+    return out
+
+
 def _after_tick(battle: Battle, work: _Work, tick: int, events: list[dict[str, Any]]) -> TickResult:
     """X23, E5: the tick closed: each expelled solo unit acts next when the unit she left
-    does; the orders of later ticks keep their places in the file written after this tick,
-    and the undo record holds the battle as it was (its units too when one was born)."""
+    does; an order of a later tick that comes before its unit's next one is refused
+    (:func:`_never_run`); the orders of later ticks keep their places in the file written
+    after this tick, and the undo record holds the battle as it was (its units too when
+    one was born)."""
     for name, parent in work.follow_parent.items():  # X23: she acts next when her old unit does
         work.put(work.get(name), next_tick=work.get(parent).next_tick)
+    dropped = _never_run(battle, work, tick, events) if work.duel is None else set()
     later = tuple(o.model_copy(update={"row": i})  # their places in the file written after this tick
-                  for i, o in enumerate(o for o in battle.orders if o.tick > tick))
+                  for i, o in enumerate(o for o in battle.orders if o.tick > tick and id(o) not in dropped))
     grew = work.battle.units != battle.units
     states = tuple(work.states[u.name] for u in work.battle.units)
     history = battle.history
@@ -1869,16 +1947,35 @@ def attack_plans(battle: Battle) -> dict[int, AttackPlan]:
     """X28-X33: the engine's plan of each typed attack it would not refuse, by order index:
     the figures :func:`odds_json` derives its odds from (the tracker's Odds formulas read
     them, E1, E7)."""
-    work = _Work(battle)
+    work = _odds_work(battle)
     out: dict[int, AttackPlan] = {}
     for o in battle.orders:
         if o.action is not Action.ATTACK:
             continue
         try:
-            out[o.row] = _plan_order(work, o, o.tick).plan
+            out[o.row] = _odds_plan(work, o).plan
         except (_Refused, InputError):
             continue
     return out
+
+
+def _odds_work(battle: Battle) -> _Work:
+    """E4: the units as the odds see them: before the first resolve, each on the long tick
+    Join War will give it (:func:`acting_ticks`), so that the odds refuse what ``check``
+    and ``resolve`` refuse."""
+    work = _Work(battle)
+    for name, tick in _ticks_or_none(battle).items():
+        work.put(work.get(name), next_tick=tick)
+    return work
+
+
+def _odds_plan(work: _Work, o: Order) -> _AttackPlanned:
+    """X28-X33 for the odds: an attack typed for its unit's next long tick, or a later one
+    (an action still to come: priced as the unit stands); one typed for a tick before
+    its unit's next is refused, naming the tick to type (E5)."""
+    st = work.states.get(o.unit)
+    tick = st.next_tick if st is not None and o.tick > st.next_tick else o.tick
+    return _plan_order(work, o, tick)
 
 
 def odds_json(battle: Battle) -> list[dict[str, Any]]:
@@ -1886,13 +1983,13 @@ def odds_json(battle: Battle) -> list[dict[str, Any]]:
     successes added, the external penalty, the DV, the exact chance of a hit and the
     expected levels), against the battle as it stands; one that would be refused says why."""
     out = []
-    work = _Work(battle)
+    work = _odds_work(battle)
     for o in battle.orders:
         if o.action is not Action.ATTACK:
             continue
         row: dict[str, Any] = {"order": o.row, "tick": o.tick, "unit": o.unit, "target": o.target}
         try:
-            row["odds"] = _odds(_plan_order(work, o, o.tick).plan)
+            row["odds"] = _odds(_odds_plan(work, o).plan)
         except _Refused as why:
             row.update(refused=why.reason, rule_ref=why.rule_ref)
         except InputError as exc:

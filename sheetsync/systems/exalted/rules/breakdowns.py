@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from sheetsync.core.dice import RandomRoller, Roller
+from sheetsync.core.errors import InputError
 from sheetsync.systems.exalted.rules.aftermath import Fate, casualties, healing_days
 from sheetsync.systems.exalted.rules.battle import (
+    acting_ticks,
     current_unit,
     departures_at_end,
     odds_json,
@@ -25,8 +27,9 @@ _TRAITS = ("headcount", "magnitude", "drill", "endurance", "might", "close_ratin
 
 def pools_json(battle: Battle) -> dict[str, Any]:
     """X1-X11: each unit's traits as it stands now (its current commander, formation and
-    special characters), each with its breakdown; X5's Essence against magic; and the odds of
-    every typed attack."""
+    special characters), each with its breakdown; X5's Essence against magic; the long tick
+    each unit acts on next (E4, E5: before the first resolve, with the Join War rolls that
+    decide it); and the odds of every typed attack."""
     units = []
     for u in battle.units:
         spec, t, st = current_unit(battle, u.name)
@@ -38,7 +41,19 @@ def pools_json(battle: Battle) -> dict[str, Any]:
                       "formation": st.formation.value, "magnitude_now": st.magnitude,
                       "endurance_now": st.endurance})
     return {"system": "exalted", "tick": battle.tick, "started": battle.started, "units": units,
-            "orders": odds_json(battle)}
+            "acting": _acting(battle), "orders": odds_json(battle)}
+
+
+def _acting(battle: Battle) -> dict[str, Any]:
+    """E4, E5: the long tick each unit acts on next and, before the first resolve, the Join
+    War rolls that decide it (as that resolve will roll them); a Join War die typed wrong
+    is said instead."""
+    try:
+        ticks, join = acting_ticks(battle)
+    except InputError as exc:
+        return {"ticks": {}, "join_war": None, "problem": "; ".join(f"{p.where}: {p.message}" for p in exc.problems),
+                "rule_ref": "E4"}
+    return {"ticks": ticks, "join_war": join, "rule_ref": "E4, E5" if join else "E5"}
 
 
 def aftermath_json(battle: Battle, roller: Roller | None = None) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from sheetsync.systems.exalted.rules.models import (
 )
 from sheetsync.systems.exalted.rules.timeline import Action
 
-__all__ = ["Battle", "BattleUnit", "Duel", "Order", "UndoRecord", "UnitState"]
+__all__ = ["Battle", "BattleUnit", "Duel", "Order", "UndoRecord", "UnitState", "in_fight", "sides_in_fight"]
 
 Dice = str | int | None
 """E1: a die cell: faces (``"7 3 10 2 1"``), a number of successes, or blank (rolled)."""
@@ -52,8 +52,8 @@ class BattleUnit(Frozen):
 @model
 class Order(Frozen):
     """One order row: its long tick, unit, action, target and option, and its die cells
-    (the action's roll, the damage, the target's rout check, and the exhaustion rolls of
-    the attacker and the target)."""
+    (the action's roll, the damage, the target's rout check, the attacker's own when it
+    closes (X43), and the exhaustion rolls of the attacker and the target)."""
 
     tick: Annotated[int, Range(ge=0)]
     unit: str
@@ -64,6 +64,9 @@ class Order(Frozen):
     dice: Dice = None
     damage_dice: Dice = None
     rout_dice: Dice = None
+    own_rout_dice: Dice = None
+    """X43: the order's own unit's rout check when its close attack engages (``rout_dice``
+    is the target's there)."""
     exhaustion_dice: Dice = None
     target_exhaustion_dice: Dice = None
     target_dice: Dice = None
@@ -278,3 +281,21 @@ class Battle(Frozen):
     def side_of(self, name: str) -> str:
         u = self.unit(name)
         return u.spec.side if u is not None else ""
+
+
+def in_fight(st: UnitState | None) -> bool:
+    """X1, X24, X32, X34, X39, X48: whether a unit is still in the fight, the one answer
+    every part of sheetsync asks.  A unit stays in the fight until it leaves the battle:
+    its commander slain while it stands alone (X32, X34), leaderless with ``mob_rule``
+    off (X39), or merged into another unit (X24).  A unit brought to Magnitude 0, by
+    damage (X34) or by rout (X48), is not out: its commander fights on as a solo unit,
+    acts on its ticks and may be attacked; a unit that starts solo (X1) is in the fight
+    at Magnitude 0 too."""
+    return st is not None and not st.disbanded
+
+
+def sides_in_fight(battle: Battle) -> list[str]:
+    """X34: the sides that still have a unit in the fight (:func:`in_fight`), in the order
+    their first unit is listed."""
+    sides = list(dict.fromkeys(u.spec.side for u in battle.units))
+    return [s for s in sides if any(in_fight(battle.state_of(u.name)) for u in battle.units if u.spec.side == s)]

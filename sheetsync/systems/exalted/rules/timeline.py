@@ -275,7 +275,7 @@ def act(timeline: Timeline, unit: str, tick: int, action: Action, *, weapon_spee
         return timeline._with(new), ActEvent(unit, tick, t, clock.next_tick, t.rule_ref + ", E5")
     if clock.next_tick != tick:
         raise InputError([Problem(place, f"{unit} acts on long tick {clock.next_tick}, not {tick}: a unit acts "
-                                         "only on its tick (E5)")])
+                                         f"only on its tick; type {clock.next_tick} in {place} (E5)")])
     new = replace(clock, next_tick=tick + t.speed, dv_penalty=t.dv_penalty, fixed_dv=t.fixed_dv,
                   attacks_suffered=0, last_action=action)
     return timeline._with(new), ActEvent(unit, tick, t, tick + t.speed, t.rule_ref + ", E5")

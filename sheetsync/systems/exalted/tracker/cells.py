@@ -8,9 +8,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sheetsync.core.errors import InputError
 from sheetsync.systems.exalted.rules.attack import AttackPlan
-from sheetsync.systems.exalted.rules.battle import current_unit, odds_json
-from sheetsync.systems.exalted.rules.state import Battle
+from sheetsync.systems.exalted.rules.battle import (
+    acting_ticks,
+    current_unit,
+    odds_json,
+    rout_checks,
+)
+from sheetsync.systems.exalted.rules.state import Battle, in_fight
 from sheetsync.systems.exalted.tracker.layout import UNIT_TRAITS
 
 __all__ = ["ODDS_INPUTS", "aftermath_rows", "dice_text", "event_outcome", "log_rows", "odds_rows", "side_rows", "status",
@@ -38,8 +44,8 @@ def dice_text(roll: Mapping[str, Any] | None) -> str:
 
 
 def _gone(battle: Battle, name: str) -> bool:
-    st = battle.state_of(name)
-    return st is None or st.disbanded or st.magnitude <= 0 and st.solo
+    """X34: out of the fight, as the engine decides it (:func:`in_fight`)."""
+    return not in_fight(battle.state_of(name))
 
 
 def unit_rows(battle: Battle) -> list[dict[str, Any]]:
@@ -48,12 +54,14 @@ def unit_rows(battle: Battle) -> list[dict[str, Any]]:
     status (X24: a merged unit says which unit it is merged into) and every trait's
     breakdown (``Close rating 3 = avg Dexterity 3 + ...``)."""
     out = []
+    ticks, join, problem = _acting(battle)
+    joined = {r["unit"]: r for r in (join or {}).get("rolls", ())}
     for u in battle.units:
         spec, t, st = current_unit(battle, u.name)
         row: dict[str, Any] = {"magnitude_now": st.magnitude, "health_left": max(st.health_levels - st.marked, 0),
                                "endurance_now": st.endurance, "ammunition_now": st.ammunition,
                                "formation_now": st.formation.value,
-                               "next_tick": st.next_tick if battle.started else None}
+                               "next_tick": st.next_tick if battle.started else ticks.get(u.name)}
         parts = []
         for key in UNIT_TRAITS:
             trait = getattr(t, key)
@@ -75,9 +83,32 @@ def unit_rows(battle: Battle) -> list[dict[str, Any]]:
             words.append("engaged with " + ", ".join(st.engaged))
         if st.fallen:
             words.append("lost " + ", ".join(st.fallen))
-        row["status"] = "; ".join(words) or ("ready" if not battle.started else "fighting")
+        if not battle.started:
+            words.insert(0, _join_war_words(joined.get(u.name), problem))
+        row["status"] = "; ".join(words) or "fighting"
         out.append(row)
     return out
+
+
+def _acting(battle: Battle) -> tuple[dict[str, int], dict[str, Any] | None, str | None]:
+    """E4, E5: each unit's next long tick, the Join War that decides it before the first
+    resolve (as that resolve will roll it), or why Join War cannot be rolled yet."""
+    try:
+        ticks, join = acting_ticks(battle)
+    except InputError as exc:
+        return {}, None, "; ".join(p.message for p in exc.problems)
+    return ticks, join, None
+
+
+def _join_war_words(roll: Mapping[str, Any] | None, problem: str | None) -> str:
+    """E4: a unit's status before the first resolve: its Join War roll and the long tick it
+    gives (from the typed Join War dice, else the seed), or why it cannot be rolled."""
+    if roll is None:
+        return f"ready; Join War cannot be rolled: {problem}" if problem else "ready"
+    source = str((roll.get("roll") or {}).get("source", ""))
+    how = "typed" if "typed" in source else "no dice" if source == "no dice" else "from the seed"
+    return (f"ready: Join War {roll['successes']} of {roll['pool']['value']} dice ({how}): acts on long tick "
+            f"{roll['tick']} (E4)")
 
 
 def side_rows(battle: Battle) -> list[dict[str, Any]]:
@@ -90,8 +121,8 @@ def side_rows(battle: Battle) -> list[dict[str, Any]]:
     for side in sides:
         states = [battle.state_of(u.name) for u in battle.units if u.spec.side == side]
         live = [s for s in states if s is not None]
-        rows.append({"side": side, "units": len(live), "standing": sum(1 for s in live if not s.disbanded),
-                     "magnitude": sum(s.magnitude for s in live if not s.disbanded),
+        rows.append({"side": side, "units": len(live), "standing": sum(1 for s in live if in_fight(s)),
+                     "magnitude": sum(s.magnitude for s in live if in_fight(s)),
                      "dots_lost": sum(s.dots_lost for s in live)})
     return rows
 
@@ -99,9 +130,12 @@ def side_rows(battle: Battle) -> list[dict[str, Any]]:
 def tick_board(battle: Battle, orders: Sequence[tuple[int, str, str]], rows: int, cols: int) -> list[list[Any]]:
     """E5: the Ticks board, a header row (``Tick``, then each unit) and a row per long tick
     from the current one: ``acts`` where a unit's next action falls, with the action typed
-    for it on that tick (``acts: Attack``); ``orders`` are the pending (tick, unit, action)."""
+    for it on that tick (``acts: Attack``); ``orders`` are the pending (tick, unit, action).
+    Before the first resolve (E4) the tick is the one Join War will give, as that resolve
+    rolls it (``acts (Join War)``): the Units sheet's Status says the roll."""
     names = [u.name for u in battle.units][: cols - 1]
     grid: list[list[Any]] = [["Tick", *names, *([None] * (cols - 1 - len(names)))]]
+    first = {} if battle.started else _acting(battle)[0]  # E4: before the first resolve, Join War's ticks
     typed: dict[tuple[int, str], list[str]] = {}
     for tick, unit, action in orders:
         typed.setdefault((tick, unit), []).append(action)
@@ -111,10 +145,12 @@ def tick_board(battle: Battle, orders: Sequence[tuple[int, str, str]], rows: int
         for name in names:
             st = battle.state_of(name)
             cell = None
-            if st is not None and st.disbanded:
+            if st is not None and not in_fight(st):
                 cell = (f"merged into {st.merged_into}" if st.merged_into else "disbanded") if i == 0 else None
             elif st is not None and battle.started and st.next_tick == tick:
                 cell = "acts"
+            elif first.get(name) == tick:
+                cell = "acts (Join War)"
             actions = typed.get((tick, name))
             if actions:
                 cell = f"{cell or 'order'}: {', '.join(actions)}"
@@ -182,10 +218,12 @@ def event_outcome(e: Mapping[str, Any]) -> tuple[str, str]:
         for key in ("formation", "yards", "reached", "magnitude", "disengaged", "aim_dice", "effect", "note"):
             if key in e:
                 parts.append(f"{key.replace('_', ' ')}: {_v(e[key])}")
-    rout = e.get("rout")
-    if isinstance(rout, dict) and rout.get("checked"):
+    for rout in rout_checks(e) if kind != "Mob Rule check" else []:  # X35, X43: the target's, then the closer's
+        if not rout.get("checked"):
+            continue
         failed = not rout.get("passed")
-        parts.append(f"rout check of {rout.get('unit')} (X35): {dice_text(rout.get('roll'))}"
+        rule = "X43" if rout is e.get("attacker_rout") else "X35"
+        parts.append(f"rout check of {rout.get('unit')} ({rule}): {dice_text(rout.get('roll'))}"
                      + (f" - failed, Magnitude {rout.get('magnitude')}" if failed else " - held"))
         if failed:
             outcome = "routed"
@@ -234,6 +272,10 @@ def status(battle: Battle, *, ended: bool = False) -> str:
     if ended:
         return f"ended at long tick {battle.tick}: the Aftermath sheet has the casualties and healing"
     if not battle.started:
-        return "built: type the orders, then Next Tick (Join War is rolled first, E4)"
+        ticks, _, problem = _acting(battle)
+        when = ("; Join War (typed dice, else the seed): " + ", ".join(f"{u} acts on long tick {t}"
+                                                                        for u, t in ticks.items())
+                if ticks else f"; Join War cannot be rolled: {problem}" if problem else "")
+        return f"built: type the orders, then Next Tick (Join War is rolled first, E4){when}"
     standing = [u.name for u in battle.units if not _gone(battle, u.name)]
     return f"long tick {battle.tick} resolved; {len(standing)} of {len(battle.units)} units still fighting"

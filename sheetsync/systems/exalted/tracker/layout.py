@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from sheetsync.core.errors import InputError
 from sheetsync.core.layout import (
@@ -54,7 +54,7 @@ from sheetsync.systems.exalted.rules.timeline import Action
 from sheetsync.systems.exalted.tracker.formulas import ODDS_SHEET, add_odds
 
 __all__ = ["ABILITIES", "CAPACITY", "DICE", "HOUSE_RULE_NOTES", "house_rule_rows", "MAX_CAPACITY", "OUTCOME_COLOURS", "SIDE_COLOURS", "SYSTEM_ID",
-           "TRACK", "VERSION", "Abilities", "DieCell", "HealthTrack", "layout"]
+           "ROUT_DICE", "ROUT_DICE_HELP", "TRACK", "VERSION", "RoutDiceCell", "RoutPair", "Abilities", "DieCell", "HealthTrack", "layout"]
 
 SYSTEM_ID = "exalted"
 VERSION = 1
@@ -111,6 +111,61 @@ class DieCell:
         if value is None or isinstance(value, (int, str)):
             return value
         return " ".join(str(f) for f in value)
+
+
+OWN_ROUT = re.compile(r"\bown\s*:", re.IGNORECASE)
+"""X43: where a Rout dice cell's second part, the attacking unit's own check, begins."""
+
+ROUT_DICE_HELP = ("the target's rout check (a Disengage's or a spread's: the unit's own); a close attack that "
+                  "engages also makes the attacker's own (X43): type it after \"own:\", e.g. \"7 3 2; own: 8 1 "
+                  "4\" or \"own: 2s\"")
+"""X35, X43: what the Orders sheet's Rout dice cell holds (its note and its messages)."""
+
+
+class RoutPair(NamedTuple):
+    """X43: a Rout dice cell that types both checks of an engagement."""
+
+    target: Any
+    own: Any
+
+
+class RoutDiceCell(DieCell):
+    """X35, X43: the Orders sheet's Rout dice: one die cell, or two when a close attack
+    engages and both units check: the target's, then ``own:`` and the attacker's own
+    (``7 3 2; own: 8 1 4``; ``own: 2s`` alone types only the attacker's).  A cell with
+    ``own:`` decodes to a :class:`RoutPair`, either part ``None`` when blank."""
+
+    def decode(self, value: Any) -> Any:
+        if not isinstance(value, str) or OWN_ROUT.search(value) is None:
+            return super().decode(value)
+        head, tail = OWN_ROUT.split(value, maxsplit=1)
+        if OWN_ROUT.search(tail):
+            raise CodecError(f"{value.strip()!r} says \"own:\" twice: type {ROUT_DICE_HELP}")
+        parts = []
+        for part, whose in ((head.strip().rstrip(";|/ ").strip(), "the target's"), (tail.strip(), "own")):
+            try:
+                parts.append(super().decode(part) if part else None)
+            except CodecError as exc:
+                raise CodecError(f"{whose} rout dice: {exc}") from None
+        return RoutPair(parts[0], parts[1])
+
+    def encode(self, value: Any) -> Any:
+        if isinstance(value, RoutPair):
+            target, own = (super(RoutDiceCell, self).encode(v) for v in value)
+            if own in (None, ""):
+                return target
+            return f"{target}; own: {own}" if target not in (None, "") else f"own: {own}"
+        return super().encode(value)
+
+
+OPTION_HELP = ("E11, X16-X27: Attack: Close or Ranged, and any of envelop, charge, called shot (the commander) or "
+               "\"called shot: NAME\", commas between (e.g. \"Close, envelop\"); Move, Dash: a terrain (Open, "
+               "Difficult, Extreme); Change Formation: a formation, or \"spread\" on the tick a volley hits it "
+               "(X20); Rally: Organization, Numbers or Second Wind; Split Unit: \"NEW NAME; hero: NAME; headcount: "
+               "N; follow: A, B\"; Expel Special Character: her name; Merge Units: \"leader: NAME; leaving: A, B\" "
+               "(a solo target: \"as: hero\", sorcerer or relay); Initiate Duel: \"challenger: NAME; foe: NAME; "
+               "willing\", and its outcome \"result: WINNER (or draw); slain: NAMES; wounds: NAME N\"")
+"""The Orders sheet's Option cell: what each action takes (its note in the template)."""
 
 
 class Abilities:
@@ -171,6 +226,7 @@ class HealthTrack:
 
 
 DICE, ABILITIES, NAMES, TRACK = DieCell(), Abilities(), Names(), HealthTrack()
+ROUT_DICE = RoutDiceCell()
 DAMAGE_TYPES = Choice(tuple(d.value for d in DamageType))
 
 HOUSE_RULE_NOTES: dict[str, str] = {
@@ -277,7 +333,7 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
 
     # -- Characters -----------------------------------------------------------------------
     lay.add(Block("Characters_Table", "Characters", 2, (
-        Column("name", "Character", width=22),
+        Column("name", "Character", width=22, note="A name, unique among the characters (Units and Orders use it)"),
         Column("role", "Role", choices="Roles", width=11, codec_=Choice(ROLES),
                note="commander, hero, sorcerer, relay or member (X11, X40)"),
         _int("dexterity", "Dex"), _int("strength", "Str"), _int("stamina", "Sta"), _int("charisma", "Cha"),
@@ -304,8 +360,8 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
 
     # -- Units ----------------------------------------------------------------------------
     lay.add(Block("Units_Table", "Units", 2, (
-        Column("name", "Unit", width=22),
-        Column("side", "Side", width=12, note="Units of different sides are enemies"),
+        Column("name", "Unit", width=22, note="A name, unique among the units (Orders use it)"),
+        Column("side", "Side", width=12, note="A side's name, e.g. Realm: units of different sides are enemies"),
         Column("commander", "Commander", choices="=Character_Names", width=20, note="X3: a Characters row"),
         Column("solo", "Solo", kind="bool", choices="YesNo", width=8, note="X1: one character alone: Magnitude 0, Drill 0, her own health"),
         _int("extras", "Extras", high=100000, width=8, note="X2: members who are extras (3 health levels)"),
@@ -339,10 +395,12 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
         Column("mount", "Mount", choices="Mounts", width=9, codec_=Choice(tuple(m.value for m in Mount)),
                note="X10, X15"),
         _num("steed_valor", "Steed Valor", note="X10: the steeds' avg Valor (blank: horse 2, simhata 4, elephant 3)"),
-        Column("heroes", "Heroes", width=18, codec_=NAMES, note="X11: Characters rows, separated by commas"),
-        Column("sorcerers", "Sorcerers", width=18, codec_=NAMES, note="X11"),
-        Column("relays", "Relays", width=18, codec_=NAMES, note="X11"),
-        Column("named_members", "Named members", width=18, codec_=NAMES, note="X40: rank and file with names"),
+        Column("heroes", "Heroes", width=18, codec_=NAMES,
+               note="X11: Characters rows, separated by commas, e.g. Peleps Ama, Ledaal Kes"),
+        Column("sorcerers", "Sorcerers", width=18, codec_=NAMES, note="X11: Characters rows, separated by commas"),
+        Column("relays", "Relays", width=18, codec_=NAMES, note="X11: Characters rows, separated by commas"),
+        Column("named_members", "Named members", width=18, codec_=NAMES,
+               note="X40: rank and file with names: Characters rows, separated by commas"),
         Column("ammunition", "Ammunition", kind="int", low=0, width=8,
                note="X31: arrows carried, 3 a volley (blank: 12 mobile, 21 fortified, when it shoots)"),
         Column("fortified", "Fortified", kind="bool", choices="YesNo", width=8,
@@ -363,7 +421,8 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
 
     # -- Ticks ----------------------------------------------------------------------------
     lay.add_area(Area("Ticks_Board", "Ticks", 2, 1, cap["ticks"] + 1, cap["units"] + 1,
-                      title="E5: a row per long tick, a column per unit: who acts when"))
+                      title="E5: a row per long tick, a column per unit: who acts when (before the first Next "
+                            "Tick: the tick Join War gives, E4; the Units sheet's Status says the roll)"))
 
     # -- Orders ---------------------------------------------------------------------------
     lay.add(Block("Orders_Table", "Orders", 2, (
@@ -372,17 +431,21 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
         Column("action", "Action", choices="Actions", width=18, codec_=Choice(tuple(a.value for a in Action)),
                note="E11, X17-X27"),
         Column("target", "Target", choices="=Unit_Names", width=20),
-        Column("option", "Option", width=14, note="Attack: Close or Ranged, envelop, charge, called shot or called shot: NAME (commas "
-                    "between); Move, Dash: a terrain; a formation; a rally ..."),
+        Column("option", "Option", width=14, note=OPTION_HELP),
         Column("weather", "Weather", choices="Weather", width=9, codec_=Choice(tuple(w.value for w in Weather)),
                note="X37"),
         Column("dice", "Dice", width=16, codec_=DICE, note=f"E1: {DIE_CELL_HELP}"),
         Column("target_dice", "Target dice", width=14, codec_=DICE,
-               note="X23, X24: the other unit's command roll (a split's new unit, a merge's second unit)"),
-        Column("damage_dice", "Damage dice", width=14, codec_=DICE),
-        Column("rout_dice", "Rout dice", width=12, codec_=DICE, note="X35"),
-        Column("exhaustion_dice", "Exhaustion dice", width=12, codec_=DICE, note="X38"),
-        Column("target_exhaustion_dice", "Target exhaustion dice", width=12, codec_=DICE, note="X38"),
+               note="X23, X24: the other unit's command roll (a split's new unit, a merge's second unit); "
+                    f"{DIE_CELL_HELP}"),
+        Column("damage_dice", "Damage dice", width=14, codec_=DICE,
+               note=f"E7, X33: the damage roll of a hit; {DIE_CELL_HELP}"),
+        Column("rout_dice", "Rout dice", width=12, codec_=ROUT_DICE,
+               note=f"X35, X43: {ROUT_DICE_HELP}; each part {DIE_CELL_HELP}"),
+        Column("exhaustion_dice", "Exhaustion dice", width=12, codec_=DICE,
+               note=f"X37: the attacking unit's exhaustion roll after an attack; {DIE_CELL_HELP}"),
+        Column("target_exhaustion_dice", "Target exhaustion dice", width=12, codec_=DICE,
+               note=f"X37: the target's exhaustion roll after an attack; {DIE_CELL_HELP}"),
         _out("pool", "Pool", note="E1, X28: dice rolled"),
         _out("added", "Successes added", note="X28"),
         _out("external", "External penalty", note="X30"),
@@ -425,7 +488,8 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
     ), rows=cap["units"], title="Aftermath (X40, X41)"))
     lay.add(Block("HouseRules_Table", "House Rules", 2, (
         Column("key", "Key", is_input=False, width=24),
-        Column("value", "Value", width=14),
+        Column("value", "Value", width=14, note="Yes or No, a number, or one of the values the Ruling names "
+                                                 "(blank: the default)"),
         Column("default", "Default", is_input=False, width=12),
         Column("ruling", "Ruling", is_input=False, width=80),
     ), rows=len(HOUSE_RULE_NOTES), title="House Rules"))

@@ -26,8 +26,10 @@ Every bad cell is reported at once, by address (``Orders!G5: die 2: 11 is not a 
 
 from __future__ import annotations
 
+import re
+import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sheetsync.core.errors import BattleStateError, InputError, Problem, SheetFormatError
@@ -52,6 +54,7 @@ from sheetsync.systems.exalted.tracker.formulas import ODDS_KEYS
 from sheetsync.systems.exalted.tracker.layout import (
     HOUSE_RULE_NOTES,
     MAX_CAPACITY,
+    RoutPair,
     house_rule_rows,
     layout,
 )
@@ -305,6 +308,11 @@ def _orders(rd: _Read, problems: list[Problem], where: dict[str, str]) -> _Order
             where[f"orders[{i}].{key}"] = block.cell(row.offset, key)
             if row.values.get(key) is not None:
                 order[key] = row.values[key]
+        where[f"orders[{i}].own_rout_dice"] = block.cell(row.offset, "rout_dice")
+        pair = order.get("rout_dice")
+        if isinstance(pair, RoutPair):  # X43: the Rout dice cell types both checks of an engagement
+            order.pop("rout_dice")
+            order.update({k: v for k, v in (("rout_dice", pair.target), ("own_rout_dice", pair.own)) if v is not None})
         for key in ("tick", "unit", "action"):
             if key not in order and table.is_blank(row.raw.get(key)):
                 problems.append(Problem(block.cell(row.offset, key), f"{block.column(key).header}: type the "
@@ -517,8 +525,8 @@ def _build(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     where: dict[str, str] = {"seed": "Battle!B6"}
     data: dict[str, Any] = {"system": "exalted"}
     seed = _seed(rd, problems)
-    if seed is not None:
-        data["seed"] = seed
+    # E1: a seed drawn now when none is typed, written back (the dice of a tick replay after an undo)
+    data["seed"] = seed if seed is not None else secrets.randbelow(10**9)
     data["house_rules"] = _house_rules(rd, problems, where)
     data["characters"] = _characters(rd, problems, where)
     units, offsets = _units(rd, problems, where)
@@ -535,11 +543,25 @@ def _build(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     name = ACTION_NAMES["build"]
     sides = ", ".join(r["side"] for r in views.side_rows(battle))
     updates = [*_view_updates(rd.lay, battle, offsets, orders.pending, last_action=name), done.update,
+               RangeUpdate("Battle!B6", [[battle.seed]]),
                table.block_fill(rd.lay.block("Aftermath_Table"), []),
                _log(rd.lay, [{"tick": 0, "kind": "build", "rule": "X1-X11", "step": done.token,
                               "details": f"{len(units)} units of {sides}"}])]
     msg = f"{name}: {len(units)} units of {sides}; type the orders, then Next Tick (Join War first, E4)"
     return _report("build", 0, msg, updates), updates
+
+
+_ORDER_PATH = re.compile(r"orders\[\d+\]\.\w+")
+
+
+def _cells_named(events: Sequence[Mapping[str, Any]], where: Mapping[str, str]) -> tuple[dict[str, Any], ...]:
+    """E5: the engine's events with each order cell a refusal names (``type 4 in
+    orders[1].tick``) as the sheet's cell (``type 4 in Orders!A5``)."""
+    def named(text: str) -> str:
+        return _ORDER_PATH.sub(lambda m: where.get(m.group(0), m.group(0)), text)
+
+    return tuple({**e, "reason": named(e["reason"])} if e.get("kind") == "refused" and isinstance(e.get("reason"), str)
+                 else dict(e) for e in events)
 
 
 class _Result:
@@ -575,12 +597,14 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     data = dict(rd.session.battle or {})
     data["house_rules"] = _house_rules(rd, problems, where)  # as typed now
     data["orders"] = [o for _, o in orders.pending]
+    warnings = _seed_changed(rd, stored)
     battle = _load(data, problems, where).model_copy(update={"history": _history(rd)})
     try:
         result = resolve(battle, new_units=_room(rd, stored))  # X23: a split takes a free Units row
     except InputError as err:  # a die cell wrong for its pool (E1), at its cell
         raise InputError(table.relocate(err.problems, where)) from None
     tick = result.tick
+    result = replace(result, events=_cells_named(result.events, where))
     born, offsets = _born(rd, stored, result.battle, offsets)
     ob = lay.block("Orders_Table")
     events_by_order: dict[int, list[dict[str, Any]]] = {}
@@ -592,7 +616,7 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     stamps: list[list[Any]] = []
     later: list[tuple[int, dict[str, Any]]] = []
     for i, (off, order) in enumerate(orders.pending):
-        if order["tick"] > tick:
+        if order["tick"] > tick and i not in events_by_order:  # E5: one of a later tick refused now is taken
             later.append((off, order))
             continue
         taken.append(off)
@@ -615,7 +639,21 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     msg = (f"{name}: {len(taken)} order{'s' if len(taken) != 1 else ''} taken, {hits} hit"
            + (f", {refused} refused" if refused else "")
            + f"; {views.status(result.battle)}")
-    return _report("resolve", tick, msg, updates, result=_Result(result)), updates
+    report = _report("resolve", tick, msg, updates, result=_Result(result))
+    report.warnings = warnings
+    return report, updates
+
+
+def _seed_changed(rd: _Read, stored: Battle) -> list[str]:
+    """E1: the dice seed is the one built (the dice of a long tick replay the same after an
+    undo); a seed typed in ``Battle!B6`` since is named, not silently used or dropped (as
+    the hex tracker does, H8)."""
+    problems: list[Problem] = []
+    now = _seed(rd, problems)
+    if problems or now == stored.seed or (now is not None and str(now) == str(stored.seed)):
+        return [p.message for p in problems]
+    return [f"Battle!B6 (Dice seed) was changed after Build Units; the battle keeps {stored.seed!r}: Build Units "
+            "again before the first long tick, or start a new tracker"]
 
 
 def _undo(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
@@ -853,9 +891,11 @@ def _check(rd: _Read) -> Any:
         return CheckReport(stored.tick, len(orders.pending),
                            [Refusal(table.locate(p.where, where) or p.where, "", "cell", p.message)
                             for p in err.problems], bad_cells=True)
+    events = _cells_named(result.events, where)
     refused = [Refusal(where.get(f"orders[{e['order']}]", f"orders[{e['order']}]"), e["unit"], e["action"],
-                       f"{e['reason']} ({e['rule_ref']})") for e in result.events if e.get("kind") == "refused"]
-    return CheckReport(result.tick, sum(1 for o in battle.orders if o.tick <= result.tick), refused)
+                       f"{e['reason']} ({e['rule_ref']})") for e in events if e.get("kind") == "refused"]
+    rows = {e["order"] for e in events if e.get("kind") == "refused"}
+    return CheckReport(result.tick, sum(1 for o in battle.orders if o.tick <= result.tick or o.row in rows), refused)
 
 
 def _export(rd: _Read) -> dict[str, Any]:
@@ -918,6 +958,15 @@ def _unit_row(battle: Battle, i: int) -> dict[str, Any]:
     return row
 
 
+def _order_cells(order: Mapping[str, Any]) -> dict[str, Any]:
+    """A battle file's order as its Orders cells; the attacker's own rout dice (X43) go in
+    the Rout dice cell after ``own:``."""
+    cells = {k: order.get(k) for k in _ORDER_INPUTS}
+    if order.get("own_rout_dice") is not None:
+        cells["rout_dice"] = RoutPair(order.get("rout_dice"), order["own_rout_dice"])
+    return cells
+
+
 def _load_into(lay: Any, battle: Battle, rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     """A battle file's Characters, Units, House Rules, seed and pending orders, and what a
     build (or the last resolve) writes, as one write.  A battle that does not fit the
@@ -950,7 +999,7 @@ def _load_into(lay: Any, battle: Battle, rd: _Read) -> tuple[StepReport, list[Ra
         *ss.clear_records(old),
         table.block_fill(lay.block("Characters_Table"), chars),
         table.block_fill(lay.block("Units_Table"), units),
-        table.block_fill(ob, [{**({k: pending[i][1].get(k) for k in _ORDER_INPUTS} if i < len(pending) else {}),
+        table.block_fill(ob, [{**(_order_cells(pending[i][1]) if i < len(pending) else {}),
                                **_formulas(lay, i)} for i in range(ob.rows or 0)]),
         table.block_fill(lay.block("HouseRules_Table"), house),
         RangeUpdate("Battle!B6", [[battle.seed]]),

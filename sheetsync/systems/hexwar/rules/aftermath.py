@@ -96,9 +96,10 @@ class Report(Model):
 
 
 def battle_over(battle: Battle) -> str | None:
-    """H12: the side left when every other side has no units left, else None."""
+    """H12: the side left when every other side has no units left, else None (also when
+    no side has any left: :meth:`Battle.fight_over` says whether the fight is over)."""
     live = battle.live_sides()
-    return live[0] if len(battle.sides) > 1 and len(live) == 1 else None
+    return live[0] if battle.fight_over() and len(live) == 1 else None
 
 
 def aftermath(battle: Battle) -> Report:
@@ -120,5 +121,5 @@ def aftermath(battle: Battle) -> Report:
                                 men=math.floor(sum(r.size * r.men for r in mine) + 0.5),
                                 losses=sum(r.losses for r in mine)))
     survivor = battle_over(battle)
-    return Report(turns=battle.turn - 1, over=survivor is not None, survivor=survivor, units=tuple(units),
+    return Report(turns=battle.turn - 1, over=battle.fight_over(), survivor=survivor, units=tuple(units),
                   sides=tuple(sides))

@@ -99,7 +99,9 @@ class Unit(Model):
 
     @property
     def destroyed(self) -> bool:
-        """6.2.1, H9: 100% casualties or more."""
+        """6.2.1, H9: 100% casualties or more: out of the fight.  This is the one answer to
+        whether a unit is still in the fight (a unit that reaches 100% in a turn still
+        attacked in it, as the casualties apply after the last engagement)."""
         return self.casualties >= 100
 
     @property
@@ -192,3 +194,10 @@ class Battle(Model):
     def live_sides(self) -> tuple[str, ...]:
         """H12: the sides that still have a unit that is not destroyed."""
         return tuple(dict.fromkeys(u.side for u in self.units if not u.destroyed))
+
+    def fight_over(self) -> bool:
+        """H12, H9: the fight is over when fewer than two sides have a unit in it (both
+        sides may lose their last units in one turn).  ``resolve``, the Battle sheet, the
+        report and the forecast all ask this; a battle typed with a single side is never
+        over this way."""
+        return len(self.sides) > 1 and len(self.live_sides()) < 2

@@ -481,7 +481,7 @@ def resolve_turn(battle: Battle, roller: Roller | None = None) -> TurnResult:
     :func:`turn_roller`), in engagement order.  Raises :class:`BattleStateError` when the
     battle is over (H12)."""
     live = battle.live_sides()
-    if len(battle.sides) > 1 and len(live) < 2:
+    if battle.fight_over():
         raise BattleStateError("the battle is over: "
                                + (f"only {live[0]} has units left (H12)" if live else "no side has units left (H12)"))
     roller = roller if roller is not None else turn_roller(battle)

@@ -200,6 +200,8 @@ def status(battle: Battle, *, ended: bool = False) -> str:
                 "Undo Turn reopens it")
     if survivor is not None:
         return f"Battle over: only {survivor} has units left (H12); End Battle writes the report"
+    if battle.fight_over():  # H9: the last units of every side fell in one turn
+        return "Battle over: no side has units left (H12); End Battle writes the report"
     return f"Turn {battle.turn}: type the turn's moves and attacks, then Resolve Turn"
 
 

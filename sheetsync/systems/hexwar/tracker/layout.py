@@ -198,8 +198,8 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
 
     # -- Units ----------------------------------------------------------------------------
     lay.add(Block("Units_Table", "Units", 2, (
-        Column("name", "Unit", width=22),
-        Column("side", "Side", width=12, note="Units of different sides are enemies"),
+        Column("name", "Unit", width=22, note="H1: a name, unique among the units (Moves and Attacks use it)"),
+        Column("side", "Side", width=12, note="H1: a side's name, e.g. Party: units of different sides are enemies"),
         Column("counter", "Counter", width=18, codec_=COUNTER, note="H1: A - D - M - R as printed, e.g. 3+ - 2 - 4 - 1"),
         Column("start_hex", "Start hex", width=9, codec_=HEX, field_="hex", note="H2: CCRR, e.g. 0405"),
         Column("size", "Size", choices="Sizes", width=11, codec_=Choice(("battalion", "squadron", "company")),
@@ -220,7 +220,7 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
     lay.add(Block("Moves_Table", "Moves", 2, (
         Column("turn", "Turn", kind="int", is_input=False, width=6, note="Stamped when resolved; blank = pending"),
         Column("unit", "Unit", choices="=Unit_Names", width=22),
-        Column("to", "To hex", width=8, codec_=HEX, note="H4: the destination (the shortest legal path is taken)"),
+        Column("to", "To hex", width=8, codec_=HEX, note="H4: the destination hex, CCRR, e.g. 0605 (the shortest legal path is taken)"),
         Column("path", "Or path", width=20, codec_=HEXES, note="H4: the hexes entered, in order, e.g. 0405 0505 0605"),
         Column("from", "From", is_input=False, width=7),
         Column("ends", "Ends at", is_input=False, width=7),
@@ -278,7 +278,8 @@ def layout(capacity: Mapping[str, int] | None = None) -> Layout:
     ), rows=cap["units"], title="Report (H12)"))
     lay.add(Block("HouseRules_Table", "House Rules", 2, (
         Column("key", "Key", is_input=False, width=24),
-        Column("value", "Value", width=14),
+        Column("value", "Value", width=14, note="Yes or No, a number, or one of the values the Ruling names "
+                                                 "(blank: the default)"),
         Column("default", "Default", is_input=False, width=12),
         Column("ruling", "Ruling", is_input=False, width=80),
     ), rows=len(HouseRules.model_fields), title="House Rules"))

@@ -21,6 +21,7 @@ counter ...``), and nothing is written when anything is wrong.
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -435,6 +436,8 @@ def _build(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
         problems.append(Problem(where["units"], "type at least one unit (name, side, counter, start hex) (H1)"))
     pending = _pending(rd, problems, where)
     data["turn"] = _turn_data(rd, 1, pending, where, problems)
+    if "seed" not in data and not problems:  # H8: a seed drawn now, written back, so that a turn replays
+        data["seed"] = secrets.randbelow(10**9)
     battle = _load(data, problems, where)
     if len(battle.sides) > rd.lay.block("Battle_Sides").rows:
         _raise([Problem(where["units"], f"the tracker holds {rd.lay.block('Battle_Sides').rows} sides; this battle "
@@ -442,7 +445,9 @@ def _build(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
                                         "--from battle.yaml")])
     done = _commit(rd, "build", 1, battle, offsets)
     name = ACTION_NAMES["build"]
+    seed_cell = rd.lay.cells["Battle_Seed"]
     updates = [*_view_updates(rd.lay, battle, offsets, last_action=name), done.update,
+               RangeUpdate(f"{seed_cell.sheet}!{seed_cell.address}", [[battle.seed]]),
                table.block_fill(rd.lay.block("Report_Table"), []),
                _log(rd.lay, [{"turn": 1, "kind": "build", "details": f"{len(units)} units of "
                               f"{', '.join(battle.sides)} on a {battle.map.columns}x{battle.map.rows} map",
