@@ -417,8 +417,9 @@ def test_x2_x23_x24_magnitude_rises_only_by_rally_or_merge_and_undo_round_trips(
             result = resolve(typed)
         except BattleStateError:
             return
-        raised = {e["unit"] for e in result.events
-                  if (e.get("rally") == "Numbers" and e["command"]["success"]) or e.get("merged") is True}
+        raised = {e["unit"] for e in result.events if e.get("rally") == "Numbers" and e["command"]["success"]}
+        # X24: the larger unit absorbs the smaller, whichever gave the order
+        raised |= {e.get("absorbed_into", e["unit"]) for e in result.events if e.get("merged") is True}
         before = {s.name: s for s in typed.state}
         for s in result.battle.state:
             if s.name in before and s.name not in raised:
