@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 import yaml  # noqa: E402
 
-from sheetsync.app.workbook_cli import system_tracker_from, tracker_from  # noqa: E402
+from sheetsync.app.workbook_cli import system_tracker_from  # noqa: E402
 from sheetsync.core.registry import find_system  # noqa: E402
 from sheetsync.web.site import build_site, pyodide_cache  # noqa: E402
 
@@ -42,10 +42,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 def example_tracker(system_id: str, path: Path) -> Path:
     system = find_system(system_id)
     battle = system.load(yaml.safe_load(system.example_data()))
-    if system.id == "bbn":
-        tracker_from(path, battle)
-    else:
-        system_tracker_from(path, system, battle)
+    system_tracker_from(path, system, battle)
     return path
 
 

@@ -26,7 +26,7 @@ from typer.testing import CliRunner
 from sheetsync import lite
 from sheetsync.app.cli import app
 from sheetsync.app.lite_template import HOW_TO_RUN, HOW_TO_RUN_SHEET
-from sheetsync.app.workbook_cli import system_tracker_from, tracker_from
+from sheetsync.app.workbook_cli import system_tracker_from
 from sheetsync.backends.sheet_buttons import shape_buttons
 from sheetsync.backends.vba import BUTTON_ANCHORS
 from sheetsync.backends.xlwings_remote import (
@@ -53,10 +53,7 @@ def noncommercial_license() -> Iterator[None]:
 def _tracker(system_id: str, path: Path) -> None:
     system = find_system(system_id)
     battle = system.load(yaml.safe_load(system.example_data()), f"the embedded {system_id} example")
-    if system_id == "bbn":
-        tracker_from(path, battle)
-    else:
-        system_tracker_from(path, system, battle)
+    system_tracker_from(path, system, battle)
 
 
 def _click(wb: Any, name: str, script: Callable[..., Any], **kwargs: Any) -> tuple[list[dict[str, Any]], list[str]]:

@@ -37,7 +37,7 @@ import yaml
 from typer.testing import CliRunner
 
 from sheetsync.app.cli import app as cli
-from sheetsync.app.workbook_cli import run_workbook, system_tracker_from, tracker_from
+from sheetsync.app.workbook_cli import run_workbook, system_tracker_from
 from sheetsync.core.errors import InputError
 from sheetsync.core.registry import find_system, tracker_system_ids
 from sheetsync.web.site import build_site, pyodide_cache
@@ -175,10 +175,7 @@ def _download(page: Any, link: Any, out: Path) -> Path:
 def _example_tracker(system_id: str, path: Path) -> Path:
     system = find_system(system_id)
     battle = system.load(yaml.safe_load(system.example_data()))
-    if system.id == "bbn":
-        tracker_from(path, battle)
-    else:
-        system_tracker_from(path, system, battle)
+    system_tracker_from(path, system, battle)
     return path
 
 

@@ -377,9 +377,12 @@ def write_system_template(out: Path, system: Any, *, force: bool = True,
 
 def system_tracker_from(out: Path, system: Any, battle: Any, *, force: bool = True, paper: str = "a4") -> Any:
     """A tracker of ``system`` at ``out`` holding ``battle``, sized to fit it, written in one
-    save (built, ready for its first turn)."""
+    save (built, ready for its first turn); the battalion one through :func:`tracker_from`."""
     from sheetsync.core.registry import room
     from sheetsync.sheets.disk import WORKBOOK_SUFFIXES, check_suffix, refuse_existing
+
+    if system.id == "bbn":
+        return tracker_from(out, battle, force=force, paper=paper)
 
     check_suffix(out, WORKBOOK_SUFFIXES, "a tracker workbook")
     refuse_existing(out, force)
