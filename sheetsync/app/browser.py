@@ -3,8 +3,8 @@
 
 Pure: the standard library and openpyxl.  ``python -c "from sheetsync.app import browser"``
 imports no other third-party module, and no step below needs one (pydantic, orjson, PyYAML,
-rich, typer, filelock, Pillow and ``multiprocessing`` are optional on this path; Pillow only
-draws the hex map, when it is there).
+rich, typer, filelock, Pillow and ``multiprocessing`` are optional on this path; the hex map
+is drawn as SVG with the standard library, and as PNG too when Pillow is there).
 
 Every step goes through the same use cases as the CLI (:mod:`sheetsync.app.workbook_cli`):
 the workbook's bytes are written to a temporary file (Pyodide's in-memory file system in the
@@ -36,7 +36,8 @@ The functions::
           forecast  the forecast's chances (forecast only)
           report    the after-action report as Markdown, as ``sheetsync report --md`` writes it,
                     charts inline (report only; the hex map pictures need Pillow)
-          map_png   the hex map as PNG bytes (hex trackers, when Pillow can be imported), or None
+          map_svg   the hex map as an SVG document (hex trackers, once built), or None
+          map_png   the same map as PNG bytes (when Pillow can be imported), or None
 
 ``seed``, ``battles`` and ``phases`` are the forecast's (``--seed``, ``--runs``, ``--phases``;
 1000 battles of at most 12 steps by default); ``progress`` is called with the number of
@@ -181,7 +182,7 @@ def run_step(workbook: bytes, filename: str, step: str, *, seed: int | None = No
     from sheetsync.core.errors import SheetSyncError
 
     answer: dict[str, Any] = {"ok": False, "step": step, "system": None, "message": "", "events": _table([]),
-                              "problems": [], "warnings": [], "map_png": None}
+                              "problems": [], "warnings": [], "map_svg": None, "map_png": None}
     if step not in STEPS:
         answer["message"] = f"unknown step {step!r} (expected one of {', '.join(STEPS)})"
         return answer
@@ -198,7 +199,7 @@ def run_step(workbook: bytes, filename: str, step: str, *, seed: int | None = No
         if step in WRITES:
             answer["workbook"] = wb.read()
         if map_png and answer["system"] == "hexwar" and step != "report":
-            answer["map_png"] = _map_png(wb.path)
+            answer.update(_map_pictures(wb.path))
     return answer
 
 
@@ -269,12 +270,9 @@ _STEP_RUNNERS: dict[str, Callable[..., None]] = {"build": _step, "resolve": _ste
                                                  "report": _report}
 
 
-def _map_png(path: Path) -> bytes | None:
-    """The hex map as a PNG, when Pillow can be imported and the tracker is built."""
-    try:
-        import PIL  # noqa: F401 - only whether Pillow is there
-    except ImportError:
-        return None
+def _map_pictures(path: Path) -> dict[str, Any]:
+    """H1, H2: the hex map of a built tracker, as SVG (the standard library draws it) and, when
+    Pillow can be imported, as PNG; empty when the tracker holds no battle yet."""
     from sheetsync.app.workbook_cli import battle_of_tracker
     from sheetsync.core.errors import SheetSyncError
     from sheetsync.core.registry import room
@@ -282,10 +280,12 @@ def _map_png(path: Path) -> bytes | None:
     try:
         battle = battle_of_tracker(path)
     except SheetSyncError:
-        return None
-    out = path.with_name("map.png")
-    room("hexwar", "picture").save_map_png(battle, out)
-    return out.read_bytes()
+        return {}
+    picture = room("hexwar", "picture")
+    out: dict[str, Any] = {"map_svg": picture.render_map_svg(battle)}
+    if picture.pillow_available():
+        out["map_png"] = picture.render_map_png(battle)
+    return out
 
 
 def describe(workbook: bytes, filename: str = "tracker.xlsx") -> dict[str, Any]:

@@ -1129,15 +1129,17 @@ def schema(system_name: SystemOpt = "bbn") -> None:
     _print_json(room(system, "files.schema").battle_file_schema())
 
 
-@app.command("map", short_help="Draw a hex battle's map as a PNG (from a battle file or a hex tracker).")
+@app.command("map", short_help="Draw a hex battle's map as PNG or SVG (from a battle file or a hex tracker).")
 def map_picture(
     file: Annotated[Path, typer.Argument(metavar="FILE", help="A hex battle file (.yaml/.json), or a hex tracker "
                                                               "workbook (.xlsx/.xlsm).")],
-    png: Annotated[Path, typer.Option("--png", help="Where to write the picture (a .png file).")],
+    png: Annotated[Path | None, typer.Option("--png", help="Where to write the picture as PNG (a .png file).")] = None,
+    svg: Annotated[Path | None, typer.Option("--svg", help="Where to write the picture as SVG (a .svg file: "
+                                                            "drawn without Pillow, sharp at any zoom).")] = None,
     hex_size: Annotated[int, typer.Option("--hex-size", min=20, max=400,
                                           help="Pixels from a hex's centre to its corners.")] = 90,
 ) -> None:
-    """Draw a hex wargame battle's map as a PNG: the hexes with their ids, impassable hexes
+    """Draw a hex wargame battle's map as a PNG or an SVG (or both): the hexes with their ids, impassable hexes
     shaded, and each unit's box with its value line and casualties (H1, H2, H9).  FILE is a
     battle file, or a hex tracker workbook (the battle as its last step left it; the
     workbook is only read)."""
@@ -1150,9 +1152,13 @@ def map_picture(
     )
 
     check_suffix(file, BATTLE_SUFFIXES + WORKBOOK_SUFFIXES, "a hex battle file or a hex tracker workbook")
-    if png.suffix.lower() != ".png":
-        raise InputError([Problem(str(png), "the picture is written as PNG, so its name must end in .png; "
-                                            "nothing was written")])
+    if png is None and svg is None:
+        raise InputError([Problem("map", "say where to write the picture: --png map.png, --svg map.svg, or both; "
+                                         "nothing was written")])
+    for given, suffix in ((png, ".png"), (svg, ".svg")):
+        if given is not None and given.suffix.lower() != suffix:
+            raise InputError([Problem(str(given), f"the picture is written as {suffix[1:].upper()}, so its name must "
+                                                  f"end in {suffix}; nothing was written")])
     from sheetsync.app.workbook_cli import battle_of_tracker
     from sheetsync.core.registry import room
 
@@ -1169,13 +1175,19 @@ def map_picture(
             raise InputError([Problem(str(file), f"this is {kind}, and sheetsync map draws hex wargame battles only "
                                                  "(system: hexwar); nothing was written")])
         battle = room("hexwar", "files.loader").load_battle(data, str(file))
-    note = picture.font_note()
-    if note:
-        err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
-    picture.save_map_png(battle, png, hex_size=hex_size)
+    written = []
+    if svg is not None:
+        picture.save_map_svg(battle, svg, hex_size=hex_size)
+        written.append(str(svg))
+    if png is not None:
+        note = picture.font_note()
+        if note:
+            err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
+        picture.save_map_png(battle, png, hex_size=hex_size)
+        written.append(str(png))
     on_map = sum(1 for u in battle.units if not u.destroyed)
-    console.print(f"Map of turn {battle.turn} written to {png} ({battle.map.columns}x{battle.map.rows} hexes, "
-                  f"{on_map} units on the map).", highlight=False, soft_wrap=True)
+    console.print(f"Map of turn {battle.turn} written to {' and '.join(written)} ({battle.map.columns}x"
+                  f"{battle.map.rows} hexes, {on_map} units on the map).", highlight=False, soft_wrap=True)
 
 
 @app.command("report", short_help="The after-action report: the battle told step by step (HTML, Markdown).")

@@ -53,8 +53,8 @@ Commands:
              browser.
   rules      The rulings, house-rule keys and rule sections.
   schema     A rule system's battle file JSON Schema.
-  map        Draw a hex battle's map as a PNG (from a battle file or a hex
-             tracker).
+  map        Draw a hex battle's map as PNG or SVG (from a battle file or a
+             hex tracker).
   report     The after-action report: the battle told step by step (HTML,
              Markdown).
   forecast   Forecast the battle: the next step's chances and who is likely to

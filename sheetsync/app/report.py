@@ -374,8 +374,7 @@ def to_markdown(acc: Account, *, images: bool = True) -> str:
         out += [*_md_table(*_chart_rows(chart)), ""]
     if images:
         for pic in acc.pictures:
-            uri = "data:image/png;base64," + base64.b64encode(pic.png).decode()
-            out += [f"## {md_escape(pic.title)}", "", f"![{md_escape(pic.title)}]({uri})", ""]
+            out += [f"## {md_escape(pic.title)}", "", f"![{md_escape(pic.title)}]({pic.uri})", ""]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -485,8 +484,7 @@ def to_html(acc: Account) -> str:
     if acc.pictures:
         b.append('<section class="pictures">')
         for pic in acc.pictures:
-            uri = "data:image/png;base64," + base64.b64encode(pic.png).decode()
-            b.append(f"<h2>{_e(pic.title)}</h2><figure><img src=\"{uri}\" alt=\"{_e(pic.title)}\"></figure>")
+            b.append(f"<h2>{_e(pic.title)}</h2><figure><img src=\"{pic.uri}\" alt=\"{_e(pic.title)}\"></figure>")
         b.append("</section>")
     b.append("</body></html>")
     return "\n".join(b) + "\n"

@@ -61,10 +61,21 @@ class Chart:
 
 @dataclass(frozen=True)
 class Picture:
-    """A picture (PNG bytes), embedded as a ``data:`` URI."""
+    """A picture, embedded as a ``data:`` URI: PNG bytes, or an SVG document where PNG can't
+    be drawn (no Pillow, as under Pyodide)."""
 
     title: str
-    png: bytes
+    png: bytes = b""
+    svg: str = ""
+
+    @property
+    def uri(self) -> str:
+        """The picture as a ``data:`` URI (the PNG when there is one)."""
+        import base64
+
+        if self.png:
+            return "data:image/png;base64," + base64.b64encode(self.png).decode()
+        return "data:image/svg+xml;base64," + base64.b64encode(self.svg.encode()).decode()
 
 
 @dataclass

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import io
 import math
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -56,9 +57,12 @@ __all__ = [
     "font_note",
     "legend_lines",
     "map_geometry",
+    "pillow_available",
     "render_map",
     "render_map_png",
+    "render_map_svg",
     "save_map_png",
+    "save_map_svg",
     "side_colours",
 ]
 
@@ -488,4 +492,187 @@ def save_map_png(battle: Battle, path: Path | str, *, hex_size: int = DEFAULT_HE
 
     path = Path(path)
     atomic_write_bytes(path, render_map_png(battle, hex_size=hex_size))
+    return path
+
+
+# -- the same map as SVG, with the standard library only ---------------------------------------
+
+SVG_FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
+"""The SVG's font family: DejaVu Sans where it is installed, as the PNG uses, else a sans serif."""
+_EM = 0.6
+"""The width of an average character of a sans serif, in ems (an estimate: the SVG has no
+font to measure with, so a line that might overflow its box is squeezed to fit by the
+browser through ``textLength``)."""
+
+
+def pillow_available() -> bool:
+    """Whether Pillow can be imported here (not under Pyodide's bare npm package): the PNG
+    needs it, the SVG does not."""
+    try:
+        import PIL
+    except ImportError:
+        return False
+    return PIL is not None
+
+
+def _hex(colour: tuple[int, int, int]) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*colour)
+
+
+def _svg_text(x: float, y: float, text: str, size: float, *, fill: tuple[int, int, int] = TEXT, bold: bool = False,
+              anchor: str = "start", baseline: str = "alphabetic", room: float | None = None) -> str:
+    """One ``<text>``; when ``room`` is given and the text's estimated width passes it, the
+    browser squeezes it into ``room`` (``textLength``), so no line leaves its box."""
+    from xml.sax.saxutils import escape
+
+    fit = ""
+    if room is not None and len(text) * size * _EM > room:
+        fit = f' textLength="{room:.1f}" lengthAdjust="spacingAndGlyphs"'
+    weight = ' font-weight="bold"' if bold else ""
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size:.1f}"{weight} fill="{_hex(fill)}" '
+            f'text-anchor="{anchor}" dominant-baseline="{baseline}"{fit}>{escape(text)}</text>')
+
+
+def _svg_box(box: tuple[float, float, float, float], unit: Unit, colour: tuple[int, int, int],
+             value: tuple[str, bool], base: int, roomy: bool) -> list[str]:
+    """H1, H10: one unit's box, as :func:`_draw_box` draws it: the side's colour, the name,
+    the value line (red when casualties lowered it) with its size mark, the casualty bar."""
+    x0, y0, x1, y1 = box
+    pad = max(2.0, base * 0.3)
+    inner = x1 - x0 - 2 * pad
+    size = max(MIN_FONT, min(base, round((y1 - y0) / (5.2 if roomy else 3.6))))
+    small = max(MIN_FONT, size - 1)
+    out = [f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{x1 - x0:.1f}" height="{y1 - y0:.1f}" fill="{_hex(colour)}" '
+           f'stroke="{_hex(FRAME)}" stroke-width="2"/>']
+    bar_h = max(4, round(size * 0.55))
+    label_w = 4 * small * _EM + pad
+    show_label = inner - label_w >= inner * 0.4
+    by1 = y1 - pad - 1
+    by0 = by1 - bar_h
+    bx0 = x0 + pad + 1
+    bx1 = max(bx0 + 3, x1 - pad - label_w if show_label else x1 - pad - 1)
+    filled = (bx1 - bx0) * min(unit.casualties, 100) / 100
+    out.append(f'<rect x="{bx0:.1f}" y="{by0:.1f}" width="{bx1 - bx0:.1f}" height="{bar_h}" fill="{_hex(BAR_TRACK)}" '
+               f'stroke="{_hex(FRAME)}" stroke-width="1"/>')
+    if filled > 0:
+        out.append(f'<rect x="{bx0:.1f}" y="{by0:.1f}" width="{filled:.1f}" height="{bar_h}" fill="{_hex(BAR_FILL)}"/>')
+    if show_label:
+        out.append(_svg_text(x1 - pad, (by0 + by1) / 2, f"{min(unit.casualties, 999)}%", small, anchor="end",
+                             baseline="central"))
+    step = round(size * 1.2)
+    words = unit.name.split()
+    lines = [unit.name]
+    if roomy and len(unit.name) * size * _EM > inner and len(words) > 1:
+        cut = max(range(1, len(words)), key=lambda i: -abs(len(" ".join(words[:i])) - len(" ".join(words[i:]))))
+        lines = [" ".join(words[:cut]), " ".join(words[cut:])]
+    for i, text in enumerate(lines):
+        out.append(_svg_text(x0 + pad + 1, y0 + pad + i * step, text, size, bold=True, baseline="hanging", room=inner))
+    line, reduced = value
+    vy = by0 - pad
+    if roomy:
+        vy = max(min(vy, (y0 + pad + len(lines) * step + by0) / 2 + size * 0.45), y0 + pad + len(lines) * step + size)
+    mark = _echelon(unit)
+    mark_w = len(mark) * small * 0.75 + pad
+    out.append(_svg_text(x0 + pad + 1, vy, line.replace(" - ", "-") if len(line) * size * _EM > inner - mark_w
+                         else line, size, fill=REDUCED_TEXT if reduced else TEXT, room=inner - mark_w))
+    out.append(_svg_text(x1 - pad, vy, mark, small, bold=True, anchor="end"))
+    return out
+
+
+def _svg_units(geo: MapGeometry, hex_id: str, units: Sequence[Unit], colours: dict[str, tuple[int, int, int]],
+               values: dict[str, tuple[str, bool]]) -> list[str]:
+    """H4: the units in one hex, placed as :func:`_draw_units` places them."""
+    cx, cy = geo.center(hex_id)
+    s = geo.size
+    half_w, top, bottom = 0.68 * s, cy - 0.52 * s, cy + 0.56 * s
+    cols = 1 if len(units) <= 2 else 2
+    rows = math.ceil(len(units) / cols)
+    gap = max(2.0, s * 0.04)
+    cell_w = (2 * half_w - gap * (cols - 1)) / cols
+    cell_h = (bottom - top - gap * (rows - 1)) / rows
+    base = max(8, round(s * 0.15))
+    out: list[str] = []
+    for i, unit in enumerate(units):
+        r, c = divmod(i, cols)
+        x0 = cx - half_w + c * (cell_w + gap)
+        y0 = top + r * (cell_h + gap)
+        out += _svg_box((x0, y0, x0 + cell_w, y0 + cell_h), unit, colours[unit.side], values[unit.name], base,
+                        roomy=len(units) == 1)
+    return out
+
+
+def _svg_legend(battle: Battle, lay: _Layout, colours: dict[str, tuple[int, int, int]]) -> tuple[list[str], float]:
+    """The legend under the map, as :func:`_draw_legend` lays it out; and its height."""
+    size = max(9, round(lay.geometry.size * 0.16))
+    sw = round(size * 1.3)
+    x, y = float(lay.margin), float(lay.map_bottom + lay.margin)
+    line_h = round(size * 1.8)
+    out: list[str] = []
+    items = [*((c, side) for side, c in colours.items()), (IMPASSABLE_FILL, "Impassable (5.1)")]
+    for colour, label in items:
+        w = sw + 6 + len(label) * size * _EM + size * 2
+        if x + w > lay.width - lay.margin and x > lay.margin:
+            x, y = float(lay.margin), y + line_h
+        out.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{sw}" height="{sw}" fill="{_hex(colour)}" '
+                   f'stroke="{_hex(FRAME)}" stroke-width="1"/>')
+        out.append(_svg_text(x + sw + 6, y + sw / 2, label, size, baseline="central"))
+        x += w
+    y += line_h
+    per_line = max(20, int((lay.width - 2 * lay.margin) / (size * _EM)))
+    for text in legend_lines(battle):
+        for line in textwrap.wrap(text, per_line):
+            out.append(_svg_text(lay.margin, y, line, size, baseline="hanging"))
+            y += round(size * 1.4)
+    return out, y + lay.margin - lay.map_bottom
+
+
+def render_map_svg(battle: Battle, *, hex_size: int = DEFAULT_HEX_SIZE) -> str:
+    """H1, H2, H9, H10: the battle's map as an SVG document, the same picture as
+    :func:`render_map` (hexes with their ids, impassable hexes shaded, each unit's box in
+    its hex, the legend) drawn with the standard library alone, so it needs no Pillow: the
+    web page, running Python in the browser, shows this one.  Raises :class:`InputError`
+    for a hex size under 20 pixels or a map past :data:`MAX_PIXELS`."""
+    from xml.sax.saxutils import escape
+
+    _check_size(battle, hex_size)
+    lay = _layout(battle, hex_size)
+    geo = lay.geometry
+    colours = side_colours(battle)
+    legend, legend_h = _svg_legend(battle, lay, colours)
+    height = lay.map_bottom + legend_h
+    title = _title(battle)
+    body = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{lay.width}" height="{height:.0f}" '
+            f'viewBox="0 0 {lay.width} {height:.0f}" font-family="{SVG_FONT}" role="img" '
+            f'aria-label="{escape(title, {chr(34): "&quot;"})}">',
+            f"<title>{escape(title)}</title>",
+            f'<rect width="100%" height="100%" fill="{_hex(BACKGROUND)}"/>',
+            _svg_text(lay.margin, lay.margin + lay.header / 2, title, max(11, round(hex_size * 0.2)), bold=True,
+                      baseline="central")]
+    impassable = battle.map.grid.impassable
+    line_w = max(1, round(hex_size / 40))
+    id_size = max(8, round(hex_size * 0.15))
+    for h in battle.map.grid.hexes():
+        blocked = h in impassable
+        points = " ".join(f"{x:.1f},{y:.1f}" for x, y in geo.corners(h))
+        body.append(f'<polygon points="{points}" fill="{_hex(IMPASSABLE_FILL if blocked else PASSABLE_FILL)}" '
+                    f'stroke="{_hex(HEX_LINE)}" stroke-width="{line_w}"/>')
+        cx, cy = geo.center(h)
+        body.append(_svg_text(cx, cy - 0.70 * hex_size, h.id, id_size, anchor="middle", baseline="central",
+                              fill=ID_TEXT_IMPASSABLE if blocked else ID_TEXT))
+    by_hex: dict[str, list[Unit]] = {}
+    for u in battle.units:
+        if not u.destroyed and battle.map.grid.contains(parse_hex(u.hex)):
+            by_hex.setdefault(parse_hex(u.hex).id, []).append(u)
+    values = _value_line(battle)
+    for hex_id, units in by_hex.items():
+        body += _svg_units(geo, hex_id, units, colours, values)
+    return "\n".join([*body, *legend, "</svg>"]) + "\n"
+
+
+def save_map_svg(battle: Battle, path: Path | str, *, hex_size: int = DEFAULT_HEX_SIZE) -> Path:
+    """Draw the map as SVG (:func:`render_map_svg`) and write it to ``path`` atomically."""
+    from sheetsync.sheets.disk import atomic_write_bytes
+
+    path = Path(path)
+    atomic_write_bytes(path, render_map_svg(battle, hex_size=hex_size).encode())
     return path

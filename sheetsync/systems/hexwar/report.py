@@ -162,17 +162,18 @@ def account(src: ReportSource) -> Account:
 
 
 def _pictures(start: Any, battle: Any, played: bool) -> list[Picture]:
-    """The map before the first turn played and now, drawn by Pillow; none where Pillow
-    can't be imported (issue 25: the report runs under Pyodide without it)."""
-    try:
-        import PIL  # noqa: F401 - only whether Pillow is there
-    except ImportError:
-        return []
-    from sheetsync.systems.hexwar.picture import render_map_png
+    """H1, H2: the map before the first turn played and now: PNGs drawn by Pillow, or SVG
+    drawn with the standard library where Pillow can't be imported (issue 25: the report
+    runs under Pyodide without it)."""
+    from sheetsync.systems.hexwar.picture import pillow_available, render_map_png, render_map_svg
+
+    def picture(title: str, state: Any) -> Picture:
+        if not pillow_available():
+            return Picture(title, svg=render_map_svg(state, hex_size=MAP_HEX_SIZE))
+        return Picture(title, render_map_png(state, hex_size=MAP_HEX_SIZE))
 
     pictures = []
     if played:
-        pictures.append(Picture(f"The map before turn {start.turn}", render_map_png(start, hex_size=MAP_HEX_SIZE)))
-    pictures.append(Picture(f"The map before turn {battle.turn}" + (" (now)" if played else ""),
-                            render_map_png(battle, hex_size=MAP_HEX_SIZE)))
+        pictures.append(picture(f"The map before turn {start.turn}", start))
+    pictures.append(picture(f"The map before turn {battle.turn}" + (" (now)" if played else ""), battle))
     return pictures
