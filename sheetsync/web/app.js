@@ -50,7 +50,6 @@
       if (message.kind === "loading") showLoading(message);
       else if (message.kind === "ready") {
         page.systems = normalSystems(message.systems);
-        page.hasPillow = message.hasPillow;
         page.pyodideURL = message.pyodide;
         loaded();
         resolveReady(page.systems);
@@ -290,9 +289,12 @@
     return page.urls[key];
   }
 
-  function pictureSource(picture) {
-    if (picture instanceof Uint8Array) return blobURL("map", picture, "image/png");
-    if (typeof picture === "string") return picture.startsWith("data:") ? picture : `data:image/png;base64,${picture}`;
+  function pictureSource(result) {
+    if (!result) return null;
+    if (typeof result.map_svg === "string") return blobURL("map", result.map_svg, "image/svg+xml");
+    const png = result.map_png;
+    if (png instanceof Uint8Array) return blobURL("map", png, "image/png");
+    if (typeof png === "string") return png.startsWith("data:") ? png : `data:image/png;base64,${png}`;
     return null;
   }
 
@@ -372,12 +374,8 @@
       report.innerHTML = markdown(result.report);
       parts.push(report);
     }
-    const picture = result && pictureSource(result.map_png);
+    const picture = pictureSource(result);
     if (picture) parts.push(el("figure", { class: "map" }, el("img", { src: picture, alt: "The hex map" })));
-    else if (result && result.system === "hexwar" && result.step !== "report" && !page.hasPillow) {
-      parts.push(el("p", { class: "hint no-map", text: `No hex map: the Pyodide at ${page.pyodideURL
-        } has no Pillow, which draws it (the public Pyodide CDN has it).` }));
-    }
     region.replaceChildren(...parts.filter(Boolean));
   }
 
@@ -571,6 +569,19 @@
     });
   }
 
+  // -- offline -----------------------------------------------------------------------------
+
+  function keepOffline() {
+    // sw.js keeps the page, its wheels and Pyodide in the browser's cache: once loaded, the
+    // page reloads and runs with no network (a service worker needs https or localhost)
+    if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
+    navigator.serviceWorker.register("sw.js")
+      .then(() => navigator.serviceWorker.ready)
+      .then(() => { $("offline").hidden = false; })
+      .catch(() => {}); // the page works as before, online
+  }
+
   wire();
   startWorker();
+  keepOffline();
 })();

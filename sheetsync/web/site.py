@@ -29,13 +29,13 @@ from sheetsync.web import ET_XMLFILE_VERSION, OPENPYXL_VERSION, PYODIDE_VERSION,
 __all__ = ["CACHE_ENV", "OPTIONAL_PACKAGES", "PAGE_FILES", "Site", "build_site", "dependency_wheels", "pyodide_cache",
            "sheetsync_wheel", "site_files"]
 
-PAGE_FILES = ("index.html", "app.js", "worker.js", "style.css")
-"""The page itself, package data of :mod:`sheetsync.web`."""
+PAGE_FILES = ("index.html", "app.js", "worker.js", "style.css", "sw.js")
+"""The page itself, package data of :mod:`sheetsync.web` (``sw.js`` keeps it for offline use)."""
 CACHE_ENV = "SHEETSYNC_PYODIDE_CACHE"
 """Where the Pyodide cache is, when not in ``.cache/pyodide`` beside the source tree."""
-OPTIONAL_PACKAGES = ("pillow",)
-"""Pyodide's own packages the page loads when its Pyodide has them: Pillow draws the hex map
-(the public CDN has it; the npm package's files do not, and the page then says so)."""
+OPTIONAL_PACKAGES: tuple[str, ...] = ()
+"""Pyodide's own packages the page loads when its Pyodide has them.  None today: the hex map
+is drawn as SVG with the standard library, so the page needs no Pillow."""
 DEPENDENCIES = (("openpyxl", OPENPYXL_VERSION, "py2.py3"), ("et_xmlfile", ET_XMLFILE_VERSION, "py3"))
 """The wheels the workbook path needs besides sheetsync's own: name, version, python tag."""
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)

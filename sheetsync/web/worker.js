@@ -104,7 +104,7 @@ async function init(config, pageURL) {
     loading(`Unpacked ${wheels[i].split("/").pop()}`, 2 + i, total);
   }
   install.destroy();
-  // Pyodide's own optional packages (Pillow draws the hex map): loaded now, so the page
+  // Pyodide's own optional packages the config names: loaded now, so the page
   // needs no network once it is ready; a Pyodide without them still runs every step
   for (const name of config.packages || []) {
     loading(`Loading ${name}…`, total - 1, total);
@@ -114,12 +114,11 @@ async function init(config, pageURL) {
       // reported below: the package is simply not there
     }
   }
-  const hasPillow = pyodide.runPython("import importlib.util; importlib.util.find_spec('PIL') is not None");
   call = pyodide.globals.get("_sheetsync_call");
   pyodide.runPython("import sheetsync.app.browser");
   const systems = runCall(0, "systems", {}, null);
   loading("Ready", total, total);
-  self.postMessage({ kind: "ready", systems, hasPillow, pyodide: indexURL });
+  self.postMessage({ kind: "ready", systems, pyodide: indexURL });
 }
 
 self.onmessage = async (event) => {
