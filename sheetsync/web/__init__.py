@@ -10,13 +10,17 @@ pinned version is written once.
 
 from __future__ import annotations
 
-__all__ = ["CDN_TEMPLATE", "ET_XMLFILE_VERSION", "OPENPYXL_VERSION", "PYODIDE_VERSION", "default_pyodide_url"]
+__all__ = ["CDN_TEMPLATE", "ET_XMLFILE_VERSION", "OPENPYXL_VERSION", "PYODIDE_VERSION", "XLWINGS_VERSION",
+           "default_pyodide_url"]
 
 PYODIDE_VERSION = "0.27.7"
 """The Pyodide release the page loads (Python 3.12; its npm package runs on Node >= 18)."""
 OPENPYXL_VERSION = "3.1.5"
 ET_XMLFILE_VERSION = "2.0.0"
 """The pure wheels the workbook path needs besides sheetsync's own."""
+XLWINGS_VERSION = "0.37.8"
+"""The xlwings whose pure wheel the tests load under Pyodide, as xlwings Lite provides it, to
+run :mod:`sheetsync.lite`'s scripts there (``.ci/install-pyodide.sh`` caches it)."""
 
 CDN_TEMPLATE = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
 
