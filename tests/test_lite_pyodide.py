@@ -25,7 +25,12 @@ from test_lite import SYSTEMS, _tracker
 from test_pyodide import CACHE, ROOT, run_pyodide, wheels
 
 from sheetsync import lite
-from sheetsync.backends.xlwings_remote import apply_actions, close_book, payload_from_openpyxl, remote_book
+from sheetsync.backends.xlwings_remote import (
+    apply_actions,
+    close_book,
+    payload_from_openpyxl,
+    remote_book,
+)
 
 PROGRAM = ROOT / "tests" / "pyodide" / "lite.py"
 STEPS = ("build", "check", "resolve", "undo", "resolve", "report", "end")

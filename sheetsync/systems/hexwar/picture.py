@@ -346,9 +346,8 @@ def _draw_box(draw: ImageDraw.ImageDraw, box: tuple[float, float, float, float],
         draw.text((x1 - pad, vy), mark, font=mark_font, fill=TEXT, anchor="rs")
 
 
-def _draw_units(draw: ImageDraw.ImageDraw, geo: MapGeometry, hex_id: str, units: Sequence[Unit],
-                colours: dict[str, tuple[int, int, int]], values: dict[str, tuple[str, bool]]) -> None:
-    """H4: the units in one hex: one box, two stacked, or more in two columns."""
+def _boxes(geo: MapGeometry, hex_id: str, units: Sequence[Unit]) -> list[tuple[Unit, tuple[float, float, float, float]]]:
+    """H4: where the units in one hex are drawn: one box, two stacked, or more in two columns."""
     cx, cy = geo.center(hex_id)
     s = geo.size
     half_w, top, bottom = 0.68 * s, cy - 0.52 * s, cy + 0.56 * s
@@ -357,13 +356,21 @@ def _draw_units(draw: ImageDraw.ImageDraw, geo: MapGeometry, hex_id: str, units:
     gap = max(2.0, s * 0.04)
     cell_w = (2 * half_w - gap * (cols - 1)) / cols
     cell_h = (bottom - top - gap * (rows - 1)) / rows
-    base = max(8, round(s * 0.15))
+    out = []
     for i, unit in enumerate(units):
         r, c = divmod(i, cols)
         x0 = cx - half_w + c * (cell_w + gap)
         y0 = top + r * (cell_h + gap)
-        _draw_box(draw, (x0, y0, x0 + cell_w, y0 + cell_h), unit, colours[unit.side], values[unit.name], base,
-                  roomy=len(units) == 1)
+        out.append((unit, (x0, y0, x0 + cell_w, y0 + cell_h)))
+    return out
+
+
+def _draw_units(draw: ImageDraw.ImageDraw, geo: MapGeometry, hex_id: str, units: Sequence[Unit],
+                colours: dict[str, tuple[int, int, int]], values: dict[str, tuple[str, bool]]) -> None:
+    """H4: the units in one hex: one box, two stacked, or more in two columns."""
+    base = max(8, round(geo.size * 0.15))
+    for unit, box in _boxes(geo, hex_id, units):
+        _draw_box(draw, box, unit, colours[unit.side], values[unit.name], base, roomy=len(units) == 1)
 
 
 def _draw_legend(draw: ImageDraw.ImageDraw, battle: Battle, lay: _Layout, colours: dict[str, tuple[int, int, int]],
@@ -405,6 +412,15 @@ def _wrap(draw: ImageDraw.ImageDraw, text: str, font: Any, width: float) -> list
         else:
             current = trial
     return [*lines, current] if current else lines
+
+
+def _units_by_hex(battle: Battle) -> dict[str, list[Unit]]:
+    """H9: the units on the map by hex id, in the battle's order; destroyed ones are off it."""
+    by_hex: dict[str, list[Unit]] = {}
+    for u in battle.units:
+        if not u.destroyed and battle.map.grid.contains(parse_hex(u.hex)):
+            by_hex.setdefault(parse_hex(u.hex).id, []).append(u)
+    return by_hex
 
 
 def _title(battle: Battle) -> str:
@@ -466,10 +482,7 @@ def render_map(battle: Battle, *, hex_size: int = DEFAULT_HEX_SIZE) -> Image.Ima
         draw.text((cx, cy - 0.70 * hex_size), h.id, font=id_font, fill=ID_TEXT_IMPASSABLE if blocked else ID_TEXT,
                   anchor="mm")
 
-    by_hex: dict[str, list[Unit]] = {}
-    for u in battle.units:
-        if not u.destroyed and battle.map.grid.contains(parse_hex(u.hex)):
-            by_hex.setdefault(parse_hex(u.hex).id, []).append(u)
+    by_hex = _units_by_hex(battle)
     values = _value_line(battle)
     for hex_id, units in by_hex.items():
         _draw_units(draw, geo, hex_id, units, colours, values)
@@ -582,22 +595,10 @@ def _svg_box(box: tuple[float, float, float, float], unit: Unit, colour: tuple[i
 def _svg_units(geo: MapGeometry, hex_id: str, units: Sequence[Unit], colours: dict[str, tuple[int, int, int]],
                values: dict[str, tuple[str, bool]]) -> list[str]:
     """H4: the units in one hex, placed as :func:`_draw_units` places them."""
-    cx, cy = geo.center(hex_id)
-    s = geo.size
-    half_w, top, bottom = 0.68 * s, cy - 0.52 * s, cy + 0.56 * s
-    cols = 1 if len(units) <= 2 else 2
-    rows = math.ceil(len(units) / cols)
-    gap = max(2.0, s * 0.04)
-    cell_w = (2 * half_w - gap * (cols - 1)) / cols
-    cell_h = (bottom - top - gap * (rows - 1)) / rows
-    base = max(8, round(s * 0.15))
+    base = max(8, round(geo.size * 0.15))
     out: list[str] = []
-    for i, unit in enumerate(units):
-        r, c = divmod(i, cols)
-        x0 = cx - half_w + c * (cell_w + gap)
-        y0 = top + r * (cell_h + gap)
-        out += _svg_box((x0, y0, x0 + cell_w, y0 + cell_h), unit, colours[unit.side], values[unit.name], base,
-                        roomy=len(units) == 1)
+    for unit, box in _boxes(geo, hex_id, units):
+        out += _svg_box(box, unit, colours[unit.side], values[unit.name], base, roomy=len(units) == 1)
     return out
 
 
@@ -659,10 +660,7 @@ def render_map_svg(battle: Battle, *, hex_size: int = DEFAULT_HEX_SIZE) -> str:
         cx, cy = geo.center(h)
         body.append(_svg_text(cx, cy - 0.70 * hex_size, h.id, id_size, anchor="middle", baseline="central",
                               fill=ID_TEXT_IMPASSABLE if blocked else ID_TEXT))
-    by_hex: dict[str, list[Unit]] = {}
-    for u in battle.units:
-        if not u.destroyed and battle.map.grid.contains(parse_hex(u.hex)):
-            by_hex.setdefault(parse_hex(u.hex).id, []).append(u)
+    by_hex = _units_by_hex(battle)
     values = _value_line(battle)
     for hex_id, units in by_hex.items():
         body += _svg_units(geo, hex_id, units, colours, values)
