@@ -27,6 +27,7 @@ from sheetsync import lite
 from sheetsync.app.cli import app
 from sheetsync.app.lite_template import HOW_TO_RUN, HOW_TO_RUN_SHEET
 from sheetsync.app.workbook_cli import system_tracker_from
+from sheetsync.backends.lite_code import lite_code
 from sheetsync.backends.sheet_buttons import shape_buttons
 from sheetsync.backends.vba import BUTTON_ANCHORS
 from sheetsync.backends.xlwings_remote import (
@@ -218,6 +219,78 @@ def test_issue25_template_lite_has_how_to_run_first_and_a_button_per_script(
         assert s["caption"] == (captions[action] if action else caption)
     # the tracker is the system's own: the same sheets after How to run, and steps run on it
     assert wb.sheetnames[1:] == list(system.layout(None).sheets)
+
+
+@pytest.mark.parametrize("system_id", SYSTEMS)
+def test_issue25_template_lite_carries_the_panes_requirements_and_main_py(
+        system_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workbook holds the xlwings Lite pane's files, as the add-in stores them (its web
+    extension's properties): requirements.txt lists xlwings and sheetsync, main.py imports the
+    scripts, and the pane opens with the workbook."""
+    import zipfile
+
+    from sheetsync.backends.lite_code import ADDIN_ID, MAIN_PY, TASKPANES_PART, WEBEXTENSION_PART
+    from sheetsync.web import XLWINGS_VERSION
+
+    monkeypatch.chdir(tmp_path)
+    assert _cli("template", NAME, "--lite", "--system", system_id).exit_code == 0
+    data = (tmp_path / NAME).read_bytes()
+    files = lite_code(data)
+    assert files == {"main.py": MAIN_PY, "requirements.txt": f"xlwings>={XLWINGS_VERSION}\nsheetsync\n"}
+    with zipfile.ZipFile(tmp_path / NAME) as z:
+        types = z.read("[Content_Types].xml").decode()
+        root_rels = z.read("_rels/.rels").decode()
+        panes = z.read(TASKPANES_PART).decode()
+        ext = z.read(WEBEXTENSION_PART).decode()
+    assert f'PartName="/{WEBEXTENSION_PART}"' in types and f'PartName="/{TASKPANES_PART}"' in types
+    assert f'Target="{TASKPANES_PART}"' in root_rels and 'visibility="1"' in panes
+    assert f'id="{ADDIN_ID}"' in ext and 'storeType="OMEX"' in ext
+    # the scripts main.py imports are the module's every script
+    imported = re.search(r"from sheetsync\.lite import ([\w, ]+)", MAIN_PY)
+    assert imported is not None and sorted(imported.group(1).replace(" ", "").split(",")) == sorted(lite.__all__)
+
+
+def test_issue25_a_workbook_with_other_add_in_settings_is_not_overwritten() -> None:
+    from sheetsync.backends.lite_code import with_lite_code
+
+    data = _lite_template("hexwar")
+    with pytest.raises(ValueError, match="add-in"):
+        with_lite_code(data, {"main.py": "x = 1\n"})
+    assert lite_code(data)["requirements.txt"].endswith("sheetsync\n")
+
+
+@pytest.mark.parametrize("system_id", SYSTEMS)
+def test_issue25_steps_on_a_lite_tracker_keep_its_pane_files_and_buttons(
+        system_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Build and Resolve run by the CLI on a tracker carrying the pane's files and the
+    buttons (the example's tracker, given them as ``template --lite`` gives them) keep both
+    byte for byte, and LibreOffice still opens the workbook."""
+    import zipfile
+
+    from libreoffice import recalc_and_convert, require_libreoffice
+
+    from sheetsync.app.lite_template import lite_buttons
+    from sheetsync.backends.lite_code import MAIN_PY, requirements_txt, with_lite_code
+    from sheetsync.backends.sheet_buttons import add_shape_buttons
+
+    monkeypatch.chdir(tmp_path)
+    _tracker(system_id, tmp_path / NAME)
+    data = add_shape_buttons((tmp_path / NAME).read_bytes(), lite.BUTTON_SHEET, lite_buttons(find_system(system_id)))
+    data = with_lite_code(data, {"main.py": MAIN_PY, "requirements.txt": requirements_txt("0.37.8")})
+    (tmp_path / NAME).write_bytes(data)
+    before = (lite_code(data), shape_buttons(data, lite.BUTTON_SHEET))
+    assert len(before[0]) == 2 and len(before[1]) == len(lite.BUTTONS)
+    for action in ("build", "resolve"):
+        out = _cli(action, NAME)
+        assert out.exit_code == 0, out.output
+        after = (tmp_path / NAME).read_bytes()
+        assert after != data  # the step wrote
+        assert (lite_code(after), shape_buttons(after, lite.BUTTON_SHEET)) == before, action
+        data = after
+    require_libreoffice()
+    converted = recalc_and_convert(tmp_path / NAME, tmp_path / "lo")
+    with zipfile.ZipFile(converted) as z:
+        assert 'name="Battle"' in z.read("xl/workbook.xml").decode()
 
 
 def test_issue25_the_four_step_buttons_sit_where_the_macro_buttons_do() -> None:

@@ -9,7 +9,8 @@ Check, Resolve, Undo, Resolve, Report and End Battle: on CPython each script run
 ``xw.Book(json=payload)`` and its actions are applied to the workbook, as Excel applies
 them, giving the next step's payload.  Pyodide runs every script on the same payloads, once,
 and must queue the same actions (``book.json()``); xlwings sees the same seven scripts with
-their sheet buttons (``custom_scripts_meta``)."""
+their sheet buttons (``custom_scripts_meta``), and the same seven through the ``main.py`` a
+``--lite`` tracker carries."""
 
 from __future__ import annotations
 
@@ -21,10 +22,11 @@ from typing import Any
 
 import openpyxl
 import pytest
-from test_lite import SYSTEMS, _tracker
+from test_lite import SYSTEMS, _lite_template, _tracker
 from test_pyodide import CACHE, ROOT, run_pyodide, wheels
 
 from sheetsync import lite
+from sheetsync.backends.lite_code import lite_code
 from sheetsync.backends.xlwings_remote import (
     apply_actions,
     close_book,
@@ -80,6 +82,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     payloads, answers = _cpython(tmp_path_factory.mktemp("cpython"))
     host = tmp_path_factory.mktemp("lite")
     (host / "in.json").write_text(json.dumps(payloads), encoding="utf-8")
+    (host / "main.py").write_text(lite_code(_lite_template("bbn"))["main.py"], encoding="utf-8")
     result, _timings = run_pyodide(PROGRAM, host, [*wheels(tmp_path_factory.mktemp("wheels")), *lite_wheels])
     return {"cpython": answers, "pyodide": result}
 
@@ -89,6 +92,13 @@ def test_issue25_the_scripts_import_under_pyodide_with_their_buttons(runs: dict[
     meta = {m["function_name"]: m for m in runs["pyodide"]["scripts"]}
     assert set(meta) == set(lite.__all__) == set(lite.BUTTONS)
     assert all(m["button"] == lite.button(name) for name, m in meta.items())
+
+
+def test_issue25_the_main_py_of_a_lite_tracker_registers_every_script_under_pyodide(runs: dict[str, Any]) -> None:
+    """The pane registers the ``@script`` functions of the workbook's ``main.py``: the one a
+    ``--lite`` tracker carries only imports sheetsync's, and they are all there, buttons and all."""
+    assert runs["pyodide"]["main_scripts"] == runs["pyodide"]["scripts"]
+    assert len(runs["pyodide"]["main_scripts"]) == len(lite.BUTTONS)
 
 
 @pytest.mark.parametrize("system_id", SYSTEMS)

@@ -1,9 +1,12 @@
 """``sheetsync template battle.xlsx --lite``: a tracker for xlwings Lite (issue 25, §3).
 
 The tracker of any rule system with, in front, a "How to run" sheet that says in three lines
-what to do, and on the Battle sheet one button per script of :mod:`sheetsync.lite`: a shape
+what to do, on the Battle sheet one button per script of :mod:`sheetsync.lite`: a shape
 named and linked as xlwings Lite documents sheet buttons
-(:mod:`sheetsync.backends.sheet_buttons`), captioned as the system names its steps.
+(:mod:`sheetsync.backends.sheet_buttons`), captioned as the system names its steps, and the
+xlwings Lite pane's own files inside the workbook (:mod:`sheetsync.backends.lite_code`): a
+``requirements.txt`` that lists ``sheetsync`` and a ``main.py`` that imports its scripts, so
+the workbook needs nothing typed into the pane.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ HOW_TO_RUN_SHEET = "How to run"
 HOW_TO_RUN = (
     "1. Add xlwings Lite from Excel's add-in store: Home > Add-ins, search for xlwings Lite, click Add.",
     "2. Open the xlwings Lite pane: the xlwings Lite button at the right end of the Home tab.",
-    "3. The pane's requirements.txt lists sheetsync (add the line sheetsync if it does not, then restart "
-    "xlwings Lite); the buttons on the Battle sheet then run each step.",
+    "3. Its requirements.txt already lists sheetsync and its main.py holds the scripts: once the pane has "
+    "installed them, the buttons on the Battle sheet run each step.",
 )
 """The three lines of the "How to run" sheet, the tracker's first."""
 
@@ -54,11 +57,14 @@ def _how_to_run(wb: Any) -> None:
         sheet.sheet_view.tabSelected = False
 
 
-def lite_bytes(system: Any, capacity: dict[str, int] | None = None) -> bytes:
-    """The bytes of ``system``'s blank tracker for xlwings Lite (an .xlsx)."""
+def lite_bytes(system: Any, capacity: dict[str, int] | None = None, *, requirement: str = "sheetsync") -> bytes:
+    """The bytes of ``system``'s blank tracker for xlwings Lite (an .xlsx), its pane's
+    ``requirements.txt`` naming ``requirement`` for sheetsync."""
+    from sheetsync.backends.lite_code import MAIN_PY, requirements_txt, with_lite_code
     from sheetsync.backends.sheet_buttons import add_shape_buttons
     from sheetsync.core.registry import room
     from sheetsync.lite import BUTTON_SHEET
+    from sheetsync.web import XLWINGS_VERSION
 
     if system.id == "bbn":
         layout = room("bbn", "tracker.layout").layout
@@ -70,7 +76,8 @@ def lite_bytes(system: Any, capacity: dict[str, int] | None = None) -> bytes:
     _how_to_run(wb)
     buf = io.BytesIO()
     wb.save(buf)
-    return add_shape_buttons(buf.getvalue(), BUTTON_SHEET, lite_buttons(system))
+    with_buttons = add_shape_buttons(buf.getvalue(), BUTTON_SHEET, lite_buttons(system))
+    return with_lite_code(with_buttons, {"main.py": MAIN_PY, "requirements.txt": requirements_txt(XLWINGS_VERSION, requirement)})
 
 
 def write_lite_template(out: Path, system: Any, *, force: bool = True) -> Path:

@@ -1,10 +1,12 @@
 # Under Pyodide (tests/pyodide/run.mjs): sheetsync.lite's scripts on xw.Book(json=payload), as
 # xlwings Lite runs them. /host/in.json holds {"system/step": payload}; RESULT holds, for
-# each, the actions the script queued (book.json()), and the scripts xlwings sees.
+# each, the actions the script queued (book.json()), and the scripts xlwings sees, in
+# sheetsync.lite and in the main.py a --lite tracker carries (/host/main.py).
 import inspect
 import json
 import os
 import sys
+import types
 
 os.environ["XLWINGS_LICENSE_KEY"] = "noncommercial"  # xlwings' remote engine: free for noncommercial use
 os.environ["XLWINGS_ON_SERVER"] = "true"  # @script registers its metadata, as in xlwings Lite
@@ -42,4 +44,8 @@ for key, payload in PAYLOADS.items():
         answers[key] = book.json()
     finally:
         close_book(book)
-RESULT = {"platform": sys.platform, "answers": answers, "scripts": custom_scripts_meta(lite)}
+main = types.ModuleType("main")  # the workbook's main.py, as the pane imports it
+with open("/host/main.py", encoding="utf-8") as fh:
+    exec(compile(fh.read(), "main.py", "exec"), main.__dict__)
+RESULT = {"platform": sys.platform, "answers": answers, "scripts": custom_scripts_meta(lite),
+          "main_scripts": custom_scripts_meta(main)}
