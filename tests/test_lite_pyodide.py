@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import openpyxl
 import pytest
 from test_lite import SYSTEMS, _lite_template, _tracker
+from test_lite import (
+    noncommercial_license as noncommercial_license,  # autouse: xlwings' license for the module
+)
 from test_pyodide import CACHE, ROOT, run_pyodide, wheels
 
 from sheetsync import lite
@@ -39,13 +41,6 @@ STEPS = ("build", "check", "resolve", "undo", "resolve", "report", "end")
 SCRIPTS = {"build": lite.build, "check": lite.check, "resolve": lite.resolve, "undo": lite.undo,
            "end": lite.end_battle, "report": lite.report}
 NAME = "battle.xlsx"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def noncommercial_license() -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as mp:  # xlwings' remote engine: free for noncommercial use
-        mp.setenv("XLWINGS_LICENSE_KEY", "noncommercial")
-        yield
 
 
 def _cpython(tmp_path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
