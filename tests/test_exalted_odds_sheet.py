@@ -349,3 +349,26 @@ def _plans_of(battle: Any) -> dict[int, AttackPlan]:
     from sheetsync.systems.exalted.rules.battle import attack_plans
 
     return attack_plans(battle)
+
+
+def test_e1_the_odds_tables_values_are_computed_only_when_read_and_bound_the_cells_they_fill() -> None:
+    """A step never reads the Odds sheet's ten thousand fixed chances (only a template or a
+    drawing does), so the layout defers them; the print area's bounds, taken from the deferred
+    part, are the bounds of the cells once computed, and reading them gives every one, in order."""
+    from sheetsync.core.a1 import cell_position
+    from sheetsync.sheets.printing import print_area
+    from sheetsync.systems.exalted.tracker.formulas import ODDS_DICE, ODDS_SHEET, odds_table
+    from sheetsync.systems.exalted.tracker.layout import layout
+
+    lay = layout()
+    assert lay.deferred and not [s for s in lay.fixed if s.sheet == ODDS_SHEET]
+    deferred_extent = lay.static_extent(ODDS_SHEET)
+    area = print_area(lay, ODDS_SHEET, {})
+    assert lay.deferred  # the print area computed none of them
+    odds = [s for s in lay.static if s.sheet == ODDS_SHEET]
+    assert not lay.deferred and len(odds) == 1 + (2 * ODDS_DICE + 1) + 2 * (ODDS_DICE + 1) * (2 * ODDS_DICE + 2)
+    cols, rows = zip(*(cell_position(s.address) for s in odds), strict=True)
+    assert deferred_extent == (max(rows), max(cols)) == lay.static_extent(ODDS_SHEET)
+    assert print_area(lay, ODDS_SHEET, {}) == area
+    chances = [s.value for s in odds if isinstance(s.value, float)]
+    assert chances == [p for twice in (True, False) for row in odds_table(ODDS_DICE, double_tens=twice) for p in row]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["col_letter", "quote_sheet"]
+__all__ = ["cell_position", "col_letter", "quote_sheet"]
 
 
 @functools.lru_cache(maxsize=4096)  # pure, and called for every address a step writes (issue 12)
@@ -28,3 +28,14 @@ def quote_sheet(name: str) -> str:
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         return name
     return "'" + name.replace("'", "''") + "'"
+
+
+def cell_position(address: str) -> tuple[int, int]:
+    """``"B12"`` (or ``"$B$12"``) -> (column 2, row 12)."""
+    m = re.fullmatch(r"\$?([A-Z]+)\$?(\d+)", address)
+    if m is None:
+        raise ValueError(f"{address!r} is not a cell such as B12")
+    col = 0
+    for ch in m.group(1):
+        col = col * 26 + ord(ch) - 64
+    return col, int(m.group(2))

@@ -11,17 +11,21 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Literal, Protocol
 
-from sheetsync.core.a1 import col_letter, quote_sheet  # A1 notation, one place for both
+from sheetsync.core.a1 import (  # A1 notation, one place for both
+    cell_position,
+    col_letter,
+    quote_sheet,
+)
 
 __all__ = [
     "BOOL", "INT", "NUMBER", "PERCENT", "TEXT",
     "Area", "Block", "Cell", "Chart", "CellChoices", "Choice", "Codec", "CodecError", "Colours", "Column", "DataBar",
-    "Dropdowns", "Int", "Layout", "Names", "Number", "Percent", "PRINT_MARGINS", "PrintSetup", "Rule", "Static", "Text", "YesNo",
+    "DeferredStatic", "Dropdowns", "Int", "Layout", "Names", "Number", "Percent", "PRINT_MARGINS", "PrintSetup", "Rule", "Static", "Text", "YesNo",
     "col_letter", "columns_of", "quote_sheet", "table_printing",
 ]
 
@@ -504,6 +508,20 @@ class Static:
 
 
 @dataclass(frozen=True)
+class DeferredStatic:
+    """Fixed cells computed only when something reads them (:attr:`Layout.static`): a large
+    table of fixed values (the Exalted Odds sheet's ten thousand chances) that a step never
+    reads, only a template or a drawing.  ``last_row`` and ``last_col`` bound the cells on
+    ``sheet`` so that a print area needs no values."""
+
+    sheet: str
+    last_row: int
+    last_col: int
+    make: Callable[[], Iterable[Static]] = field(compare=False)
+
+
+
+@dataclass(frozen=True)
 class CellChoices:
     """A dropdown on one cell (a House Rules value): ``options``, refusing anything else,
     with ``error`` as the refusal's text."""
@@ -558,13 +576,42 @@ class Layout:
     """Frozen (rows, columns) per sheet; a sheet not named here freezes under its only table."""
     printing: dict[str, PrintSetup] = field(default_factory=dict)
     """Print setup per sheet; a sheet not named here prints landscape, one page wide."""
-    static: list[Static] = field(default_factory=list)
+    fixed: list[Static] = field(default_factory=list)
+    """The fixed cells computed so far; read them through :attr:`static`."""
+    deferred: list[DeferredStatic] = field(default_factory=list)
+    """Fixed cells not computed yet: :attr:`static` computes them, in order, when first read."""
     checkboxes: list[str] = field(default_factory=list)
     """Block columns (``"Battle_Buttons.tick"``) whose data rows are checkboxes, unticked."""
     choices_at: list[CellChoices] = field(default_factory=list)
     dropdowns: Dropdowns = field(default_factory=Dropdowns)
     open_rows: int = 4000
     """How far down an open-ended block (the Log) is decorated and named."""
+
+    @property
+    def static(self) -> list[Static]:
+        """Every fixed cell of a blank tracker, the deferred ones computed first (in the order
+        they were added, before any added after them)."""
+        while self.deferred:
+            self.fixed.extend(self.deferred.pop(0).make())
+        return self.fixed
+
+    @static.setter
+    def static(self, value: list[Static]) -> None:
+        self.deferred.clear()
+        self.fixed = value
+
+    def static_extent(self, sheet: str) -> tuple[int, int]:
+        """The last row and column of ``sheet`` that a fixed cell fills (0, 0 when none),
+        without computing the deferred ones."""
+        last_row = last_col = 0
+        for part in self.deferred:
+            if part.sheet == sheet:
+                last_row, last_col = max(last_row, part.last_row), max(last_col, part.last_col)
+        for static in self.fixed:
+            if static.sheet == sheet:
+                col, row = cell_position(static.address)
+                last_row, last_col = max(last_row, row), max(last_col, col)
+        return last_row, last_col
 
     def block(self, name: str) -> Block:
         return self.blocks[name]

@@ -89,9 +89,8 @@ def print_area(lay: Layout, sheet: str, rows: Rows) -> str | None:
                                       area.first_col + area.cols - 1)
         last_row = max(last_row, used_row or area.first_row)
         last_col = max(last_col, used_col or area.first_col)
-    for static in (s for s in lay.static if s.sheet == sheet):
-        col, row, _, _ = _bounds(f"{static.address}:{static.address}")
-        last_row, last_col = max(last_row, row), max(last_col, col)
+    fixed_row, fixed_col = lay.static_extent(sheet)  # the deferred fixed cells by their bounds
+    last_row, last_col = max(last_row, fixed_row), max(last_col, fixed_col)
     if not last_row:
         return None
     if setup.area:

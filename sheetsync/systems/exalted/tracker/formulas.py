@@ -34,10 +34,10 @@ pool beyond the table shows blanks, and its Result says so.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
-from sheetsync.core.layout import Block, Column, Layout, Static, quote_sheet
+from sheetsync.core.layout import Block, Column, DeferredStatic, Layout, Static, quote_sheet
 
 __all__ = ["ODDS_DICE", "ODDS_KEYS", "ODDS_SHEET", "add_odds", "house_rule_rows", "odds_blocks", "odds_table",
            "success_columns"]
@@ -77,7 +77,7 @@ def odds_table(dice: int = ODDS_DICE, *, double_tens: bool = True) -> tuple[tupl
     rows: list[tuple[float, ...]] = []
     for n in range(dice + 1):
         scale = 10 ** n
-        rows.append(tuple(_stored(w / scale) for w in ways))
+        rows.append(tuple(_stored(w / scale) if w else 0.0 for w in ways))
         nxt = [0] * width
         for s, w in enumerate(ways):
             if w:
@@ -125,10 +125,12 @@ def _static(dice: int) -> tuple[Static, ...]:
     out = [Static(ODDS_SHEET, f"{head.letter('label')}{head.first_row}", "Successes")]
     out += [Static(ODDS_SHEET, f"{head.letter(f's{s}')}{head.first_row}", s) for s in range(2 * dice + 1)]
     for block, twice in ((table, True), (once, False)):
+        dice_col = block.letter("dice")
+        letters = [block.letter(f"s{s}") for s in range(2 * dice + 1)]  # once: a column's letter is a search
         for n, row in enumerate(odds_table(dice, double_tens=twice)):
             r = block.first_row + n
-            out.append(Static(ODDS_SHEET, f"{block.letter('dice')}{r}", n))
-            out += [Static(ODDS_SHEET, f"{block.letter(f's{s}')}{r}", p) for s, p in enumerate(row)]
+            out.append(Static(ODDS_SHEET, f"{dice_col}{r}", n))
+            out += [Static(ODDS_SHEET, f"{letter}{r}", p) for letter, p in zip(letters, row, strict=True)]
     return tuple(out)
 
 
@@ -203,6 +205,8 @@ def add_odds(lay: Layout) -> None:
     lay.add(head)
     lay.add(table)
     lay.add(once)
-    lay.static.extend(_static(ODDS_DICE))
+    last = once.last_row if once.last_row is not None else once.first_row
+    lay.deferred.append(DeferredStatic(ODDS_SHEET, last, max(b.last_col for b in (head, table, once)),
+                                       partial(_static, ODDS_DICE)))  # only a template or a drawing reads them
     for key, make in FORMULAS.items():
         lay.formulas[f"Orders_Table.{key}"] = make
