@@ -118,6 +118,7 @@ class Memo:
 
 _HEADCOUNTS = Memo()
 _TRAITS = Memo()
+_BY_VALUE = Memo(512)
 _NOW = Memo()
 
 
@@ -509,11 +510,16 @@ class UnitTraits:
 
 
 def derive_traits(unit: UnitSpec, rules: HouseRules = DEFAULT_RULES) -> UnitTraits:
-    """X1-X11: a unit's derived traits with their breakdowns (derived once for a unit)."""
+    """X1-X11: a unit's derived traits with their breakdowns (derived once for a unit, and
+    once for equal units: a tracker step loads the same units afresh from its State, issue 23)."""
     key = (id(unit), id(rules))
     got: UnitTraits | None = _TRAITS.get(key)
     if got is None:
-        got = _TRAITS.put(key, (unit, rules), _derive_traits(unit, rules))
+        same = (unit.model_dump_json(), rules.model_dump_json())  # the traits depend on these values alone
+        got = _BY_VALUE.get(same)
+        if got is None:
+            got = _BY_VALUE.put(same, (), _derive_traits(unit, rules))
+        got = _TRAITS.put(key, (unit, rules), got)
     return got
 
 
