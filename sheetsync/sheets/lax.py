@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
+import operator
 import re
 import types
 import typing
@@ -216,6 +217,7 @@ def _make(hint: Any) -> _Check:
     raise TypeError(f"sheetsync.sheets.lax can't validate {hint!r}")
 
 
+_OPS = {"ge": operator.ge, "gt": operator.gt, "le": operator.le, "lt": operator.lt}
 _BOUND_WORDS = {"ge": ("greater_than_equal", "greater than or equal to"), "gt": ("greater_than", "greater than"),
                 "le": ("less_than_equal", "less than or equal to"), "lt": ("less_than", "less than")}
 
@@ -239,13 +241,21 @@ def _annotated(inner: _Check, meta: tuple[Any, ...]) -> _Check:
     patterns = [m for m in meta if isinstance(m, Pattern)]
     if not (ranges or lengths or patterns):
         return inner
+    limits = [(_OPS[key], bound) for r in ranges for key in ("gt", "ge", "lt", "le")
+              if (bound := getattr(r, key)) is not None]
 
     def check(v: Any, loc: tuple[Any, ...], errors: Errors) -> Any:
         out = inner(v, loc, errors)
         if out is _FAIL or out is None:
             return out
-        if isinstance(out, (int, float)) and not all(_bounds(r, out, loc, errors) for r in ranges):
-            return _FAIL
+        # a number within every bound passes at once; one outside any (or NaN) is checked
+        # bound by bound, to name the first it breaks (issue 23: loaders check thousands)
+        if isinstance(out, (int, float)):
+            for op, bound in limits:
+                if not op(out, bound):
+                    if not all(_bounds(r, out, loc, errors) for r in ranges):
+                        return _FAIL
+                    break
         for m in lengths:
             if not _long_enough(m.n, out, loc, errors):
                 return _FAIL
