@@ -68,6 +68,7 @@ from sheetsync.systems.exalted.rules.state import (
     Order,
     UndoRecord,
     UnitState,
+    expand_record,
 )
 from sheetsync.systems.exalted.rules.traits import (
     ABILITY_RANGE,
@@ -382,6 +383,11 @@ def load_battle(data: Any, source: str = "") -> Battle:
             state.append(st)
     history: list[UndoRecord] = []
     for i, h in enumerate(_list(data, "history", problems)):
+        try:
+            h = expand_record(h)  # issue 23: a tracker's compact record, copied into a file
+        except ValueError as exc:
+            problems.append(Problem(f"history[{i}]", str(exc)))
+            continue
         rec = validate(UndoRecord, h, f"history[{i}]", problems)
         if rec is not None:
             try:

@@ -339,7 +339,7 @@ def _stored(rd: _Read) -> Battle:
         raise BattleStateError("this tracker has no units yet: fill in the Characters and Units sheets, then "
                                "Build Units")
     try:
-        return load_battle(rd.session.battle, "the State sheet")
+        return ss.stored_battle(rd.session, lambda data: load_battle(data, "the State sheet"))
     except InputError as err:
         raise SheetFormatError([Problem(rd.lay.block("State_Blob").cell(0, "json"),
                                         f"the stored battle can't be read ({err.problems[0]}): restore the "
@@ -358,7 +358,7 @@ def _history(rd: _Read) -> tuple[UndoRecord, ...]:
     out = []
     for r in rd.session.history():
         try:
-            out.append(UndoRecord.model_validate(r.data.get("record") if isinstance(r.data, dict) else None).check())
+            out.append(UndoRecord.read(r.data.get("record") if isinstance(r.data, dict) else None).check())
         except ValueError:
             raise SheetFormatError([Problem(r.where, "this undo record is not sheetsync's: restore the previous "
                                                      "copy")]) from None
@@ -678,7 +678,7 @@ def _undo(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     if row.problem:
         raise SheetFormatError([Problem(row.where, f"{row.problem}: restore the previous copy")])
     try:
-        record = UndoRecord.model_validate(row.data.get("record")).check()
+        record = UndoRecord.read(row.data.get("record")).check()
         tick = int(row.data["turn"])
         if tick < 0:  # a long tick resolved before the battle came to this tracker (its file's history)
             tick = stored.tick
