@@ -2,7 +2,6 @@
 
     python benchmarks/bench_endpoint.py [--repeat 30] [--cohorts 12] [--client VBA]
                                         [--engine payload|xlwings|both] [--in-process]
-                                        [--system bbn|hexwar|exalted] [--units N]
 
 Starts ``sheetsync serve``'s app under uvicorn in a process of its own, on a 127.0.0.1
 socket bound here (``--in-process``: on a thread of this process, beside the client),
@@ -30,10 +29,6 @@ in a row, the caches warm) and once more after 10 ms idle ("after idle": as each
 reaches the server, after a gap in which other work had the core and its caches).
 
 The bar (issue 12): Resolve's server-side median at most 6 ms for 12 cohorts.
-
-``--system hexwar`` or ``exalted`` (issue 23) does the same for the hex wargame's Resolve
-Turn on a battle of ``--units`` units (40 by default) or Exalted's Next Tick (10 by default),
-each tracker built (Build Units) and its payload made as for the battalion's: the same bar.
 """
 
 from __future__ import annotations
@@ -82,29 +77,6 @@ def payload_for(cohorts: int, client: str, tmp: Path) -> tuple[dict[str, Any], i
     battle.write_text(yaml.safe_dump(make_battle(cohorts), sort_keys=False), encoding="utf-8")
     tracker = tmp / "tracker.xlsx"
     new_workbook(tracker, battle)
-    payload = payload_from_openpyxl(openpyxl.load_workbook(tracker), client)
-    size = len(httpx.Request("POST", "http://x", json=payload).content)
-    return payload, size
-
-
-DEFAULT_UNITS = {"hexwar": 40, "exalted": 10}
-"""Issue 23: the battle each system's endpoint is measured on (units; the battalion's is ``--cohorts``)."""
-
-
-def system_payload_for(system_id: str, units: int, client: str, tmp: Path) -> tuple[dict[str, Any], int]:
-    """Issue 23: the payload of a built tracker of the hex wargame or Exalted, a battle of
-    ``units`` units with every unit's orders for its first turn or tick typed."""
-    from exalted_battles import make_exalted_battle
-    from hex_battles import make_hex_battle
-
-    from sheetsync.app.workbook_cli import run_workbook, system_tracker_from
-    from sheetsync.core.registry import find_system
-
-    system = find_system(system_id)
-    make = {"hexwar": make_hex_battle, "exalted": make_exalted_battle}[system_id]
-    tracker = tmp / "tracker.xlsx"
-    system_tracker_from(tracker, system, system.load(make(units), "the benchmark's battle"))
-    run_workbook("build", tracker)
     payload = payload_from_openpyxl(openpyxl.load_workbook(tracker), client)
     size = len(httpx.Request("POST", "http://x", json=payload).content)
     return payload, size
@@ -264,25 +236,17 @@ def main() -> None:
     ap.add_argument("--client", choices=CLIENTS, default="VBA")
     ap.add_argument("--engine", choices=(*ENGINES, "both"), default="both")
     ap.add_argument("--warmup", type=int, default=2, help="untimed requests of each kind first")
-    ap.add_argument("--system", choices=("bbn", "hexwar", "exalted"), default="bbn",
-                    help="the rule system whose Resolve is posted (issue 23)")
-    ap.add_argument("--units", type=int, default=None, help="hexwar, exalted: the battle's units (40, 10)")
     ap.add_argument("--in-process", action="store_true",
                     help="run the server on a thread of this process (beside the client) instead of its own process")
     args = ap.parse_args()
 
-    units = args.units or DEFAULT_UNITS.get(args.system, args.cohorts)
     with tempfile.TemporaryDirectory() as tmp:
-        if args.system == "bbn":
-            payload, size = payload_for(args.cohorts, args.client, Path(tmp))
-        else:
-            payload, size = system_payload_for(args.system, units, args.client, Path(tmp))
+        payload, size = payload_for(args.cohorts, args.client, Path(tmp))
     engines = ENGINES if args.engine == "both" else (args.engine,)
     data = measure(engines, payload, args.repeat, args.warmup, args.in_process)
 
     print("$ " + shlex.join([Path(sys.executable).name, *sys.argv]))
-    battle = f"{args.cohorts} cohorts" if args.system == "bbn" else f"{args.system}, {units} units"
-    print(f"{battle}, {args.client} payload of {size / 1024:.0f} KiB, "
+    print(f"{args.cohorts} cohorts, {args.client} payload of {size / 1024:.0f} KiB, "
           f"{args.repeat} requests each (after {args.warmup} warm-up), server "
           + ("on a thread beside the client" if args.in_process else "in its own process (Server-Timing)") + "\n")
     print(f"{'engine':8} | {'':18} | {'median (ms)':>11} | {'p90 (ms)':>8} | {'min (ms)':>8}")

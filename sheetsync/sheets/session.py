@@ -25,18 +25,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from sheetsync.core.errors import BattleStateError, Problem, SheetFormatError
 from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate, parse_range
 
 __all__ = ["BLOB_RANGE", "CHUNK", "JOURNAL", "RECORDS_HEADER", "RECORDS_RANGE", "Commit", "Record", "Session", "clear_records",
            "commit", "parse", "stored_rows",
-           "read_ranges", "record_update", "step_token", "stored_battle", "undone_update"]
+           "read_ranges", "record_update", "step_token", "undone_update"]
 
 CHUNK = 30_000
 """Characters per State cell (a cell holds at most 32,767 in Excel, 50,000 in Google Sheets)."""
@@ -184,34 +182,6 @@ def _loads(text: str) -> Any:
     except (ValueError, RecursionError):
         return None
     return data if _depth_within(data, MAX_DEPTH) else None
-
-
-_T = TypeVar("_T")
-_STORED: OrderedDict[tuple[str, str], Any] = OrderedDict()
-_STORED_LOCK = threading.Lock()  # a server's steps and a watcher's may remember at once
-STORED_KEPT = 16
-"""How many stored battles this process remembers, by the State's JSON."""
-
-
-def stored_battle(session: Session, load: Callable[[dict[str, Any]], _T]) -> _T:
-    """The battle ``session``'s State holds, as ``load`` makes it from the blob's data.  The
-    battle is a frozen value that depends on that data alone, so a State this process has
-    loaded before (the same system, the same JSON: a server's next click reads back the
-    State its last click wrote) gives back the same battle without loading it again (issue
-    23).  What ``load`` raises is raised every time, never remembered."""
-    data = session.battle if session.battle is not None else {}
-    key = (session.mark, json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
-    with _STORED_LOCK:
-        got = _STORED.get(key)
-        if got is not None:
-            _STORED.move_to_end(key)
-            return got  # type: ignore[no-any-return]
-    battle = load(data)
-    with _STORED_LOCK:
-        _STORED[key] = battle
-        while len(_STORED) > STORED_KEPT:
-            _STORED.popitem(last=False)
-    return battle
 
 
 def parse(blob: Grid, records: Grid, *, blob_range: str = BLOB_RANGE, mark: str = "") -> Session:

@@ -220,15 +220,11 @@ def block_update(block: Block, rows: Sequence[Mapping[str, Any]], offset: int = 
         idx = [block.index(k) for k in keys]
         lo, hi = min(idx), max(idx)
     grid: list[list[CellValue]] = []
-    written = block.columns[lo:hi + 1]
     for row in rows:
         outside = [k for k in row if not lo <= block.index(k) <= hi]
         if outside:
             raise KeyError(f"{block.name}: column {outside[0]!r} is outside the columns written")
-        # the columns written, each through its codec (a Formula as it is): a step's many
-        # small updates encode no column they leave alone (issue 23)
-        grid.append([(v if isinstance(v := row[c.key], Formula) else c.codec.encode(v)) if c.key in row else None
-                     for c in written])
+        grid.append(_encode(block, row)[lo:hi + 1])
     r1 = block.first_row + offset
     rng = (f"{quote_sheet(block.sheet)}!{col_letter(block.first_col + lo)}{r1}:"
            f"{col_letter(block.first_col + hi)}{r1 + max(len(rows), 1) - 1}")

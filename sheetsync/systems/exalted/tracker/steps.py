@@ -339,7 +339,7 @@ def _stored(rd: _Read) -> Battle:
         raise BattleStateError("this tracker has no units yet: fill in the Characters and Units sheets, then "
                                "Build Units")
     try:
-        return ss.stored_battle(rd.session, lambda data: load_battle(data, "the State sheet"))
+        return load_battle(rd.session.battle, "the State sheet")
     except InputError as err:
         raise SheetFormatError([Problem(rd.lay.block("State_Blob").cell(0, "json"),
                                         f"the stored battle can't be read ({err.problems[0]}): restore the "

@@ -84,9 +84,6 @@ class _Read:
     below: dict[str, Grid] = field(default_factory=dict)
     """By block name, the rows read below each block a Tracker types into (:data:`TYPED`):
     a value there is refused (issue 26, item 3)."""
-    memo: dict[str, Any] = field(default_factory=dict)
-    """What the step worked out from these grids once (the stored battle, the pending rows),
-    for the check of a step cut short and the step itself (issue 23)."""
 
     def cell(self, name: str) -> CellValue:
         """A named cell of the Battle sheet, from the read of :data:`BATTLE_RANGE`."""
@@ -243,20 +240,7 @@ def _rows(block: Any, grid: Grid, problems: list[Problem]) -> list[table.Row]:
 
 def _pending(rd: _Read, problems: list[Problem], where: dict[str, str]) -> _Pending:
     """H4, H7, H8: the Moves and Attacks rows not yet resolved (Turn blank) as the turn's
-    orders of a battle file, each path mapped back to its cell; and the stamped rows.
-    Read once a step (issue 23): a second call gives the same rows, problems and cells."""
-    got = rd.memo.get("pending")
-    if got is None:
-        mine: list[Problem] = []
-        cells: dict[str, str] = {}
-        got = rd.memo["pending"] = (_read_pending(rd, mine, cells), mine, cells)
-    pending, found, cells = got
-    problems.extend(found)
-    where.update(cells)
-    return pending
-
-
-def _read_pending(rd: _Read, problems: list[Problem], where: dict[str, str]) -> _Pending:
+    orders of a battle file, each path mapped back to its cell; and the stamped rows."""
     mb, ab = rd.lay.block("Moves_Table"), rd.lay.block("Attacks_Table")
     moves: list[tuple[int, dict[str, Any]]] = []
     stamped_m: dict[int, list[int]] = {}
@@ -312,19 +296,11 @@ def _read_pending(rd: _Read, problems: list[Problem], where: dict[str, str]) -> 
 
 
 def _stored(rd: _Read) -> Battle:
-    """The battle the State holds, loaded once a step (issue 23)."""
-    got: Battle | None = rd.memo.get("stored")
-    if got is None:
-        got = rd.memo["stored"] = _load_stored(rd)
-    return got
-
-
-def _load_stored(rd: _Read) -> Battle:
     if rd.session.battle is None:
         raise BattleStateError("this tracker has no units yet: fill in the Units sheet and the map on the Battle "
                                "sheet, then Build Units")
     try:
-        return ss.stored_battle(rd.session, lambda data: load_battle(data, "the State sheet"))
+        return load_battle(rd.session.battle, "the State sheet")
     except InputError as err:
         raise SheetFormatError([Problem(rd.lay.block("State_Blob").cell(0, "json"),
                                         f"the stored battle can't be read ({err.problems[0]}): restore the "
