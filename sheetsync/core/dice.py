@@ -37,14 +37,6 @@ class RandomRoller:
             return 1 + int(self._below(sides))
         return self._rng.randint(1, sides)
 
-    def roll_many(self, sides: int, count: int) -> tuple[int, ...]:
-        """``count`` dice of ``sides`` faces: the very dice ``count`` calls of :meth:`roll`
-        give, in order, without a call per die (a forecast rolls tens of thousands)."""
-        below = self._below
-        if below is not None and sides > 0:
-            return tuple([1 + int(below(sides)) for _ in range(count)])
-        return tuple([self._rng.randint(1, sides) for _ in range(count)])
-
 
 class ScriptExhaustedError(RuntimeError):
     """A :class:`ScriptedRoller` was asked for more dice than it was given."""

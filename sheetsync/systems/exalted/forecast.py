@@ -17,7 +17,6 @@ stored battle, undo records and pending Orders rows (:mod:`sheetsync.app.forecas
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -55,13 +54,9 @@ class Sim:
 def _stands(st: UnitState) -> bool:
     """X34: a unit is in the fight as the engine decides it (:func:`in_fight`): a unit
     brought to Magnitude 0 fights on as its commander alone, and resolve runs its orders."""
-    global _in_fight
-    if _in_fight is None:  # imported on the first call: listing the adapters imports no engine
-        from sheetsync.systems.exalted.rules.state import in_fight as _in_fight
-    return _in_fight(st)
+    from sheetsync.systems.exalted.rules.state import in_fight
 
-
-_in_fight: Callable[[UnitState], bool] | None = None
+    return in_fight(st)
 
 
 def _destroyed(st: UnitState) -> bool:
@@ -200,7 +195,7 @@ class ExaltedForecast:
         from sheetsync.systems.exalted.rules.battle import resolve
 
         declared = self._declared(battle.battle)
-        result = resolve(battle.battle, None, roller, odds=False, record=False, detail=False)  # issue 23: none is used
+        result = resolve(battle.battle, None, roller, odds=False, record=False)  # issue 23: neither is used
         by_row: dict[int, bool | None] = {}
         for e in result.events:
             row = e.get("order")

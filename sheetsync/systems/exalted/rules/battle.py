@@ -84,7 +84,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import Any
 
 from sheetsync.core.dice import RandomRoller, Roller
 from sheetsync.core.errors import BattleStateError, InputError, Problem
@@ -224,17 +224,6 @@ def trait_json(t: Trait) -> dict[str, Any]:
                                             for e in t.breakdown]}
 
 
-def _trait(w: _Work, t: Trait) -> dict[str, Any]:
-    """:func:`trait_json`, or only the value where the tick's events are shown to no one (a
-    simulation, ``resolve(detail=False)``, issue 23)."""
-    return trait_json(t) if w.detail else {"value": t.value}
-
-
-def _breakdown(w: _Work, t: Trait) -> list[dict[str, Any]]:
-    """A figure's breakdown, or none where no one is shown it (:func:`_trait`)."""
-    return [{"source": e.source, "amount": e.amount, "rule": e.rule} for e in t.breakdown] if w.detail else []
-
-
 def _ticks_or_none(battle: Battle) -> dict[str, int]:
     """E4: :func:`acting_ticks`, or nothing when a Join War die is typed wrong (the resolve
     and ``check`` say which)."""
@@ -302,20 +291,12 @@ class _Work:
         """Issue 23: each attack's event carries its odds (off in a simulation, which prints none)."""
         self.record = True
         """Issue 23: the tick leaves an undo record (off in a simulation, which drops it)."""
-        self.detail = True
-        """Issue 23: the events carry each figure's breakdown (off in a simulation, which shows none)."""
         self.follow_parent: dict[str, str] = {}
         """X23: solo units expelled this tick, each acting next when the unit it left does."""
-        self._specs: dict[str, tuple[Any, ...]] = {}
-        """Each unit's :meth:`spec` with what it was made from (its state, the battle's units,
-        characters and house rules): the same inputs give it again without a lookup (issue 23)."""
-        self._traits: dict[str, tuple[Any, ...]] = {}
-        """Each unit's :meth:`traits` with the spec and Magnitude they were derived from."""
 
     def copy(self) -> _Work:
         w = _Work(self.battle, list(self.states.values()), new_units=self.new_units, start_units=self.start_units)
-        w.duel, w.odds, w.detail = self.duel, self.odds, self.detail
-        w._specs, w._traits, w._typed = dict(self._specs), dict(self._traits), dict(self._typed)
+        w.duel, w.odds = self.duel, self.odds
         return w
 
     def get(self, name: str) -> UnitState:
@@ -346,20 +327,13 @@ class _Work:
     def spec(self, name: str) -> UnitSpec:
         """The unit as it stands: its current commander, formation, special characters and
         whether it has become solo (X34)."""
-        st, b = self.states[name], self.battle
-        hit = self._specs.get(name)
-        if hit is not None and hit[0] is st and hit[1] is b.units and hit[2] is b.characters \
-                and hit[3] is b.house_rules:
-            return cast(UnitSpec, hit[4])
-        u = self.unit(name)
+        st, u = self.get(name), self.unit(name)
         count = st.headcount
         if count is None and st.magnitude != self.typed_magnitude(u):
             count = row_minimum(st.magnitude)  # X2: after a loss or rally, the row's minimum
-        got = unit_as_it_stands(u.spec, self.character(st.commander), st.formation, solo=st.solo or u.spec.solo,
-                                relays=len(st.relays), heroes=len(st.heroes), sorcerers=len(st.sorcerers),
-                                headcount=count)
-        self._specs[name] = (st, b.units, b.characters, b.house_rules, got)
-        return got
+        return unit_as_it_stands(u.spec, self.character(st.commander), st.formation, solo=st.solo or u.spec.solo,
+                                 relays=len(st.relays), heroes=len(st.heroes), sorcerers=len(st.sorcerers),
+                                 headcount=count)
 
     def typed_magnitude(self, u: BattleUnit) -> int:
         """X2: the Magnitude of the unit's typed headcount (kept per unit for the tick)."""
@@ -372,13 +346,7 @@ class _Work:
         """X1-X11 of the unit as it stands: its current Magnitude decides communication
         failure and so the effective Drill (X3, X11), also where a split left a headcount
         whose row is above it (X50)."""
-        spec, rules, magnitude = self.spec(name), self.battle.house_rules, self.states[name].magnitude
-        hit = self._traits.get(name)
-        if hit is not None and hit[0] is spec and hit[1] is rules and hit[2] == magnitude:
-            return cast(UnitTraits, hit[3])
-        got = traits_as_it_stands(spec, rules, magnitude)
-        self._traits[name] = (spec, rules, magnitude, got)
-        return got
+        return traits_as_it_stands(self.spec(name), self.battle.house_rules, self.get(name).magnitude)
 
     def relays(self, name: str) -> list[Character]:
         return [c for r in self.get(name).relays if (c := self.battle.character(r)) is not None]
@@ -693,7 +661,7 @@ def _rout(w: _Work, r: Roller, name: str, triggers: list[RoutTrigger], typed: Ty
                     endurance=st.endurance, typed=typed, where=where, rules=w.battle.house_rules,
                     double_tens=w.battle.house_rules.double_tens(w.character(st.commander)))
     _apply_rout(w, ev)
-    return _rout_json(ev, kind, w)
+    return _rout_json(ev, kind)
 
 
 def _apply_rout(w: _Work, ev: RoutEvent) -> None:
@@ -706,12 +674,9 @@ def _apply_rout(w: _Work, ev: RoutEvent) -> None:
     _lose_dots(w, st, ev.magnitude, 0, ev.dots_lost, rout=True)
 
 
-def _rout_json(ev: RoutEvent, kind: str = "rout", w: _Work | None = None) -> dict[str, Any]:
-    brief = w is not None and not w.detail
+def _rout_json(ev: RoutEvent, kind: str = "rout") -> dict[str, Any]:
     return {"kind": kind, "unit": ev.unit, "triggers": [t.value for t in ev.triggers], "checked": ev.checked,
-            "pool": {"value": ev.pool.value} if brief else trait_json(ev.pool),
-            "difficulty": {"value": ev.difficulty.value} if brief else trait_json(ev.difficulty),
-            "roll": roll_json(ev.roll),
+            "pool": trait_json(ev.pool), "difficulty": trait_json(ev.difficulty), "roll": roll_json(ev.roll),
             "successes": ev.outcome.net if ev.outcome else None, "passed": ev.passed, "hesitating": ev.hesitating,
             "magnitude_lost": ev.dots_lost, "magnitude": ev.magnitude, "rule_ref": ev.rule_ref}
 
@@ -741,7 +706,7 @@ def _exhaustion(w: _Work, r: Roller, name: str, typed: TypedDice, where: str, *,
     ev = exhaustion_check(name, pool, diff, st.endurance, r, typed=typed, where=where,
                           double_tens=w.battle.house_rules.double_tens(command_roller(cmdr, relays)))
     w.put(st, endurance=ev.endurance)
-    return {"unit": name, "pool": _trait(w, ev.pool), "difficulty": _trait(w, diff), "roll": roll_json(ev.roll),
+    return {"unit": name, "pool": trait_json(ev.pool), "difficulty": trait_json(diff), "roll": roll_json(ev.roll),
             "successes": ev.outcome.net, "endurance_before": ev.endurance_before, "endurance": ev.endurance,
             "rule_ref": ev.rule_ref}
 
@@ -832,19 +797,19 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
         _exhaustion(w, r, order.target, order.target_exhaustion_dice, _place(order, "target_exhaustion_dice"),
                     charged=tgt_charged, weather=weather)) if e is not None]
     event = _base(order, tick, timing, attack=planned.kind.value, hit=ev.hit, odds=odds,
-                  pool={"value": ev.pool, "breakdown": _breakdown(w, plan.pool),
+                  pool={"value": ev.pool, "breakdown": trait_json(plan.pool)["breakdown"],
                         "internal_penalty": plan.internal_penalty, "rule_ref": "X28, E3"},
                   successes={"value": ev.successes, "roll": roll_json(ev.attack_roll), "rule_ref": "E1"},
-                  bonus_successes={"value": ev.bonus_successes, "breakdown": _breakdown(w, plan.bonus),
-                                   "magnitude_difference": _trait(w, plan.magnitude_difference),
+                  bonus_successes={"value": ev.bonus_successes, "breakdown": trait_json(plan.bonus)["breakdown"],
+                                   "magnitude_difference": trait_json(plan.magnitude_difference),
                                    "rule_ref": "X28, X30"},
-                  external_penalty={"value": ev.external_penalty, "breakdown": _breakdown(w, plan.external),
+                  external_penalty={"value": ev.external_penalty, "breakdown": trait_json(plan.external)["breakdown"],
                                     "rule_ref": "E3, X30, X32"},
-                  dv={"value": ev.dv, "breakdown": _breakdown(w, plan.dv), "rule_ref": "X29, E5, E8"},
+                  dv={"value": ev.dv, "breakdown": trait_json(plan.dv)["breakdown"], "rule_ref": "X29, E5, E8"},
                   threshold={"value": ev.threshold, "rule_ref": "E2, E7"},
-                  raw_damage={"value": ev.raw_damage, "breakdown": _breakdown(w, plan.base_raw),
+                  raw_damage={"value": ev.raw_damage, "breakdown": trait_json(plan.base_raw)["breakdown"],
                               "rule_ref": "X33"},
-                  soak={"value": ev.soak, "breakdown": _breakdown(w, plan.soak), "rule_ref": "X29, E9"},
+                  soak={"value": ev.soak, "breakdown": trait_json(plan.soak)["breakdown"], "rule_ref": "X29, E9"},
                   damage_dice={"value": ev.damage_dice, "minimum": plan.minimum, "roll": roll_json(ev.damage_roll),
                                "damage_type": plan.damage_type.value, "rule_ref": "X33, E9"},
                   levels={"value": ev.levels, "rule_ref": "X33, E10"},
@@ -1539,11 +1504,11 @@ def _prepare_duel(work: _Work, order: Order, tick: int, roller: Roller) -> Apply
         roll = roll_pool(dice, roller, order.dice, where=_place(order, "dice"), double_tens=plan.double_tens)
         net = max(0, roll.successes + plan.automatic - plan.external.value)
         hit = net - plan.dv.value >= 1
-        shot = {"pool": {"value": dice, "breakdown": _breakdown(work, plan.pool), "wound_penalty": wound},
+        shot = {"pool": {"value": dice, "breakdown": trait_json(plan.pool)["breakdown"], "wound_penalty": wound},
                 "roll": roll_json(roll), "successes": roll.successes,
                 "external_penalty": {"value": plan.external.value,
-                                     "breakdown": _breakdown(work, plan.external)},
-                "dv": {"value": plan.dv.value, "breakdown": _breakdown(work, plan.dv)},
+                                     "breakdown": trait_json(plan.external)["breakdown"]},
+                "dv": {"value": plan.dv.value, "breakdown": trait_json(plan.dv)["breakdown"]},
                 "hit": hit, "damage": 0, "rule_ref": "X27, X32, E7"}
 
     def apply(w: _Work, r: Roller) -> list[dict[str, Any]]:
@@ -1922,7 +1887,7 @@ def _after_tick(battle: Battle, work: _Work, tick: int, events: list[dict[str, A
 
 
 def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = None, *,
-            new_units: bool | int = True, odds: bool = True, record: bool = True, detail: bool = True) -> TickResult:
+            new_units: bool | int = True, odds: bool = True, record: bool = True) -> TickResult:
     """E4-E6, X17-X39: resolve the next long tick on which a unit acts (or ``tick``); while
     a duel stops the long ticks, only its typed outcome (X27).
 
@@ -1931,16 +1896,15 @@ def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = Non
     order was looked at, and nothing changes.  ``new_units=False`` refuses a Split Unit;
     a number allows that many new units this tick (a tracker's free Units rows, X23).
     ``odds=False`` leaves each attack's exact odds out of its event (``"odds": None``), and
-    ``record=False`` the tick's undo record out of the history, and ``detail=False`` each
-    figure's breakdown out of the events (the values stay): a simulation, which prints no
-    odds, shows no event and undoes nothing, need not work them out (issue 23)."""
+    ``record=False`` the tick's undo record out of the history: a simulation, which prints
+    no odds and undoes nothing, need not work them out (issue 23)."""
     if battle.ended:
         raise BattleStateError("the battle has ended (End Battle): nothing is left to resolve")
     if battle.duel is not None:
         return _decide_duel(battle, battle.duel)
     roller = roller if roller is not None else battle_roller(battle)
     work = _Work(battle, new_units=new_units)
-    work.odds, work.record, work.detail = odds, record, detail
+    work.odds, work.record = odds, record
     events: list[dict[str, Any]] = []
     if not battle.started:
         events.append(_join_war(battle, work, roller))

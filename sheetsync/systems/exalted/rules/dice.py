@@ -68,10 +68,8 @@ def face_successes(face: int, *, damage: bool = False, double_tens: bool = True)
 
 
 def count_successes(faces: Sequence[int], *, damage: bool = False, double_tens: bool = True) -> int:
-    """E1: the successes of a set of faces: one for each 7 or more, and a second for each
-    10 where a 10 counts twice (as :func:`face_successes` counts each)."""
-    hits = sum(1 for f in faces if f >= 7)
-    return hits + faces.count(10) if double_tens and not damage else hits
+    """E1: the successes of a set of faces."""
+    return sum(face_successes(f, damage=damage, double_tens=double_tens) for f in faces)
 
 
 def _max_successes(dice: int, damage: bool, double_tens: bool) -> int:
@@ -229,8 +227,7 @@ def roll_pool(dice: int, roller: Roller, typed: TypedDice = None, *, where: str 
         return PoolRoll(dice, count, (), DiceSource.SUCCESSES, damage)
     source = DiceSource.FACES
     if faces is None:
-        many = getattr(roller, "roll_many", None)  # the same dice as a roll a die, in one call
-        faces = many(10, dice) if many is not None else tuple(roller.roll(10) for _ in range(dice))
+        faces = tuple(roller.roll(10) for _ in range(dice))
         source = DiceSource.ROLLED
     return PoolRoll(dice, count_successes(faces, damage=damage, double_tens=double_tens), faces, source, damage)
 
