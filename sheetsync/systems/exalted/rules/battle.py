@@ -293,10 +293,14 @@ class _Work:
         """Issue 23: the tick leaves an undo record (off in a simulation, which drops it)."""
         self.follow_parent: dict[str, str] = {}
         """X23: solo units expelled this tick, each acting next when the unit it left does."""
+        self._derived: dict[str, tuple[Battle, UnitState, UnitSpec, UnitTraits | None]] = {}
+        """Issue 23: each unit's spec and traits, kept while its state and the battle are the
+        same objects (both are frozen), so a step derives them once per change."""
 
     def copy(self) -> _Work:
         w = _Work(self.battle, list(self.states.values()), new_units=self.new_units, start_units=self.start_units)
         w.duel, w.odds = self.duel, self.odds
+        w._derived = self._derived  # keyed on frozen objects: safe to share
         return w
 
     def get(self, name: str) -> UnitState:
@@ -327,7 +331,16 @@ class _Work:
     def spec(self, name: str) -> UnitSpec:
         """The unit as it stands: its current commander, formation, special characters and
         whether it has become solo (X34)."""
-        st, u = self.get(name), self.unit(name)
+        st = self.states[name]
+        got = self._derived.get(name)
+        if got is not None and got[1] is st and got[0] is self.battle:
+            return got[2]
+        spec = self._spec(st, name)
+        self._derived[name] = (self.battle, st, spec, None)
+        return spec
+
+    def _spec(self, st: UnitState, name: str) -> UnitSpec:
+        u = self.unit(name)
         count = st.headcount
         if count is None and st.magnitude != self.typed_magnitude(u):
             count = row_minimum(st.magnitude)  # X2: after a loss or rally, the row's minimum
@@ -346,7 +359,12 @@ class _Work:
         """X1-X11 of the unit as it stands: its current Magnitude decides communication
         failure and so the effective Drill (X3, X11), also where a split left a headcount
         whose row is above it (X50)."""
-        return traits_as_it_stands(self.spec(name), self.battle.house_rules, self.get(name).magnitude)
+        spec = self.spec(name)
+        b, st, _, t = self._derived[name]
+        if t is None:
+            t = traits_as_it_stands(spec, self.battle.house_rules, st.magnitude)
+            self._derived[name] = (b, st, spec, t)
+        return t
 
     def relays(self, name: str) -> list[Character]:
         return [c for r in self.get(name).relays if (c := self.battle.character(r)) is not None]
