@@ -296,9 +296,10 @@ class _Work:
         simulation, which reads only outcomes: the same dice and numbers, fewer texts)."""
         self.follow_parent: dict[str, str] = {}
         """X23: solo units expelled this tick, each acting next when the unit it left does."""
-        self._derived: dict[str, tuple[Battle, UnitState, UnitSpec, UnitTraits | None]] = {}
-        """Issue 23: each unit's spec and traits, kept while its state and the battle are the
-        same objects (both are frozen), so a step derives them once per change."""
+        self._derived: dict[str, tuple[Battle, tuple[Any, ...], UnitSpec, UnitTraits | None]] = {}
+        """Issue 23: each unit's spec and traits, kept while the battle is the same (frozen)
+        object and the state fields they are derived from are equal, so a step derives them
+        once per change."""
 
     def copy(self) -> _Work:
         w = _Work(self.battle, list(self.states.values()), new_units=self.new_units, start_units=self.start_units)
@@ -310,6 +311,12 @@ class _Work:
         return self.states[name]
 
     def put(self, st: UnitState, **changes: Any) -> UnitState:
+        for k, v in changes.items():
+            if getattr(st, k) != v:
+                break
+        else:  # nothing changes: no copy (issue 23)
+            self.states[st.name] = st
+            return st
         new = st.model_copy(update=changes)
         self.states[st.name] = new
         return new
@@ -335,11 +342,13 @@ class _Work:
         """The unit as it stands: its current commander, formation, special characters and
         whether it has become solo (X34)."""
         st = self.states[name]
+        key = (st.commander, st.formation, st.solo, len(st.relays), len(st.heroes), len(st.sorcerers), st.headcount,
+               st.magnitude)  # all of the state the spec and the traits are derived from
         got = self._derived.get(name)
-        if got is not None and got[1] is st and got[0] is self.battle:
+        if got is not None and got[1] == key and got[0] is self.battle:
             return got[2]
         spec = self._spec(st, name)
-        self._derived[name] = (self.battle, st, spec, None)
+        self._derived[name] = (self.battle, key, spec, None)
         return spec
 
     def _spec(self, st: UnitState, name: str) -> UnitSpec:
@@ -363,10 +372,10 @@ class _Work:
         failure and so the effective Drill (X3, X11), also where a split left a headcount
         whose row is above it (X50)."""
         spec = self.spec(name)
-        b, st, _, t = self._derived[name]
+        b, key, _, t = self._derived[name]
         if t is None:
-            t = traits_as_it_stands(spec, self.battle.house_rules, st.magnitude)
-            self._derived[name] = (b, st, spec, t)
+            t = traits_as_it_stands(spec, self.battle.house_rules, self.states[name].magnitude)
+            self._derived[name] = (b, key, spec, t)
         return t
 
     def relays(self, name: str) -> list[Character]:
