@@ -84,6 +84,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from sheetsync.core.dice import RandomRoller, Roller
@@ -735,9 +736,8 @@ def _exhaustion(w: _Work, r: Roller, name: str, typed: TypedDice, where: str, *,
     if not _stands(st):
         return None
     t = w.traits(name)
-    diff = exhaustion_difficulty(w.unit(name).spec.avg_fatigue, morale=t.morale.value,
-                                 perfect_morale=t.perfect_morale, engaged=bool(st.engaged), charged_last=charged,
-                                 weather=weather)
+    diff = _exhaustion_difficulty(w.unit(name).spec.avg_fatigue, t.morale.value, t.perfect_morale, bool(st.engaged),
+                                  charged, tuple(weather))
     cmdr, relays = w.character(st.commander), w.relays(name)
     pool = command_pool(cmdr, relays)
     ev = exhaustion_check(name, pool, diff, st.endurance, r, typed=typed, where=where,
@@ -749,6 +749,14 @@ def _exhaustion(w: _Work, r: Roller, name: str, typed: TypedDice, where: str, *,
     return {"unit": name, "pool": trait_json(ev.pool), "difficulty": trait_json(diff), "roll": roll_json(ev.roll),
             "successes": ev.outcome.net, "endurance_before": ev.endurance_before, "endurance": ev.endurance,
             "rule_ref": ev.rule_ref}
+
+
+@lru_cache(maxsize=512)
+def _exhaustion_difficulty(avg_fatigue: float, morale: int, perfect_morale: bool, engaged: bool, charged: bool,
+                           weather: tuple[Weather, ...]) -> Trait:
+    """X37: :func:`exhaustion_difficulty`, once for each set of its inputs (a frozen value)."""
+    return exhaustion_difficulty(avg_fatigue, morale=morale, perfect_morale=perfect_morale, engaged=engaged,
+                                 charged_last=charged, weather=weather)
 
 
 def _weather(order: Order) -> list[Weather]:
