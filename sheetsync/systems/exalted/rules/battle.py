@@ -313,7 +313,8 @@ class _Work:
 
     def put(self, st: UnitState, **changes: Any) -> UnitState:
         for k, v in changes.items():
-            if getattr(st, k) != v:
+            old = getattr(st, k)
+            if old != v or type(old) is not type(v):  # 1 == True, yet a cell would differ
                 break
         else:  # nothing changes: no copy (issue 23)
             self.states[st.name] = st
