@@ -248,3 +248,76 @@ def test_x2_x26_magnitude_never_rises_but_by_rally_and_endurance_stays_in_bounds
             if not s.disbanded:
                 assert s.next_tick >= result.tick
         battle = result.battle
+
+
+def _fought(ticks: int = 4) -> list[Battle]:
+    """A 6-unit battle through ``ticks`` long ticks, each unit repeating its order (X28-X37)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from exalted_battles import make_exalted_battle
+
+    from sheetsync.systems.exalted.forecast import ExaltedForecast, Sim
+
+    adapter = ExaltedForecast()
+    declared = adapter.prepare(SYSTEM.load(make_exalted_battle(6, seed=3), "b.yaml"))
+    out: list[Battle] = []
+    now: Sim | None = declared
+    while now is not None and len(out) < ticks:
+        out.append(now.battle)  # each battle as resolved: its orders typed, its history
+        b = resolve(now.battle).battle
+        nxt = adapter.standing(declared, Sim(b.model_copy(update={"history": ()})))
+        now = Sim(b) if nxt is None else Sim(nxt.battle.model_copy(update={"history": b.history}))
+        if nxt is None:
+            break
+    assert now is not None
+    out.append(now.battle)
+    return out
+
+
+def test_e5_issue23_a_compact_undo_record_round_trips_and_undoes_exactly() -> None:
+    """Issue 23: a record keeps only the fields a tick changed, under short keys; dumped to
+    JSON and read back (as a tracker's State holds it) it is the same record, and undoing
+    with it gives every earlier battle exactly."""
+    import json
+
+    from sheetsync.systems.exalted.rules.state import SHORT_KEYS, UndoRecord
+
+    battles = _fought()
+    last = battles[-1]
+    assert len(last.history) == len(battles) - 1
+    for rec in last.history:
+        assert rec.changed is not None and rec.states == ()
+        keys = {k for was in rec.changed.values() for k in was}
+        assert keys and keys <= set(SHORT_KEYS.values())
+        back = UndoRecord.model_validate(json.loads(json.dumps(rec.model_dump(mode="json")))).check()
+        assert back == rec
+    now = last
+    for before in reversed(battles[:-1]):
+        now = undo(now)
+        assert now == before
+
+
+def test_e5_issue23_an_old_form_record_still_undoes() -> None:
+    """Issue 23: records written before it (every unit state whole, ``states``) and those
+    that named the changed fields in full are still read, and undo as they always did."""
+    from sheetsync.systems.exalted.rules.state import SHORT_KEYS, UndoRecord
+
+    battles = _fought(2)
+    last = battles[-1]
+    rec = last.history[-1]
+    assert rec.changed
+    whole = UndoRecord.model_validate(rec.whole(last.state).model_dump(mode="json")).check()
+    assert whole.changed is None and len(whole.states) == len(last.state)
+    long_names = {v: k for k, v in SHORT_KEYS.items()}
+    spelled = UndoRecord.model_validate({**rec.model_dump(mode="json"), "changed": {
+        u: {long_names[k]: v for k, v in was.items()} for u, was in rec.changed.items()}}).check()
+    assert "magnitude" in str(spelled.changed) or "next_tick" in str(spelled.changed)
+    for old in (whole, spelled):
+        gone = undo(last.model_copy(update={"history": (*last.history[:-1], old)}))
+        assert gone == battles[-2].model_copy(update={"history": gone.history})
+        assert gone.state == battles[-2].state
+    with pytest.raises(ValueError):
+        UndoRecord.model_validate({**rec.model_dump(mode="json"),
+                                   "changed": {"Talon 1": {"zz": 1}}}).check()

@@ -159,3 +159,43 @@ def test_issue11_exalted_forecast_cli_json(after_tick_0: Battle, tmp_path: Path)
     res = runner.invoke(app, ["forecast", str(path), "--runs", "40", "--workers", "1", "--seed", "1"])
     assert res.exit_code == 0, res.output
     assert "long tick 4" in res.output and "Magnitude lost" in res.output
+
+
+def _outcomes(events: tuple[dict[str, Any], ...]) -> list[tuple[Any, ...]]:
+    """What a simulation reads of each event: its order, kind, hit, successes, levels,
+    losses, and its rout and exhaustion outcomes (X33-X37)."""
+    out: list[tuple[Any, ...]] = []
+    for e in events:
+        routs = [(c.get("unit"), c.get("checked"), c.get("passed"), c.get("magnitude_lost"))
+                 for c in (e.get("rout"), e.get("attacker_rout")) if isinstance(c, dict)]
+        tired = [(x["unit"], x["successes"], x["endurance"]) for x in e.get("exhaustion") or ()]
+        out.append((e.get("order"), e.get("kind"), e.get("hit"), (e.get("successes") or {}).get("value"),
+                    (e.get("levels") or {}).get("value"), e.get("magnitude_lost"), routs, tired, e.get("notes")))
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 7, 23])
+def test_x33_x37_detail_false_gives_the_full_paths_numbers(seed: int) -> None:
+    """Issue 23: ``resolve(detail=False)`` rolls the same dice as the full path and leaves
+    the same battle and the same outcomes (hits, levels, X34 losses, X35 rout checks, X37
+    exhaustion), tick after tick, only without the breakdowns and rolls the tracker shows."""
+    from exalted_battles import make_exalted_battle
+
+    from sheetsync.core.dice import RandomRoller
+
+    full = lean = SYSTEM.load(make_exalted_battle(8, seed=seed), "b.yaml")
+    attacks = 0
+    for i in range(6):
+        a = resolve(full, None, RandomRoller(f"{seed}:{i}"))
+        b = resolve(lean, None, RandomRoller(f"{seed}:{i}"), detail=False)
+        assert b.battle.state == a.battle.state
+        assert b.battle.tick == a.battle.tick and b.battle.orders == a.battle.orders
+        assert _outcomes(b.events) == _outcomes(a.events)
+        for e in b.events:
+            if e.get("kind") == "Attack" and "pool" in e:
+                raise AssertionError("the lean path printed an attack's breakdown")
+        attacks += sum(1 for e in a.events if e.get("kind") == "Attack")
+        full, lean = a.battle, b.battle.model_copy(update={"history": a.battle.history})
+        if not a.battle.orders:
+            break
+    assert attacks > 0

@@ -195,7 +195,7 @@ class ExaltedForecast:
         from sheetsync.systems.exalted.rules.battle import resolve
 
         declared = self._declared(battle.battle)
-        result = resolve(battle.battle, None, roller, odds=False, record=False)  # issue 23: neither is used
+        result = resolve(battle.battle, None, roller, odds=False, record=False, detail=False)  # issue 23: unused
         by_row: dict[int, bool | None] = {}
         for e in result.events:
             row = e.get("order")

@@ -84,6 +84,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from sheetsync.core.dice import RandomRoller, Roller
@@ -291,18 +292,33 @@ class _Work:
         """Issue 23: each attack's event carries its odds (off in a simulation, which prints none)."""
         self.record = True
         """Issue 23: the tick leaves an undo record (off in a simulation, which drops it)."""
+        self.detail = True
+        """Issue 23: events carry the breakdowns and rolls the tracker shows (off in a
+        simulation, which reads only outcomes: the same dice and numbers, fewer texts)."""
         self.follow_parent: dict[str, str] = {}
         """X23: solo units expelled this tick, each acting next when the unit it left does."""
+        self._derived: dict[str, tuple[Battle, tuple[Any, ...], UnitSpec, UnitTraits | None]] = {}
+        """Issue 23: each unit's spec and traits, kept while the battle is the same (frozen)
+        object and the state fields they are derived from are equal, so a step derives them
+        once per change."""
 
     def copy(self) -> _Work:
         w = _Work(self.battle, list(self.states.values()), new_units=self.new_units, start_units=self.start_units)
-        w.duel, w.odds = self.duel, self.odds
+        w.duel, w.odds, w.detail = self.duel, self.odds, self.detail
+        w._derived = self._derived  # keyed on frozen objects: safe to share
         return w
 
     def get(self, name: str) -> UnitState:
         return self.states[name]
 
     def put(self, st: UnitState, **changes: Any) -> UnitState:
+        for k, v in changes.items():
+            old = getattr(st, k)
+            if old != v or type(old) is not type(v):  # 1 == True, yet a cell would differ
+                break
+        else:  # nothing changes: no copy (issue 23)
+            self.states[st.name] = st
+            return st
         new = st.model_copy(update=changes)
         self.states[st.name] = new
         return new
@@ -327,7 +343,18 @@ class _Work:
     def spec(self, name: str) -> UnitSpec:
         """The unit as it stands: its current commander, formation, special characters and
         whether it has become solo (X34)."""
-        st, u = self.get(name), self.unit(name)
+        st = self.states[name]
+        key = (st.commander, st.formation, st.solo, len(st.relays), len(st.heroes), len(st.sorcerers), st.headcount,
+               st.magnitude)  # all of the state the spec and the traits are derived from
+        got = self._derived.get(name)
+        if got is not None and got[1] == key and got[0] is self.battle:
+            return got[2]
+        spec = self._spec(st, name)
+        self._derived[name] = (self.battle, key, spec, None)
+        return spec
+
+    def _spec(self, st: UnitState, name: str) -> UnitSpec:
+        u = self.unit(name)
         count = st.headcount
         if count is None and st.magnitude != self.typed_magnitude(u):
             count = row_minimum(st.magnitude)  # X2: after a loss or rally, the row's minimum
@@ -346,7 +373,12 @@ class _Work:
         """X1-X11 of the unit as it stands: its current Magnitude decides communication
         failure and so the effective Drill (X3, X11), also where a split left a headcount
         whose row is above it (X50)."""
-        return traits_as_it_stands(self.spec(name), self.battle.house_rules, self.get(name).magnitude)
+        spec = self.spec(name)
+        b, key, _, t = self._derived[name]
+        if t is None:
+            t = traits_as_it_stands(spec, self.battle.house_rules, self.states[name].magnitude)
+            self._derived[name] = (b, key, spec, t)
+        return t
 
     def relays(self, name: str) -> list[Character]:
         return [c for r in self.get(name).relays if (c := self.battle.character(r)) is not None]
@@ -395,12 +427,15 @@ def _weapon_speed(work: _Work, order: Order, kind: AttackKind) -> int:
     return w.speed
 
 
-def _take_turn(work: _Work, order: Order, tick: int, weapon_speed: int = 5) -> tuple[dict[str, Any], dict[str, Any]]:
+def _take_turn(work: _Work, order: Order, tick: int, weapon_speed: int = 5,
+               clocks: tuple[Clock, ...] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """E5: place the action on the timeline (a refusal raises :class:`_Refused`); returns
-    the clock changes and the timing for the event."""
+    the clock changes and the timing for the event.  ``clocks``: those of ``work`` as it
+    stands, when the caller has them already."""
     st = work.get(order.unit)
-    tl = _timeline(work.battle, list(work.states.values()))
-    tl = Timeline(tick, tl.clocks)
+    if clocks is None:
+        clocks = _timeline(work.battle, list(work.states.values())).clocks
+    tl = Timeline(tick, clocks)
     try:
         tl, ev = act(tl, order.unit, tick, order.action, weapon_speed=weapon_speed, rules=work.battle.house_rules,
                      where=_place(order, "tick"))
@@ -517,8 +552,8 @@ def _plan_order(work: _Work, order: Order, tick: int) -> _AttackPlanned:
                        f"{order.unit} has {st.magnitude}", "X32")
     victim, shot_penalty = _called_shot(work, order, tick, tst, kind)
     extra = (2 if envelop else 0) + shot_penalty
-    changes, timing = _take_turn(work, order, tick, _weapon_speed(work, order, kind))
-    tl = _timeline(work.battle, list(work.states.values()))
+    tl = _timeline(work.battle, list(work.states.values()))  # the turn below changes no state in work
+    changes, timing = _take_turn(work, order, tick, _weapon_speed(work, order, kind), tl.clocks)
     fixed = tl.clock(order.target).fixed_dv
     penalty = defence_penalty(tl, order.target, rules).value
     defender = alone(work.character(victim)) if victim is not None else tspec
@@ -661,7 +696,7 @@ def _rout(w: _Work, r: Roller, name: str, triggers: list[RoutTrigger], typed: Ty
                     endurance=st.endurance, typed=typed, where=where, rules=w.battle.house_rules,
                     double_tens=w.battle.house_rules.double_tens(w.character(st.commander)))
     _apply_rout(w, ev)
-    return _rout_json(ev, kind)
+    return _rout_json(ev, kind, detail=w.detail)
 
 
 def _apply_rout(w: _Work, ev: RoutEvent) -> None:
@@ -674,9 +709,13 @@ def _apply_rout(w: _Work, ev: RoutEvent) -> None:
     _lose_dots(w, st, ev.magnitude, 0, ev.dots_lost, rout=True)
 
 
-def _rout_json(ev: RoutEvent, kind: str = "rout") -> dict[str, Any]:
+def _rout_json(ev: RoutEvent, kind: str = "rout", *, detail: bool = True) -> dict[str, Any]:
+    """X35, X36: a rout check for the log; without ``detail`` (a simulation) its pool,
+    difficulty and roll are ``None``, its outcome the same."""
     return {"kind": kind, "unit": ev.unit, "triggers": [t.value for t in ev.triggers], "checked": ev.checked,
-            "pool": trait_json(ev.pool), "difficulty": trait_json(ev.difficulty), "roll": roll_json(ev.roll),
+            "pool": trait_json(ev.pool) if detail else None,
+            "difficulty": trait_json(ev.difficulty) if detail else None,
+            "roll": roll_json(ev.roll) if detail else None,
             "successes": ev.outcome.net if ev.outcome else None, "passed": ev.passed, "hesitating": ev.hesitating,
             "magnitude_lost": ev.dots_lost, "magnitude": ev.magnitude, "rule_ref": ev.rule_ref}
 
@@ -698,17 +737,27 @@ def _exhaustion(w: _Work, r: Roller, name: str, typed: TypedDice, where: str, *,
     if not _stands(st):
         return None
     t = w.traits(name)
-    diff = exhaustion_difficulty(w.unit(name).spec.avg_fatigue, morale=t.morale.value,
-                                 perfect_morale=t.perfect_morale, engaged=bool(st.engaged), charged_last=charged,
-                                 weather=weather)
+    diff = _exhaustion_difficulty(w.unit(name).spec.avg_fatigue, t.morale.value, t.perfect_morale, bool(st.engaged),
+                                  charged, tuple(weather))
     cmdr, relays = w.character(st.commander), w.relays(name)
     pool = command_pool(cmdr, relays)
     ev = exhaustion_check(name, pool, diff, st.endurance, r, typed=typed, where=where,
                           double_tens=w.battle.house_rules.double_tens(command_roller(cmdr, relays)))
     w.put(st, endurance=ev.endurance)
+    if not w.detail:  # issue 23: a simulation reads the outcome only
+        return {"unit": name, "successes": ev.outcome.net, "endurance_before": ev.endurance_before,
+                "endurance": ev.endurance, "rule_ref": ev.rule_ref}
     return {"unit": name, "pool": trait_json(ev.pool), "difficulty": trait_json(diff), "roll": roll_json(ev.roll),
             "successes": ev.outcome.net, "endurance_before": ev.endurance_before, "endurance": ev.endurance,
             "rule_ref": ev.rule_ref}
+
+
+@lru_cache(maxsize=512)
+def _exhaustion_difficulty(avg_fatigue: float, morale: int, perfect_morale: bool, engaged: bool, charged: bool,
+                           weather: tuple[Weather, ...]) -> Trait:
+    """X37: :func:`exhaustion_difficulty`, once for each set of its inputs (a frozen value)."""
+    return exhaustion_difficulty(avg_fatigue, morale=morale, perfect_morale=perfect_morale, engaged=engaged,
+                                 charged_last=charged, weather=weather)
 
 
 def _weather(order: Order) -> list[Weather]:
@@ -796,6 +845,11 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
                     charged=att_charged, weather=weather),
         _exhaustion(w, r, order.target, order.target_exhaustion_dice, _place(order, "target_exhaustion_dice"),
                     charged=tgt_charged, weather=weather)) if e is not None]
+    if not w.detail:  # issue 23: a simulation reads the outcome only, not the breakdowns
+        return [_base(order, tick, timing, attack=planned.kind.value, hit=ev.hit, odds=odds,
+                      successes={"value": ev.successes}, levels={"value": ev.levels}, magnitude_lost=loss_json,
+                      rout=rout, attacker_rout=own_rout, exhaustion=exhaustion, notes=notes,
+                      called_shot=planned.victim, envelop=planned.envelop, rule_ref=ev.rule_ref)]
     event = _base(order, tick, timing, attack=planned.kind.value, hit=ev.hit, odds=odds,
                   pool={"value": ev.pool, "breakdown": trait_json(plan.pool)["breakdown"],
                         "internal_penalty": plan.internal_penalty, "rule_ref": "X28, E3"},
@@ -1887,7 +1941,8 @@ def _after_tick(battle: Battle, work: _Work, tick: int, events: list[dict[str, A
 
 
 def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = None, *,
-            new_units: bool | int = True, odds: bool = True, record: bool = True) -> TickResult:
+            new_units: bool | int = True, odds: bool = True, record: bool = True,
+            detail: bool = True) -> TickResult:
     """E4-E6, X17-X39: resolve the next long tick on which a unit acts (or ``tick``); while
     a duel stops the long ticks, only its typed outcome (X27).
 
@@ -1897,14 +1952,17 @@ def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = Non
     a number allows that many new units this tick (a tracker's free Units rows, X23).
     ``odds=False`` leaves each attack's exact odds out of its event (``"odds": None``), and
     ``record=False`` the tick's undo record out of the history: a simulation, which prints
-    no odds and undoes nothing, need not work them out (issue 23)."""
+    no odds and undoes nothing, need not work them out (issue 23).  ``detail=False`` (which
+    implies ``odds=False``) leaves out of the events the breakdowns and dice the tracker
+    shows: an attack keeps its hit, successes, levels, losses, rout and exhaustion outcomes;
+    the same dice are rolled and the battle comes out the same."""
     if battle.ended:
         raise BattleStateError("the battle has ended (End Battle): nothing is left to resolve")
     if battle.duel is not None:
         return _decide_duel(battle, battle.duel)
     roller = roller if roller is not None else battle_roller(battle)
     work = _Work(battle, new_units=new_units)
-    work.odds, work.record = odds, record
+    work.odds, work.record, work.detail = odds and detail, record, detail
     events: list[dict[str, Any]] = []
     if not battle.started:
         events.append(_join_war(battle, work, roller))

@@ -202,7 +202,7 @@ class UndoRecord(Frozen):
         for unit, was in (self.changed or {}).items():
             if not isinstance(unit, str) or not isinstance(was, dict) or "name" in was:
                 raise ValueError(f"changed: {unit!r} is not a unit's changes")
-            UnitState.model_validate({**_TEMPLATE, **was})
+            UnitState.model_validate({**_TEMPLATE, **_long(was)})
         return self
 
     def model_post_dump(self, data: dict[str, Any]) -> dict[str, Any]:
@@ -290,24 +290,46 @@ _TEMPLATE: dict[str, Any] = {"name": "-", "magnitude": 0, "endurance": 0, "start
 """A unit state's required fields, under a record's changes to check their types."""
 _STATE_FIELDS: tuple[str, ...] = ()
 
+SHORT_KEYS: dict[str, str] = {
+    "magnitude": "m", "marked": "mk", "health_levels": "hl", "endurance": "e", "starting_endurance": "se",
+    "starting_magnitude": "sm", "formation": "f", "commander": "c", "solo": "s", "next_tick": "t",
+    "dv_penalty": "dv", "fixed_dv": "fd", "attacks_suffered": "a", "ranged_since": "rs", "last_action": "la",
+    "moved_on": "mo", "hesitating": "h", "engaged": "g", "engaged_since": "gs", "enveloping": "ev",
+    "enveloped_by": "eb", "heroes": "hr", "sorcerers": "so", "relays": "r", "wounds": "w", "fallen": "fa",
+    "mob_rule": "mr", "mob_checks": "mc", "disbanded": "d", "ammunition": "am", "destroyed": "ds", "charged": "ch",
+    "aim_target": "at", "aim_ticks": "ak", "dots_lost": "dl", "largest_loss": "ll", "rallied": "ra",
+    "headcount": "hc", "added": "ad", "departed": "dp", "merged_into": "mi"}
+"""Issue 23: the short key a record's ``changed`` writes for each unit state field (a
+record written before them has the fields' own names; both are read).  Fixed: records in
+saved trackers use them."""
+_LONG_KEYS: dict[str, str] = {v: k for k, v in SHORT_KEYS.items()}
+
+
+def _long(was: dict[str, Any]) -> dict[str, Any]:
+    """A record's changes of one unit under the fields' own names (short keys or long)."""
+    return {_LONG_KEYS.get(k, k): v for k, v in was.items()}
+
 
 def _changes(before: UnitState, after: UnitState) -> dict[str, Any]:
     """Issue 23: the fields of ``before`` whose values ``after`` changed, as they were, in
-    JSON's terms (as a record read back from a file or a tracker holds them)."""
+    JSON's terms (as a record read back from a file or a tracker holds them), each under
+    its short key (:data:`SHORT_KEYS`)."""
     global _STATE_FIELDS
     if before is after:
         return {}
     if not _STATE_FIELDS:
         _STATE_FIELDS = tuple(f.name for f in fields(UnitState))
     keys = [k for k in _STATE_FIELDS if getattr(before, k) != getattr(after, k)]
-    return before.model_dump(mode="json", include=keys) if keys else {}
+    if not keys:
+        return {}
+    return {SHORT_KEYS.get(k, k): v for k, v in before.model_dump(mode="json", include=keys).items()}
 
 
 def _restored(now: UnitState, was: dict[str, Any] | None) -> UnitState:
     """A unit state with its fields before the tick put back."""
     if not was:
         return now
-    return UnitState.model_validate({**now.model_dump(mode="json"), **was})
+    return UnitState.model_validate({**now.model_dump(mode="json"), **_long(was)})
 
 
 @model
