@@ -116,6 +116,10 @@ class _Read:
     """By block name, the rows read below each block a Tracker types into (:data:`TYPED`):
     a value there is refused (issue 26, item 3)."""
 
+    read_rows: tuple[Any, list[Problem], dict[str, str]] | None = None
+    """The pending and stamped rows of the orders' sheets with their problems and cells,
+    once read (they are read once a step)."""
+
     def cell(self, name: str) -> CellValue:
         """A named cell of the Battle sheet, from the read of :data:`BATTLE_RANGE`."""
         return table.in_column(self.lay.cells[name], self.battle, BATTLE_RANGE)
@@ -290,6 +294,17 @@ class _Orders:
 def _orders(rd: _Read, problems: list[Problem], where: dict[str, str]) -> _Orders:
     """E5, E11: the Orders rows not yet resolved (Resolved blank) as the battle file's
     orders, each key mapped back to its cell; and the stamped rows."""
+    if rd.read_rows is None:  # read once a step: the check for a step cut short reads them too
+        said: list[Problem] = []
+        cells: dict[str, str] = {}
+        rd.read_rows = (_orders_rows(rd, said, cells), said, cells)
+    out, said, cells = rd.read_rows
+    problems.extend(said)
+    where.update(cells)
+    return out
+
+
+def _orders_rows(rd: _Read, problems: list[Problem], where: dict[str, str]) -> _Orders:
     block = rd.lay.block("Orders_Table")
     pending: list[tuple[int, dict[str, Any]]] = []
     stamped: dict[int, int] = {}
@@ -339,7 +354,8 @@ def _stored(rd: _Read) -> Battle:
         raise BattleStateError("this tracker has no units yet: fill in the Characters and Units sheets, then "
                                "Build Units")
     try:
-        return load_battle(rd.session.battle, "the State sheet")
+        session = rd.session
+        return ss.stored_battle(session, lambda: load_battle(session.battle, "the State sheet"))
     except InputError as err:
         raise SheetFormatError([Problem(rd.lay.block("State_Blob").cell(0, "json"),
                                         f"the stored battle can't be read ({err.problems[0]}): restore the "
