@@ -381,12 +381,23 @@ def _history(rd: _Read) -> tuple[UndoRecord, ...]:
     return tuple(out)
 
 
+_FILED: tuple[Battle, dict[str, Any]] | None = None
+"""The last battle :func:`_file` wrote out, with its file data (a step's commit and its
+odds both write out the battle it resolved: once is enough)."""
+
+
 def _file(battle: Battle) -> dict[str, Any]:
     """The battle as the State stores it: its file data without orders and history (the
-    orders live on the Orders sheet, the undo records beside the blob)."""
+    orders live on the Orders sheet, the undo records beside the blob).  Its callers copy
+    it before they change it."""
+    global _FILED
+    last = _FILED
+    if last is not None and last[0] is battle:  # the very object, held here: its data as made
+        return last[1]
     data = battle_to_file(battle.model_copy(update={"orders": (), "history": ()}))
     data.pop("history", None)
     data.pop("orders", None)
+    _FILED = (battle, data)
     return data
 
 
