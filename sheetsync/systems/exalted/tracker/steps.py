@@ -426,6 +426,8 @@ def _odds_updates(lay: Any, battle: Battle, pending: Sequence[tuple[int, dict[st
     """E1, E7, X28-X33: the odds columns of the pending rows: what the odds depend on, from
     ``battle`` with those orders (a row that can't be read yet keeps them blank), and the
     live formulas over them, written again so that a row always holds them."""
+    if not pending:  # no row to write odds into: the battle need not be loaded with none
+        return []
     block = lay.block("Orders_Table")
     data = {**_file(battle), "orders": [o for _, o in pending]}
     try:
