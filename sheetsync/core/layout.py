@@ -293,8 +293,15 @@ class Block:
     def column(self, key: str) -> Column:
         return self.columns[self.index(key)]
 
+    @cached_property
+    def _letters(self) -> dict[str, str]:
+        return {c.key: col_letter(self.first_col + i) for i, c in enumerate(self.columns)}
+
     def letter(self, key: str) -> str:
-        return col_letter(self.first_col + self.index(key))
+        try:
+            return self._letters[key]  # a step names hundreds of cells: each letter made once
+        except KeyError:
+            raise KeyError(f"{self.name} has no column {key!r}") from None
 
     def range(self, *, rows: int | None = None, open_rows: int = 4000) -> str:
         """The data range in A1 notation (open-ended when the block has no row limit)."""

@@ -25,15 +25,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from sheetsync.core.errors import BattleStateError, Problem, SheetFormatError
+from sheetsync.core.recent import keep
 from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate, parse_range
 
+_B = TypeVar("_B")
+
 __all__ = ["BLOB_RANGE", "CHUNK", "JOURNAL", "RECORDS_HEADER", "RECORDS_RANGE", "Commit", "Record", "Session", "clear_records",
-           "commit", "parse", "stored_rows",
+           "commit", "forget_battles", "parse", "stored_battle", "stored_rows",
            "read_ranges", "record_update", "step_token", "undone_update"]
 
 CHUNK = 30_000
@@ -56,6 +60,37 @@ UNDONE = "undone"
 RECORDS_HEADER = ("Rev", "Step", "Undo record (JSON)", "Undone")
 """The header a tracker's layout draws over the records (``State!C1:F1``, issue 22.3: it
 keeps the State sheet as wide as the records): it is no record, and is passed over."""
+
+
+KNOWN_BATTLES = 4
+"""How many stored battles this process remembers (:func:`stored_battle`)."""
+
+_KNOWN: dict[tuple[str, str], Any] = {}
+_KNOWN_LOCK = threading.Lock()
+
+
+def stored_battle(session: Session, load: Callable[[], _B]) -> _B:
+    """The battle ``load()`` makes of ``session``'s blob, remembered by the blob's whole text
+    (issue 23: a server's next click reads back the State it read before, whose battle is
+    then neither loaded nor checked again; any other text, one character changed, is loaded
+    in full).  The battles are frozen models no step changes in place, so a hit is what
+    loading would give; a blob that fails to load raises as before and is not remembered."""
+    if not session.text:
+        return load()
+    key = (session.mark, session.text)
+    known = _KNOWN.get(key)
+    if known is None:
+        known = load()
+        with _KNOWN_LOCK:
+            keep(_KNOWN, key, known, KNOWN_BATTLES)
+    out: _B = known
+    return out
+
+
+def forget_battles() -> None:
+    """Forget the remembered battles (a benchmark's cold runs; tests)."""
+    with _KNOWN_LOCK:
+        _KNOWN.clear()
 
 
 def step_token(rev: int, step: str, action: str, turn: int) -> str:
@@ -110,6 +145,8 @@ class Session:
     """Issue 26: the Log rows the step that wrote the blob had checked for lost steps."""
     log_read: int | None = None
     """The Log rows this step checked (set by the lost-step check); its blob records it."""
+    text: str = field(default="", compare=False, repr=False)
+    """The blob's text as read (empty when there is none): the key of :func:`stored_battle`."""
 
     def journal(self) -> dict[int, str]:
         """The journal as ``{rev: step id}``."""
@@ -195,7 +232,8 @@ def parse(blob: Grid, records: Grid, *, blob_range: str = BLOB_RANGE, mark: str 
         if not all(isinstance(p, str) for p in pieces):
             raise SheetFormatError([Problem(where, "the State sheet holds something that is not sheetsync's "
                                                    "battle state: restore it, or make a new tracker")])
-        data = _loads("".join(str(p) for p in pieces))
+        blob_text = "".join(str(p) for p in pieces)
+        data = _loads(blob_text)
         if not isinstance(data, dict) or not isinstance(data.get("rev"), int) or not isinstance(
                 data.get("steps", []), list):
             raise SheetFormatError([Problem(where, "the battle state on the State sheet can't be read (it was "
@@ -212,6 +250,7 @@ def parse(blob: Grid, records: Grid, *, blob_range: str = BLOB_RANGE, mark: str 
                           extra={k: v for k, v in data.items() if k not in ("mark", "battle", "rev", "step",
                                                                             "steps", "action", "turn", "reported",
                                                                             "log_checked")})
+        session.text = blob_text
         reported, checked = data.get("reported", []), data.get("log_checked", 0)
         session.reported = [str(r) for r in reported] if isinstance(reported, list) else []
         session.log_checked = checked if isinstance(checked, int) and not isinstance(checked, bool) and checked >= 0 else 0

@@ -220,11 +220,15 @@ def block_update(block: Block, rows: Sequence[Mapping[str, Any]], offset: int = 
         idx = [block.index(k) for k in keys]
         lo, hi = min(idx), max(idx)
     grid: list[list[CellValue]] = []
+    span = block.columns[lo:hi + 1]
     for row in rows:
         outside = [k for k in row if not lo <= block.index(k) <= hi]
         if outside:
             raise KeyError(f"{block.name}: column {outside[0]!r} is outside the columns written")
-        grid.append(_encode(block, row)[lo:hi + 1])
+        # only the columns written are encoded (issue 23: a stamp of one cell encoded the
+        # whole row); each exactly as :func:`_encode` encodes it
+        grid.append([(v if isinstance(v := row[c.key], Formula) else c.codec.encode(v)) if c.key in row else None
+                     for c in span])
     r1 = block.first_row + offset
     rng = (f"{quote_sheet(block.sheet)}!{col_letter(block.first_col + lo)}{r1}:"
            f"{col_letter(block.first_col + hi)}{r1 + max(len(rows), 1) - 1}")

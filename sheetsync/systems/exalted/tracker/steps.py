@@ -116,6 +116,10 @@ class _Read:
     """By block name, the rows read below each block a Tracker types into (:data:`TYPED`):
     a value there is refused (issue 26, item 3)."""
 
+    read_rows: tuple[Any, list[Problem], dict[str, str]] | None = None
+    """The pending and stamped rows of the orders' sheets with their problems and cells,
+    once read (they are read once a step)."""
+
     def cell(self, name: str) -> CellValue:
         """A named cell of the Battle sheet, from the read of :data:`BATTLE_RANGE`."""
         return table.in_column(self.lay.cells[name], self.battle, BATTLE_RANGE)
@@ -290,6 +294,17 @@ class _Orders:
 def _orders(rd: _Read, problems: list[Problem], where: dict[str, str]) -> _Orders:
     """E5, E11: the Orders rows not yet resolved (Resolved blank) as the battle file's
     orders, each key mapped back to its cell; and the stamped rows."""
+    if rd.read_rows is None:  # read once a step: the check for a step cut short reads them too
+        said: list[Problem] = []
+        cells: dict[str, str] = {}
+        rd.read_rows = (_orders_rows(rd, said, cells), said, cells)
+    out, said, cells = rd.read_rows
+    problems.extend(said)
+    where.update(cells)
+    return out
+
+
+def _orders_rows(rd: _Read, problems: list[Problem], where: dict[str, str]) -> _Orders:
     block = rd.lay.block("Orders_Table")
     pending: list[tuple[int, dict[str, Any]]] = []
     stamped: dict[int, int] = {}
@@ -339,7 +354,8 @@ def _stored(rd: _Read) -> Battle:
         raise BattleStateError("this tracker has no units yet: fill in the Characters and Units sheets, then "
                                "Build Units")
     try:
-        return load_battle(rd.session.battle, "the State sheet")
+        session = rd.session
+        return ss.stored_battle(session, lambda: load_battle(session.battle, "the State sheet"))
     except InputError as err:
         raise SheetFormatError([Problem(rd.lay.block("State_Blob").cell(0, "json"),
                                         f"the stored battle can't be read ({err.problems[0]}): restore the "
@@ -365,12 +381,23 @@ def _history(rd: _Read) -> tuple[UndoRecord, ...]:
     return tuple(out)
 
 
+_FILED: tuple[Battle, dict[str, Any]] | None = None
+"""The last battle :func:`_file` wrote out, with its file data (a step's commit and its
+odds both write out the battle it resolved: once is enough)."""
+
+
 def _file(battle: Battle) -> dict[str, Any]:
     """The battle as the State stores it: its file data without orders and history (the
-    orders live on the Orders sheet, the undo records beside the blob)."""
+    orders live on the Orders sheet, the undo records beside the blob).  Its callers copy
+    it before they change it."""
+    global _FILED
+    last = _FILED
+    if last is not None and last[0] is battle:  # the very object, held here: its data as made
+        return last[1]
     data = battle_to_file(battle.model_copy(update={"orders": (), "history": ()}))
     data.pop("history", None)
     data.pop("orders", None)
+    _FILED = (battle, data)
     return data
 
 
@@ -399,6 +426,8 @@ def _odds_updates(lay: Any, battle: Battle, pending: Sequence[tuple[int, dict[st
     """E1, E7, X28-X33: the odds columns of the pending rows: what the odds depend on, from
     ``battle`` with those orders (a row that can't be read yet keeps them blank), and the
     live formulas over them, written again so that a row always holds them."""
+    if not pending:  # no row to write odds into: the battle need not be loaded with none
+        return []
     block = lay.block("Orders_Table")
     data = {**_file(battle), "orders": [o for _, o in pending]}
     try:

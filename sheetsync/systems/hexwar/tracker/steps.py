@@ -85,6 +85,10 @@ class _Read:
     """By block name, the rows read below each block a Tracker types into (:data:`TYPED`):
     a value there is refused (issue 26, item 3)."""
 
+    read_rows: tuple[Any, list[Problem], dict[str, str]] | None = None
+    """The pending and stamped rows of the orders' sheets with their problems and cells,
+    once read (they are read once a step)."""
+
     def cell(self, name: str) -> CellValue:
         """A named cell of the Battle sheet, from the read of :data:`BATTLE_RANGE`."""
         return table.in_column(self.lay.cells[name], self.battle, BATTLE_RANGE)
@@ -241,6 +245,17 @@ def _rows(block: Any, grid: Grid, problems: list[Problem]) -> list[table.Row]:
 def _pending(rd: _Read, problems: list[Problem], where: dict[str, str]) -> _Pending:
     """H4, H7, H8: the Moves and Attacks rows not yet resolved (Turn blank) as the turn's
     orders of a battle file, each path mapped back to its cell; and the stamped rows."""
+    if rd.read_rows is None:  # read once a step: the check for a step cut short reads them too
+        said: list[Problem] = []
+        cells: dict[str, str] = {}
+        rd.read_rows = (_pending_rows(rd, said, cells), said, cells)
+    out, said, cells = rd.read_rows
+    problems.extend(said)
+    where.update(cells)
+    return out
+
+
+def _pending_rows(rd: _Read, problems: list[Problem], where: dict[str, str]) -> _Pending:
     mb, ab = rd.lay.block("Moves_Table"), rd.lay.block("Attacks_Table")
     moves: list[tuple[int, dict[str, Any]]] = []
     stamped_m: dict[int, list[int]] = {}
@@ -300,7 +315,8 @@ def _stored(rd: _Read) -> Battle:
         raise BattleStateError("this tracker has no units yet: fill in the Units sheet and the map on the Battle "
                                "sheet, then Build Units")
     try:
-        return load_battle(rd.session.battle, "the State sheet")
+        session = rd.session
+        return ss.stored_battle(session, lambda: load_battle(session.battle, "the State sheet"))
     except InputError as err:
         raise SheetFormatError([Problem(rd.lay.block("State_Blob").cell(0, "json"),
                                         f"the stored battle can't be read ({err.problems[0]}): restore the "

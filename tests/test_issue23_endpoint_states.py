@@ -1,0 +1,146 @@
+"""Issue 23: the server remembers the battle of a hex or Exalted State it read before
+(:func:`sheetsync.sheets.session.stored_battle`), as the battalion's server path remembers
+its States; what it answers must not change.
+
+(a) Resolves through the server with the remembered battle warm answer exactly the cell
+updates a cold server (a fresh app, nothing remembered) answers for the same payload, also
+over a Resolve, Undo, Resolve sequence applied to the workbook in turn.  (b) A State that
+changed (after an Undo, or one edited by hand) is loaded afresh, never answered from the
+battle remembered for the text before.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openpyxl
+import pytest
+from exalted_battles import make_exalted_battle
+from hex_battles import make_hex_battle
+from test_server import serving  # uvicorn on a free loopback port, for real
+
+from sheetsync.app.server import create_app
+from sheetsync.app.workbook_cli import system_tracker_from
+from sheetsync.backends.xlwings_remote import apply_actions, payload_from_openpyxl
+from sheetsync.core.registry import find_system
+from sheetsync.sheets import session as ss
+
+KEY = "k"
+SYSTEMS = {"hexwar": lambda: make_hex_battle(12), "exalted": lambda: make_exalted_battle(4)}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def noncommercial_license() -> Iterator[None]:
+    old = os.environ.get("XLWINGS_LICENSE_KEY")
+    os.environ["XLWINGS_LICENSE_KEY"] = "noncommercial"
+    yield
+    if old is None:
+        os.environ.pop("XLWINGS_LICENSE_KEY", None)
+    else:
+        os.environ["XLWINGS_LICENSE_KEY"] = old
+
+
+@pytest.fixture(params=sorted(SYSTEMS))
+def tracker(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    system = find_system(request.param)
+    out = tmp_path / f"{request.param}.xlsx"
+    system_tracker_from(out, system, system.load(SYSTEMS[request.param]()))
+    return out
+
+
+def post(app: Any, action: str, payload: dict[str, Any]) -> dict[str, Any]:
+    with serving(app) as url, httpx.Client(base_url=url, timeout=120) as http:
+        answer = http.post(f"/api/{action}", json=payload, headers={"Authorization": KEY})
+    assert answer.status_code == 200, answer.text
+    out: dict[str, Any] = answer.json()
+    return out
+
+
+def cold(action: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """The answer of a server that remembers nothing: a fresh app, every battle forgotten."""
+    ss.forget_battles()
+    return post(create_app(api_key=KEY), action, payload)
+
+
+def updates(answer: dict[str, Any]) -> list[Any]:
+    return [a for a in answer["actions"] if a["func"] == "setValues"]
+
+
+def state_text(payload: dict[str, Any]) -> str:
+    (state,) = [s for s in payload["sheets"] if s["name"] == "State"]
+    return "".join(row[0] for row in state["values"][1:] if row and isinstance(row[0], str))
+
+
+@pytest.fixture
+def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The stored battles loaded from a State (each a cache miss), by system."""
+    seen: list[str] = []
+    for name in SYSTEMS:
+        module = __import__(f"sheetsync.systems.{name}.tracker.steps", fromlist=["load_battle"])
+        original = module.load_battle
+
+        def counted(data: Any, *args: Any, _original: Any = original, _name: str = name) -> Any:
+            if args == ("the State sheet",):
+                seen.append(_name)
+            return _original(data, *args)
+
+        monkeypatch.setattr(module, "load_battle", counted)
+    return seen
+
+
+def test_two_warm_resolves_answer_as_a_cold_server(tracker: Path, loads: list[str]) -> None:
+    payload = payload_from_openpyxl(openpyxl.load_workbook(tracker), "VBA")
+    expected = cold("resolve", payload)
+    assert updates(expected), expected  # the turn resolved: there are cells to compare
+    assert len(loads) == 1
+    warm = create_app(api_key=KEY)
+    first, second = post(warm, "resolve", payload), post(warm, "resolve", payload)
+    assert len(loads) == 1  # both warm resolves took the battle remembered, loaded by neither
+    assert first == expected and second == expected
+
+
+def test_a_resolve_undo_resolve_sequence_answers_as_cold_servers(tracker: Path) -> None:
+    """Each answer applied to the workbook before the next click, as a client does: the warm
+    server's answers are the cold ones, byte for byte, and the Undo's State is a new text."""
+    warm_wb, cold_wb = openpyxl.load_workbook(tracker), openpyxl.load_workbook(tracker)
+    warm = create_app(api_key=KEY)
+    ss.forget_battles()
+    texts = []
+    for action in ("resolve", "undo", "resolve"):
+        warm_payload = payload_from_openpyxl(warm_wb, "VBA")
+        texts.append(state_text(warm_payload))
+        got = post(warm, action, warm_payload)
+        cold_payload = payload_from_openpyxl(cold_wb, "VBA")
+        assert cold_payload == warm_payload
+        expected = cold(action, cold_payload)
+        assert json.dumps(got) == json.dumps(expected), action
+        apply_actions(warm_wb, got, client="VBA", alerts=[])
+        apply_actions(cold_wb, expected, client="VBA", alerts=[])
+    assert len(set(texts)) == 3  # every click read a State the one before had changed
+
+
+def test_a_state_edited_by_hand_is_loaded_afresh_not_answered_from_the_one_before(
+        tracker: Path, loads: list[str]) -> None:
+    wb = openpyxl.load_workbook(tracker)
+    payload = payload_from_openpyxl(wb, "VBA")
+    warm = create_app(api_key=KEY)
+    ss.forget_battles()
+    before = post(warm, "resolve", payload)
+    (state,) = [s for s in payload["sheets"] if s["name"] == "State"]
+    edited = json.loads(json.dumps(payload))
+    (edited_state,) = [s for s in edited["sheets"] if s["name"] == "State"]
+    row = next(i for i, r in enumerate(state["values"]) if r and isinstance(r[0], str) and '"seed":' in r[0])
+    old = edited_state["values"][row][0]
+    new_seed = old.replace('"seed":3,', '"seed":4,', 1).replace('"seed":7,', '"seed":8,', 1)
+    assert new_seed != old
+    edited_state["values"][row][0] = new_seed  # the dice seed of the stored battle, typed over
+    loaded = len(loads)
+    got = post(warm, "resolve", edited)
+    assert len(loads) == loaded + 1  # the edited text is a State never read: loaded in full
+    assert updates(got) != updates(before)  # another seed, other dice
+    assert got == cold("resolve", edited)
