@@ -197,6 +197,20 @@ class MemoryBackend:
         """What :func:`trim_grid` makes of the rows ``row1..last``, in one pass over the cells
         (issue 9: an open-ended read of a long Orders sheet costs a lookup a cell, no more).
         The rows are as wide as the range already; a cell poked as ``""`` reads as empty."""
+        height, width = last - row1 + 1, len(cols)
+        if height <= 0 or width <= 0:
+            return []
+        if height * width > 2 * len(cells):
+            # Issue 23: a long sparse read (the Orders and Log of every phase played) takes
+            # each cell the sheet holds once, not a lookup for every empty cell of the range
+            rows: list[list[CellValue]] = [[None] * width for _ in range(height)]
+            c1, c2 = cols.start, cols.stop
+            for (r, c), v in cells.items():
+                if row1 <= r <= last and c1 <= c < c2 and v is not None and v != "":
+                    rows[r - row1][c - c1] = v
+            while rows and all(v is None for v in rows[-1]):
+                rows.pop()
+            return rows
         get = cells.get
         rows = [[get((r, c)) for c in cols] for r in range(row1, last + 1)]
         while rows and all(v is None or v == "" for v in rows[-1]):
