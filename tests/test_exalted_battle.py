@@ -291,7 +291,7 @@ def test_e5_issue23_a_compact_undo_record_round_trips_and_undoes_exactly() -> No
         assert rec.changed is not None and rec.states == ()
         keys = {k for was in rec.changed.values() for k in was}
         assert keys and keys <= set(SHORT_KEYS.values())
-        back = UndoRecord.model_validate(json.loads(json.dumps(rec.model_dump(mode="json")))).check()
+        back = UndoRecord.read(json.loads(json.dumps(rec.model_dump(mode="json")))).check()
         assert back == rec
     now = last
     for before in reversed(battles[:-1]):
@@ -308,10 +308,10 @@ def test_e5_issue23_an_old_form_record_still_undoes() -> None:
     last = battles[-1]
     rec = last.history[-1]
     assert rec.changed
-    whole = UndoRecord.model_validate(rec.whole(last.state).model_dump(mode="json")).check()
+    whole = UndoRecord.read(rec.whole(last.state).model_dump(mode="json")).check()
     assert whole.changed is None and len(whole.states) == len(last.state)
     long_names = {v: k for k, v in SHORT_KEYS.items()}
-    spelled = UndoRecord.model_validate({**rec.model_dump(mode="json"), "changed": {
+    spelled = UndoRecord.read({**rec.model_dump(mode="json"), "changed": {
         u: {long_names[k]: v for k, v in was.items()} for u, was in rec.changed.items()}}).check()
     assert "magnitude" in str(spelled.changed) or "next_tick" in str(spelled.changed)
     for old in (whole, spelled):
@@ -319,5 +319,5 @@ def test_e5_issue23_an_old_form_record_still_undoes() -> None:
         assert gone == battles[-2].model_copy(update={"history": gone.history})
         assert gone.state == battles[-2].state
     with pytest.raises(ValueError):
-        UndoRecord.model_validate({**rec.model_dump(mode="json"),
+        UndoRecord.read({**rec.model_dump(mode="json"),
                                    "changed": {"Talon 1": {"zz": 1}}}).check()

@@ -500,11 +500,11 @@ def test_e1_tracker_workbook_opens_in_libreoffice_with_no_error_value(tmp_path: 
 
 @pytest.mark.parametrize("damage", [
     lambda r: r.__setitem__("states", 5), lambda r: r.__setitem__("tick", "x"), lambda r: r.__setitem__("zz", 1),
-    # issue 23: a record keeps what the tick changed, unit by unit, under short names ("c"),
-    # and its orders as rows ("o")
-    lambda r: next(iter(r["c"].values())).__setitem__("M", "big"),
-    lambda r: next(iter(r["c"].values())).__setitem__("F", "Wedge"),
-    lambda r: next(iter(r["c"].values())).__setitem__("zz", 1), lambda r: r.__setitem__("c", 5),
+    # issue 23: a record keeps what the tick changed, unit by unit, under short keys, and its
+    # orders as rows ("o")
+    lambda r: next(iter(r["changed"].values())).__setitem__("m", "big"),
+    lambda r: next(iter(r["changed"].values())).__setitem__("f", "Wedge"),
+    lambda r: next(iter(r["changed"].values())).__setitem__("zz", 1), lambda r: r.__setitem__("changed", 5),
     lambda r: r.pop("o"), lambda r: r.__setitem__("o", "x"), lambda r: r.__setitem__("o", [list(range(20))]),
     lambda r: r.__setitem__("o", [[0, "Nobody", "Fly"]]),
 ])

@@ -208,8 +208,8 @@ class UndoRecord(Frozen):
     def model_post_dump(self, data: dict[str, Any]) -> dict[str, Any]:
         """A record dumps the form it holds: ``changed`` (issue 23) or the whole ``states``
         (as every record did before, so those dump as they always did).  A ``changed``
-        record dumps compact (issue 23, :func:`compact_record`): its orders as rows and its
-        changes under short names; :meth:`read` reads either form."""
+        record dumps compact (issue 23, :func:`compact_record`): its orders as rows;
+        :meth:`read` reads either form."""
         data.pop("changed" if self.changed is None else "states", None)
         return compact_record(data) if self.changed is not None else data
 
@@ -238,21 +238,11 @@ ORDER_ROW = ("tick", "unit", "action", "target", "option", "row", "weather", "di
              "own_rout_dice", "exhaustion_dice", "target_exhaustion_dice", "target_dice")
 """Issue 23: an order's fields in the order a compact record's rows hold them (a field
 added to :class:`Order` is added at the end, so older rows still read)."""
-SHORT_NAMES = {"next_tick": "t", "dv_penalty": "d", "last_action": "a", "engaged": "e", "engaged_since": "es",
-               "marked": "m", "attacks_suffered": "s", "magnitude": "M", "endurance": "E", "moved_on": "o",
-               "fixed_dv": "f", "ranged_since": "r", "hesitating": "h", "charged": "c", "wounds": "w",
-               "aim_target": "at", "aim_ticks": "ak", "dots_lost": "dl", "largest_loss": "ll", "ammunition": "am",
-               "formation": "F", "enveloping": "ev", "enveloped_by": "eb"}
-"""Issue 23: the short names a compact record gives the unit-state fields a tick changes
-most (any other keeps its own name); fixed, as records in trackers are read by them."""
-_LONG_NAMES = {short: long for long, short in SHORT_NAMES.items()}
-
-
 def compact_record(data: dict[str, Any]) -> dict[str, Any]:
     """Issue 23: a ``changed`` record's dump made compact, as a tracker's State keeps it: its
-    orders (``orders``) as rows of :data:`ORDER_ROW`'s fields, the trailing empty ones left
-    out (``o``), and its changes with :data:`SHORT_NAMES` (``c``).  A long tick at 100
-    units then adds some 3 KB instead of 5 to 8."""
+    orders as rows of :data:`ORDER_ROW`'s fields, the trailing empty ones left out (``o``);
+    its changes already name each field by its short key (:data:`SHORT_KEYS`).  A long tick
+    at 100 units then adds some 2 KB instead of 4 to 8."""
     out = dict(data)
     if "orders" in out:
         rows = []
@@ -262,26 +252,18 @@ def compact_record(data: dict[str, Any]) -> dict[str, Any]:
                 row.pop()
             rows.append(row)
         out["o"] = rows
-    if "changed" in out:
-        out["c"] = {unit: {SHORT_NAMES.get(k, k): v for k, v in was.items()} for unit, was in out.pop("changed").items()}
     return out
 
 
 def expand_record(data: Any) -> Any:
     """A record's dump as :func:`compact_record` found it (anything else as it is)."""
-    if not isinstance(data, dict) or not ("o" in data or "c" in data):
+    if not isinstance(data, dict) or "o" not in data:
         return data
     out = dict(data)
-    if "o" in out:
-        rows = out.pop("o")
-        if not isinstance(rows, list) or not all(isinstance(r, list) and len(r) <= len(ORDER_ROW) for r in rows):
-            raise ValueError("o: not a list of order rows")
-        out["orders"] = [{k: v for k, v in zip(ORDER_ROW, r, strict=False) if v is not None} for r in rows]
-    if "c" in out:
-        changed = out.pop("c")
-        if not isinstance(changed, dict) or not all(isinstance(w, dict) for w in changed.values()):
-            raise ValueError("c: not a unit's changes by unit")
-        out["changed"] = {unit: {_LONG_NAMES.get(k, k): v for k, v in was.items()} for unit, was in changed.items()}
+    rows = out.pop("o")
+    if not isinstance(rows, list) or not all(isinstance(r, list) and len(r) <= len(ORDER_ROW) for r in rows):
+        raise ValueError("o: not a list of order rows")
+    out["orders"] = [{k: v for k, v in zip(ORDER_ROW, r, strict=False) if v is not None} for r in rows]
     return out
 
 
