@@ -140,7 +140,7 @@ def init_spreadsheet(backend: Any, lay: Layout | None = None, *, system: str | N
                                      captions=[step.caption for step in chosen.steps],
                                      house_rules=house_rule_rows_of(chosen),
                                      title=f"sheetsync {chosen.title} tracker")
-    requests += _read_slots(chosen, lay, capacity, backend.metadata(), requests)
+    requests = [*requests, *_read_slots(chosen, lay, capacity, backend.metadata(), requests)]
     backend.spreadsheet_batch_update(requests)
     return len(requests)
 
@@ -162,7 +162,8 @@ def _read_slots(system: Any, lay: Layout | None, capacity: Mapping[str, int] | N
         steps = import_module("sheetsync.systems.bbn.tracker.steps").BbnSteps(lay)
     else:
         steps = system.tracker_steps(capacity or None)
-    return read_slot_requests(steps.read_plan(), ids)
+    plan = [rng for action in (None, "build", "resolve", "undo", "end") for rng in steps.read_plan(action)]
+    return read_slot_requests(plan, ids)  # every step's ranges: a step may read fewer than all
 
 
 def house_rule_rows_of(system: Any) -> list[dict[str, Any]]:

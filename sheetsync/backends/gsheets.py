@@ -76,8 +76,8 @@ NAMED_READ_FIELDS = SNAPSHOT_FIELDS
 for the cells of those ranges only (the named ranges' own ranges say where each answer's
 cells end)."""
 
-READ_SLOTS = 12
-"""How many named read ranges (``sheetsync_read_01`` .. ``_12``) a tracker carries: enough
+READ_SLOTS = 16
+"""How many named read ranges (``sheetsync_read_01`` .. ``_16``) a tracker carries: enough
 for every system's step read (the battalion tracker's is 11 ranges); unused ones cover one
 cell."""
 
@@ -170,7 +170,7 @@ class GSheetsBackend:
     def read_mark(self, range_a1: str) -> Grid:
         """The cells of ``range_a1`` (the tracker's mark, ``State!B1:B2``) at no request of
         their own: the first time, ONE ``spreadsheets.get`` of the mark and the tracker's
-        named read ranges (``sheetsync_read_01`` .. ``_12``, :data:`READ_SLOTS`), which
+        named read ranges (``sheetsync_read_01`` .. ``_16``, :data:`READ_SLOTS`), which
         cover what a step reads, is kept as a one-shot snapshot that serves the next
         :meth:`read_ranges` without a request (the step's read), so a step is one GET and
         one POST.  A tracker without the read ranges (made before them) has that GET refused
@@ -363,32 +363,33 @@ class GSheetsBackend:
             grid = _grid_range(rng, sheet_id)
             if grid not in wanted:
                 wanted.append(grid)
-        current = [self._slots.get(read_slot_name(i), ("", None))[1] for i in range(READ_SLOTS)]
-        for grid in current:
-            if grid is not None and grid not in wanted and len(wanted) < READ_SLOTS and not _is_pad(grid):
-                wanted.append(grid)
+        current: list[dict[str, Any] | None] = [
+            self._slots[name][1] if name in self._slots else None for name in map(read_slot_name, range(READ_SLOTS))]
+        for old in current:
+            if old is not None and old not in wanted and len(wanted) < READ_SLOTS and not _is_pad(old):
+                wanted.append(old)
         if len(wanted) > READ_SLOTS:
             return []  # more than the slots hold: the step reads the whole spreadsheet
         pad = dict(wanted[0], endRowIndex=wanted[0]["startRowIndex"] + 1,
                    endColumnIndex=wanted[0]["startColumnIndex"] + 1) if wanted else None
         todo = [g for g in wanted if g not in current]
         target: list[dict[str, Any] | None] = []
-        for i, grid in enumerate(current):
-            kept = grid is not None and grid in wanted and current.index(grid) == i
-            if kept or (todo == [] and grid is not None and _is_pad(grid)):
-                target.append(grid)
+        for i, old in enumerate(current):
+            kept = old is not None and old in wanted and current.index(old) == i
+            if kept or (todo == [] and old is not None and _is_pad(old)):
+                target.append(old)
             else:
                 target.append(todo.pop(0) if todo else pad)
         out: list[dict[str, Any]] = []
-        for i, grid in enumerate(target):
+        for i, new in enumerate(target):
             name = read_slot_name(i)
-            if grid is None or grid == current[i]:
+            if new is None or new == current[i]:
                 continue
             if name in self._slots:
                 out.append({"updateNamedRange": {"namedRange": {"namedRangeId": self._slots[name][0], "name": name,
-                                                                "range": grid}, "fields": "range"}})
+                                                                "range": new}, "fields": "range"}})
             else:
-                out.append({"addNamedRange": {"namedRange": {"name": name, "range": grid}}})
+                out.append({"addNamedRange": {"namedRange": {"name": name, "range": new}}})
         return out
 
     # -- more of the API --------------------------------------------------------------
