@@ -1,18 +1,17 @@
 """Requests per step and time per Resolve, Google Sheets backend against the local fake.
 
-    python benchmarks/bench_gsheets.py [--repeat 7] [--read]
+    python benchmarks/bench_gsheets.py [--repeat 7] [--phases 40]
 
 For 2, 6 and 20 cohorts: the HTTP requests each step (build is replaced by loading the
 battle file, which is the same single write) costs, and the median wall time of a Resolve
 Phase (read, engine, write) against the fake on 127.0.0.1.  The bar: 2 requests per
 Resolve whatever the number of cohorts.
 
-``--read`` (issue 23): what a Resolve downloads, against what it uses.  For 12 cohorts, over
-``--phases`` phases resolved one after another, the characters of JSON the step's read
-request brought back (the whole spreadsheet's values: the mark is read with everything
-else, so the step needs no request of its own), against the floor: the same ranges the step
-reads (its read plan) asked for alone, in the same run.  The goal: only what the step uses,
-flat from phase to phase.
+Then, for each system (the battalion tracker with 12 cohorts, the hex wargame's and
+Exalted's example battles): the KB of the step's GET answer at the first resolve and at
+resolve ``--phases``, when the step reads the mark and the tracker's named read ranges and
+when it reads the whole spreadsheet (the tracker made before the read ranges), and the
+requests of every one of those resolves (the bar: 2 each).
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from battles import make_battle  # noqa: E402
 from fake_sheets_api import FakeSheetsServer, fake_client  # noqa: E402
@@ -32,6 +30,7 @@ from fake_sheets_api import FakeSheetsServer, fake_client  # noqa: E402
 from sheetsync.app import usecases  # noqa: E402
 from sheetsync.app.gsheet_cli import init_spreadsheet  # noqa: E402
 from sheetsync.backends.gsheets import GSheetsBackend  # noqa: E402
+from sheetsync.sheets import marks  # noqa: E402
 from sheetsync.systems.bbn.files.loader import load_battle  # noqa: E402
 
 
@@ -53,6 +52,90 @@ class Timed(GSheetsBackend):
             return super().write_ranges(updates)
         finally:
             self.io_seconds += time.perf_counter() - t
+
+
+class Sized(GSheetsBackend):
+    """Counts the bytes of the GET answers, and reads the whole spreadsheet if ``whole``."""
+
+    def __init__(self, *args, whole: bool = False, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.whole = whole
+        self.read_bytes = 0
+        if whole:
+            self._named_read = False
+
+    def _attempt(self, method, url, params, json, limit):  # type: ignore[no-untyped-def]
+        status, body = super()._attempt(method, url, params, json, limit)
+        if method == "GET":
+            self.read_bytes += len(body)
+        return status, body
+
+
+COHORTS = 12
+
+
+def _type_orders(backend: GSheetsBackend, phase: int) -> None:
+    """Two orders a cohort for ``phase``, typed in the Orders sheet's next empty rows."""
+    from sheetsync.core.registry import find_system
+    from sheetsync.sheets.backend import RangeUpdate
+    from sheetsync.sheets.marks import detect
+
+    lay = find_system("bbn").layout(detect(backend).capacity or None)
+    block = lay.block("Orders_Table")
+    grid = backend.read_ranges([block.range()])[0]
+    j = block.index("cohort")
+    start = 1 + max((i for i, row in enumerate(grid) if row[j] is not None), default=-1)
+    rows = [[f"Cohort {i}", "Melee Attack", f"Cohort {(i + 1 + 2 * ((phase + k) % 3)) % COHORTS}"]
+            for k in range(2) for i in range(COHORTS)]
+    r0 = block.first_row + start
+    backend.write_ranges([RangeUpdate(f"Orders!{block.letter('cohort')}{r0}:{block.letter('target')}"
+                                      f"{r0 + len(rows) - 1}", rows)])
+
+
+def _setup(server: FakeSheetsServer, system: str, phases: int) -> str:
+    import yaml
+
+    key = server.create_spreadsheet(system)
+    backend = GSheetsBackend(fake_client(server.url), key)
+    if system == "bbn":
+        init_spreadsheet(backend, capacity={"phases": phases, "orders": 2 * COHORTS * (phases + 1)})
+        usecases.load_battle_into(backend, load_battle(make_battle(COHORTS)))
+        return key
+    from sheetsync.core.registry import find_system
+
+    chosen = find_system(system)
+    battle = chosen.load(yaml.safe_load(chosen.example_data()))
+    mod = __import__(f"sheetsync.systems.{system}.tracker.steps", fromlist=["load_into"])
+    capacity = mod.capacity_for(battle) if system == "exalted" else None
+    init_spreadsheet(backend, system=system, capacity=capacity)
+    if capacity is None:
+        mod.load_into(backend, battle)
+    else:
+        mod.load_into(backend, battle, capacity)
+    return key
+
+
+def read_sizes(server: FakeSheetsServer, system: str, phases: int,
+               whole: bool) -> tuple[float, float, set[int], int]:
+    """KB read by the first and the last resolve (the ``phases``-th, or the last before
+    the example battle runs out of typed moves), the request counts seen and that last
+    resolve's number."""
+    from sheetsync.core.errors import BattleStateError
+
+    key = _setup(server, system, phases)
+    sizes: list[int] = []
+    counts: set[int] = set()
+    for phase in range(1, phases + 1):
+        if system == "bbn" and phase > 1:
+            _type_orders(GSheetsBackend(fake_client(server.url), key), phase)
+        backend = Sized(fake_client(server.url), key, whole=whole)
+        try:
+            marks.run("resolve", backend)
+        except BattleStateError:  # no more orders typed in the example battle
+            break
+        sizes.append(backend.read_bytes)
+        counts.add(backend.request_count)
+    return sizes[0] / 1024, sizes[-1] / 1024, counts, len(sizes)
 
 
 def one(server: FakeSheetsServer, cohorts: int) -> tuple[dict[str, int], float, float]:
@@ -79,68 +162,22 @@ def one(server: FakeSheetsServer, cohorts: int) -> tuple[dict[str, int], float, 
     return counts, resolve_time, local
 
 
-class Counted(GSheetsBackend):
-    """Keeps the size (characters of JSON) of each GET answer."""
-
-    def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        super().__init__(*args, **kwargs)
-        self.got: list[int] = []
-
-    def _call(self, method, url, **kwargs):  # type: ignore[no-untyped-def]
-        import json
-
-        body = super()._call(method, url, **kwargs)
-        if method == "GET":
-            self.got.append(len(json.dumps(body)))
-        return body
-
-
-def read_sizes(server: FakeSheetsServer, cohorts: int, phases: int) -> list[tuple[int, int]]:
-    """Issue 23: for each phase resolved, (characters the step's GET brought, characters of
-    the step's own ranges asked for alone)."""
-    from sheetsync.app.usecases import tracker_steps
-
-    key = server.create_spreadsheet("Bench")
-    backend = Counted(fake_client(server.url), key)
-    init_spreadsheet(backend)
-    usecases.load_battle_into(backend, load_battle(make_battle(cohorts)))
-    from bench_state_growth import _type_orders
-
-    from sheetsync.core.registry import room
-
-    lay = room("bbn", "tracker.layout").layout()
-    out = []
-    for phase in range(1, phases + 1):
-        if phase > 1:
-            _type_orders(backend, lay, phase, cohorts)  # the phase's orders, as a Tracker types them
-        step = Counted(fake_client(server.url), key)  # a fresh click: the CLI's, a button's
-        usecases.resolve(step)
-        plan = tracker_steps(Counted(fake_client(server.url), key)).read_plan("resolve")
-        floor = Counted(fake_client(server.url), key)
-        floor.read_ranges(plan)  # the step's ranges alone, on a backend that read no mark
-        out.append((sum(step.got), sum(floor.got)))
-    return out
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--read", action="store_true", help="issue 23: what a Resolve downloads against what it uses")
-    ap.add_argument("--phases", type=int, default=8)
+    ap.add_argument("--phases", type=int, default=40)
+    ap.add_argument("--sizes-only", action="store_true", help="only the KB read per step")
     args = ap.parse_args()
-    if args.read:
-        with FakeSheetsServer() as server:
-            sizes = read_sizes(server, 12, args.phases)
-        print("12 cohorts: characters of JSON a Resolve's read brought back, against its own ranges read alone")
-        print(f"{'phase':>5} | {'read':>9} | {'own ranges':>10} | ratio")
-        for i, (got, floor) in enumerate(sizes, start=1):
-            print(f"{i:>5} | {got:>9,} | {floor:>10,} | {got / floor:5.2f}x")
-        first, last = sizes[0][0], sizes[-1][0]
-        print(f"the read is {max(g / f for g, f in sizes):.2f}x its own ranges at most (goal <= 1.00x: "
-              + ("met" if all(g <= f for g, f in sizes) else "NOT met") + f"); phase {len(sizes)} reads "
-              f"{last / first:.2f}x phase 1 (goal <= 1.05x, flat: " + ("met" if last <= first * 1.05 else "NOT met")
-              + "): the step's own ranges are whole tables (every Orders row, every undo record, the Log's "
-              "Step column), so they grow with the phases behind it")
+    with FakeSheetsServer() as server:
+        print(f"KB read per resolve (the step's GET answer), at resolve 1 and resolve {args.phases}")
+        print(f"{'system':>8} | {'N':>3} | {'named 1':>8} | {'named N':>8} | {'whole 1':>8} | {'whole N':>8} | "
+              "named/whole at N | requests per resolve")
+        for system in ("bbn", "hexwar", "exalted"):
+            n1, nn, ncounts, last = read_sizes(server, system, args.phases, whole=False)
+            w1, wn, wcounts, _ = read_sizes(server, system, args.phases, whole=True)
+            print(f"{system:>8} | {last:>3} | {n1:>8.1f} | {nn:>8.1f} | {w1:>8.1f} | {wn:>8.1f} | {nn / wn:>16.2f} | "
+                  f"named {sorted(ncounts)}, whole {sorted(wcounts)}")
+    if args.sizes_only:
         return
     with FakeSheetsServer() as server:
         print("requests per step, and Resolve Phase wall time (median of", args.repeat, "runs)")

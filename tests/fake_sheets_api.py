@@ -946,6 +946,37 @@ def _add_named_range(ss: FakeSpreadsheet, body: Mapping[str, Any], what: str) ->
     return {"addNamedRange": {"namedRange": copy.deepcopy(named)}}
 
 
+def _update_named_range(ss: FakeSpreadsheet, body: Mapping[str, Any], what: str) -> dict[str, Any]:
+    """``UpdateNamedRangeRequest``: ``namedRange.namedRangeId`` picks the named range (an
+    unknown id is refused), ``fields`` (required) says which of ``name`` and ``range`` to set;
+    a new name is checked as ``addNamedRange`` checks one.  Google's reply is empty."""
+    named = dict(body.get("namedRange") or {})
+    wanted = named.get("namedRangeId")
+    if not isinstance(wanted, str) or not wanted:
+        raise FakeApiError(400, f"Invalid {what}: namedRange.namedRangeId is required")
+    target = next((n for n in ss.named_ranges if n.get("namedRangeId") == wanted), None)
+    if target is None:
+        raise FakeApiError(400, f"Invalid {what}: No named range with id {wanted}")
+    fields = body.get("fields")
+    if not isinstance(fields, str) or not fields.strip():
+        raise FakeApiError(400, f"Invalid {what}: fields is required")
+    tree = parse_field_mask(fields)
+    star = "*" in tree
+    if star or "name" in tree:
+        name = named.get("name")
+        if not isinstance(name, str) or not _NAME.match(name) or re.fullmatch(r"[A-Za-z]{1,3}\d+", name):
+            raise FakeApiError(400, f"Invalid {what}: bad name {name!r}")
+        if any(n is not target and n["name"].casefold() == name.casefold() for n in ss.named_ranges):
+            raise FakeApiError(400, f"Invalid {what}: Named range with name {name} already exists.")
+    if star or "range" in tree:
+        ss.grid_range(named.get("range"), what)
+    if star or "name" in tree:
+        target["name"] = named["name"]
+    if star or "range" in tree:
+        target["range"] = copy.deepcopy(named["range"])
+    return {}
+
+
 def _dimension(ss: FakeSpreadsheet, dims: Any, what: str) -> tuple[FakeSheet, str, int, int]:
     if not isinstance(dims, Mapping):
         raise FakeApiError(400, f"Invalid {what}: a dimension range is required")
@@ -1136,6 +1167,7 @@ _SCHEMA: dict[str, dict[str, Any]] = {
     "AddProtectedRangeRequest": {"protectedRange": "ProtectedRange"},
     "AddConditionalFormatRuleRequest": {"rule": "ConditionalFormatRule", "index": "int"},
     "AddNamedRangeRequest": {"namedRange": "NamedRange"},
+    "UpdateNamedRangeRequest": {"namedRange": "NamedRange", "fields": "str"},
     "UpdateDimensionPropertiesRequest": {"range": "DimensionRange", "dataSourceSheetRange": "any",
                                          "properties": "DimensionProperties", "fields": "str"},
     "AutoResizeDimensionsRequest": {"dimensions": "DimensionRange", "dataSourceSheetDimensions": "any"},
@@ -1152,10 +1184,11 @@ _SCHEMA: dict[str, dict[str, Any]] = {
 _REQUEST_TYPES = {kind: kind[0].upper() + kind[1:] + "Request" for kind in (
     "addSheet", "deleteSheet", "updateSheetProperties", "updateCells", "repeatCell", "appendCells",
     "setDataValidation", "addProtectedRange", "addConditionalFormatRule", "addNamedRange",
-    "updateDimensionProperties", "autoResizeDimensions", "appendDimension", "mergeCells",
+    "updateNamedRange", "updateDimensionProperties", "autoResizeDimensions", "appendDimension", "mergeCells",
     "updateSpreadsheetProperties", "updateBorders")}
 _MASKED = {"updateCells": "CellData", "repeatCell": "CellData", "appendCells": "CellData",
-           "updateDimensionProperties": "DimensionProperties", "updateSheetProperties": "SheetProperties"}
+           "updateDimensionProperties": "DimensionProperties", "updateSheetProperties": "SheetProperties",
+           "updateNamedRange": "NamedRange"}
 
 
 def _snake(name: str) -> str:
@@ -1363,6 +1396,7 @@ _HANDLERS = {
     "addProtectedRange": _add_protected_range,
     "addConditionalFormatRule": _add_conditional_format_rule,
     "addNamedRange": _add_named_range,
+    "updateNamedRange": _update_named_range,
     "updateDimensionProperties": _update_dimension_properties,
     "autoResizeDimensions": _auto_resize_dimensions,
     "appendDimension": _append_dimension,

@@ -13,7 +13,7 @@ import yaml
 from fake_sheets_api import FakeSheetsServer, fake_client
 
 from sheetsync.app.gsheet_cli import house_rule_rows_of, init_spreadsheet
-from sheetsync.backends.gsheets import SNAPSHOT_FIELDS, GSheetsBackend
+from sheetsync.backends.gsheets import NAMED_READ_FIELDS, READ_SLOTS, GSheetsBackend, read_slot_name
 from sheetsync.backends.gsheets_draw import init_requests_for
 from sheetsync.core.errors import BackendError, BattleStateError
 from sheetsync.core.registry import Mark
@@ -274,21 +274,30 @@ def test_the_fake_refuses_what_google_refuses_and_changes_nothing(server: FakeSh
 # -- the mark at no request of its own -----------------------------------------------------
 
 
-def test_detect_is_one_whole_spreadsheet_get_and_the_next_read_is_free(server: FakeSheetsServer) -> None:
+def test_detect_is_one_get_of_the_read_ranges_and_the_step_read_is_free(server: FakeSheetsServer) -> None:
+    """The mark's GET asks for the mark and the tracker's named read ranges (not the whole
+    spreadsheet); it serves the step's read, once; a range outside them is asked for."""
     key = _hex_tracker(server)
-    ranges = [LAY.block("Units_Table").range(), LAY.block("Log_Table").range(), LAY.cells["Battle_MapColumns"].ref,
-              "'House Rules'!A3:D7"]
-    expected = _fresh(server, key).read_ranges(ranges)  # today's ranged read, for comparison
+    plan = SYSTEM.tracker_steps(None).read_plan("resolve")
+    other = [LAY.block("Log_Table").range(), "'House Rules'!A3:D7"]
+    expected = _fresh(server, key).read_ranges(plan)  # a ranged read, for comparison
+    expected_other = _fresh(server, key).read_ranges(other)
     backend = _fresh(server, key)
     server.clear_requests()
     assert steps.detect(backend).mark == Mark("hexwar", 1)
     (get,) = server.api_requests()
-    assert get.method == "GET" and "ranges" not in get.query
-    assert get.query["includeGridData"] == ["true"] and get.query["fields"] == [SNAPSHOT_FIELDS]
-    assert backend.read_ranges(ranges) == expected
+    assert get.method == "GET" and get.query["ranges"] == [steps.MARK_RANGE, *(read_slot_name(i)
+                                                                                 for i in range(READ_SLOTS))]
+    assert get.query["includeGridData"] == ["true"] and get.query["fields"] == [NAMED_READ_FIELDS]
+    assert backend.read_ranges(plan) == expected
     assert len(server.api_requests()) == 1  # served from the snapshot
-    assert backend.read_ranges(ranges) == expected
+    assert backend.read_ranges(plan) == expected
     assert len(server.api_requests()) == 2  # the snapshot was one-shot
+    backend = _fresh(server, key)
+    steps.detect(backend)
+    server.clear_requests()
+    assert backend.read_ranges(other) == expected_other
+    assert len(server.api_requests()) == 1  # not among the read ranges: asked for
 
 
 def test_the_mark_is_remembered_until_the_state_sheet_is_written(server: FakeSheetsServer) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -140,8 +140,30 @@ def init_spreadsheet(backend: Any, lay: Layout | None = None, *, system: str | N
                                      captions=[step.caption for step in chosen.steps],
                                      house_rules=house_rule_rows_of(chosen),
                                      title=f"sheetsync {chosen.title} tracker")
+    requests = [*requests, *_read_slots(chosen, lay, capacity, backend.metadata(), requests)]
     backend.spreadsheet_batch_update(requests)
     return len(requests)
+
+
+def _read_slots(system: Any, lay: Layout | None, capacity: Mapping[str, int] | None, existing: Mapping[str, int],
+                requests: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The new tracker's named read ranges over what its steps read, so its first step
+    reads only those (:meth:`sheetsync.backends.gsheets.GSheetsBackend.read_mark`)."""
+    from sheetsync.backends.gsheets import read_slot_requests
+
+    ids = dict(existing)
+    for request in requests:
+        props = request.get("addSheet", {}).get("properties", {})
+        if isinstance(props.get("title"), str):
+            ids[props["title"]] = int(props.get("sheetId", 0))
+    if lay is not None and system.id == "bbn":
+        from importlib import import_module
+
+        steps = import_module("sheetsync.systems.bbn.tracker.steps").BbnSteps(lay)
+    else:
+        steps = system.tracker_steps(capacity or None)
+    plan = [rng for action in (None, "build", "resolve", "undo", "end") for rng in steps.read_plan(action)]
+    return read_slot_requests(plan, ids)  # every step's ranges: a step may read fewer than all
 
 
 def house_rule_rows_of(system: Any) -> list[dict[str, Any]]:

@@ -54,7 +54,8 @@ from sheetsync.sheets.backend import (
     trim_grid,
 )
 
-__all__ = ["API_ROOT", "GSheetsBackend", "METADATA_FIELDS", "READ_FIELDS", "SNAPSHOT_FIELDS", "cell_data"]
+__all__ = ["API_ROOT", "GSheetsBackend", "METADATA_FIELDS", "NAMED_READ_FIELDS", "READ_FIELDS", "READ_SLOTS",
+           "SNAPSHOT_FIELDS", "cell_data", "read_slot_name", "read_slot_requests"]
 
 API_ROOT = "https://sheets.googleapis.com/v4/spreadsheets"
 """Base URL of the Sheets v4 ``spreadsheets`` collection."""
@@ -64,9 +65,26 @@ READ_FIELDS = (
 )
 """Field mask of the one ``spreadsheets.get`` a read makes."""
 
-SNAPSHOT_FIELDS = "sheets(properties(sheetId,title),data(startRow,startColumn,rowData(values(userEnteredValue))))"
-"""Field mask of the whole-spreadsheet ``spreadsheets.get`` of :meth:`GSheetsBackend.read_mark`:
-sheet titles and ids and every cell's user-entered value, nothing else."""
+SNAPSHOT_FIELDS = ("sheets(properties(sheetId,title),data(startRow,startColumn,rowData(values(userEnteredValue)))),"
+                   "namedRanges(namedRangeId,name,range)")
+"""Field mask of the whole-spreadsheet ``spreadsheets.get`` of :meth:`GSheetsBackend.read_mark`
+(a tracker without its read ranges): sheet titles and ids, every cell's user-entered value
+and the named ranges (to add or fix the read ranges in the step's write)."""
+
+NAMED_READ_FIELDS = SNAPSHOT_FIELDS
+"""Field mask of the ``spreadsheets.get`` of the mark and the read ranges: the same parts,
+for the cells of those ranges only (the named ranges' own ranges say where each answer's
+cells end)."""
+
+READ_SLOTS = 16
+"""How many named read ranges (``sheetsync_read_01`` .. ``_16``) a tracker carries: enough
+for every system's step read (the battalion tracker's is 11 ranges); unused ones cover one
+cell."""
+
+
+def read_slot_name(index: int) -> str:
+    """The name of read range ``index`` (0-based): ``sheetsync_read_01`` ..."""
+    return f"sheetsync_read_{index + 1:02d}"
 
 METADATA_FIELDS = "sheets.properties(sheetId,title)"
 """Field mask of the metadata fetch (sheet titles and ids only)."""
@@ -141,51 +159,91 @@ class GSheetsBackend:
         self.request_count = 0
         self._sheet_ids: dict[str, int] = {}
         self._all_sheets_known = False
-        self._snapshot: dict[str, list[list[CellValue]]] | None = None
+        self._snapshot: dict[str, list[_Region]] | None = None
         self._mark: dict[str, Grid] = {}
+        self._named_read: bool | None = None  # None: not known yet whether the read ranges exist
+        self._slots: dict[str, tuple[str, dict[str, Any]]] = {}
+        self._slot_fix: list[dict[str, Any]] = []
 
     # -- the tracker's mark -------------------------------------------------------------
 
     def read_mark(self, range_a1: str) -> Grid:
         """The cells of ``range_a1`` (the tracker's mark, ``State!B1:B2``) at no request of
-        their own: the first time, ONE ``spreadsheets.get`` of the whole spreadsheet
-        (``includeGridData=true``, no ``ranges``, titles, ids and values only) is kept as a
-        one-shot snapshot that serves the next :meth:`read_ranges` without a request (the
-        step's read), so a step on a fresh backend is still one GET and one POST.  A sheet
-        or cells the spreadsheet lacks read as empty (a tracker from before the mark).
-        The mark is remembered: a later call makes no request (a step then reads its cells
-        itself), until this backend writes to the mark's sheet."""
+        their own: the first time, ONE ``spreadsheets.get`` of the mark and the tracker's
+        named read ranges (``sheetsync_read_01`` .. ``_16``, :data:`READ_SLOTS`), which
+        cover what a step reads, is kept as a one-shot snapshot that serves the next
+        :meth:`read_ranges` without a request (the step's read), so a step is one GET and
+        one POST.  A tracker without the read ranges (made before them) has that GET refused
+        (400): the whole spreadsheet is read instead (``includeGridData=true``, no
+        ``ranges``) and the step's write adds the read ranges, once.  A sheet or cells the
+        spreadsheet lacks read as empty (a tracker from before the mark).  The mark is
+        remembered: a later call makes no request (a step then reads its cells itself),
+        until this backend writes to the mark's sheet."""
         rng = self._parse(range_a1)
         key = str(rng)
         if key in self._mark:
             return [list(row) for row in self._mark[key]]
-        body = self._call("GET", self._url, params={"includeGridData": "true", "fields": SNAPSHOT_FIELDS},
-                          doing="read")
-        snapshot: dict[str, list[list[CellValue]]] = {}
+        body: Any = None
+        self._slot_fix = []
+        if self._named_read is not False:
+            try:
+                body = self._call("GET", self._url, params={
+                    "ranges": [key, *(read_slot_name(i) for i in range(READ_SLOTS))],
+                    "includeGridData": "true", "fields": NAMED_READ_FIELDS}, doing="read")
+            except _Refused as exc:
+                if exc.status != 400:
+                    raise
+                self._named_read = False  # no read ranges yet: this step adds them
+        whole = body is None
+        if whole:
+            body = self._call("GET", self._url, params={"includeGridData": "true", "fields": SNAPSHOT_FIELDS},
+                              doing="read")
         ids: dict[str, int] = {}
         for sheet in _list(body, "sheets"):
             props = sheet.get("properties", {})
-            title = props.get("title")
-            if not isinstance(title, str):
-                continue
-            ids[title] = int(props.get("sheetId", 0))
-            rows: list[list[CellValue]] = []
-            for data in _list(sheet, "data"):  # one GridData from A1 per sheet, as Google sends it
-                r0, c0 = int(data.get("startRow", 0)), int(data.get("startColumn", 0))
-                for i, row in enumerate(_list(data, "rowData")):
-                    while len(rows) <= r0 + i:
-                        rows.append([])
-                    cells = [_from_cell(cell) for cell in _list(row, "values")]
-                    target = rows[r0 + i]
-                    target.extend([None] * max(0, c0 + len(cells) - len(target)))
-                    target[c0:c0 + len(cells)] = cells
-            snapshot[title] = rows
-        self._sheet_ids = ids
-        self._all_sheets_known = True
-        self._snapshot = snapshot
-        grid = _slice(snapshot, rng) or []
-        self._mark = {key: [list(row) for row in grid]}
-        return grid
+            if isinstance(props.get("title"), str):
+                ids[props["title"]] = int(props.get("sheetId", 0))
+        titles = {i: t for t, i in ids.items()}
+        slots: dict[str, tuple[str, dict[str, Any]]] = {}
+        for named in _list(body, "namedRanges"):
+            name, grid = named.get("name"), named.get("range")
+            if isinstance(name, str) and name.startswith("sheetsync_read_") and isinstance(grid, Mapping):
+                slots[name] = (str(named.get("namedRangeId", "")), dict(grid))
+        self._slots = slots
+        regions: dict[str, list[_Region]] = {}
+        if whole:
+            for sheet in _list(body, "sheets"):
+                title = sheet.get("properties", {}).get("title")
+                if isinstance(title, str):
+                    regions[title] = [_region(data, None, None) for data in _list(sheet, "data")] or [
+                        _Region(0, 0, None, None, [])]  # one GridData from A1, as Google sends it
+            self._sheet_ids = ids
+            self._all_sheets_known = True
+        else:
+            # Google answers each sheet's ranges in the order asked: the mark, then the slots.
+            asked: dict[str, list[tuple[int | None, int | None]]] = {}
+            asked.setdefault(rng.sheet.casefold(), []).append((rng.row2, rng.col2))
+            for i in range(READ_SLOTS):
+                grid = slots.get(read_slot_name(i), ("", {}))[1]
+                title = titles.get(int(grid.get("sheetId", 0)))
+                if title is not None:
+                    end_row, end_col = grid.get("endRowIndex"), grid.get("endColumnIndex")
+                    asked.setdefault(title.casefold(), []).append(
+                        (None if end_row is None else int(end_row), None if end_col is None else int(end_col)))
+            for sheet in _list(body, "sheets"):
+                title = sheet.get("properties", {}).get("title")
+                if not isinstance(title, str):
+                    continue
+                self._remember(title, ids[title])
+                ends = asked.get(title.casefold(), [])
+                for index, data in enumerate(_list(sheet, "data")):
+                    end = ends[index] if index < len(ends) else (0, 0)  # unknown: serves nothing
+                    regions.setdefault(title, []).append(_region(data, *end))
+            self._named_read = True
+        self._snapshot = regions
+        grid_ = _slice(regions, rng) or []
+        self._mark = {key: [list(row) for row in grid_]}
+        return grid_
 
     # -- the seam ---------------------------------------------------------------------
 
@@ -198,8 +256,10 @@ class GSheetsBackend:
         if snapshot is not None:
             served = [_slice(snapshot, rng) for rng in parsed]
             if all(grid is not None for grid in served):
+                self._slot_fix = self._slot_requests(parsed)
                 return [grid for grid in served if grid is not None]
-            # a range on a sheet the snapshot lacks: ask Google, for its own answer
+            # a range the snapshot lacks: ask Google, for its own answer (and let the
+            # step's write move the read ranges over it, for the next step)
         body = self._call(
             "GET",
             self._url,
@@ -237,6 +297,8 @@ class GSheetsBackend:
             if rng.row2 is not None:
                 rows = rows[: rng.row2 - rng.row1 + 1]
             grids.append(trim_grid(rows, rng.width))
+        if snapshot is not None:
+            self._slot_fix = self._slot_requests(parsed)
         return grids
 
     def write_ranges(self, updates: Sequence[RangeUpdate]) -> None:
@@ -281,7 +343,54 @@ class GSheetsBackend:
                     }
                 }
             )
-        self._call("POST", f"{self._url}:batchUpdate", json={"requests": batch}, doing="write")
+        fix, self._slot_fix = self._slot_fix, []
+        self._call("POST", f"{self._url}:batchUpdate", json={"requests": batch + fix}, doing="write")
+        if fix:
+            self._named_read = True
+
+    def _slot_requests(self, plan: Sequence[A1Range]) -> list[dict[str, Any]]:
+        """The named-range requests that make the read ranges cover ``plan`` (the step's
+        read, just served): none when they already do; ``addNamedRange`` for a read range
+        the tracker lacks, ``updateNamedRange`` (``fields: "range"``) for one that moves.
+        A read range still covering a range of the plan keeps it; ranges read before and
+        not now are kept while there is room (another step reads them)."""
+        ids = {t.casefold(): i for t, i in self._sheet_ids.items()}
+        wanted: list[dict[str, Any]] = []
+        for rng in plan:
+            sheet_id = ids.get(rng.sheet.casefold())
+            if sheet_id is None:
+                return []  # a sheet the answer did not name: leave the read ranges alone
+            grid = _grid_range(rng, sheet_id)
+            if grid not in wanted:
+                wanted.append(grid)
+        current: list[dict[str, Any] | None] = [
+            self._slots[name][1] if name in self._slots else None for name in map(read_slot_name, range(READ_SLOTS))]
+        for old in current:
+            if old is not None and old not in wanted and len(wanted) < READ_SLOTS and not _is_pad(old):
+                wanted.append(old)
+        if len(wanted) > READ_SLOTS:
+            return []  # more than the slots hold: the step reads the whole spreadsheet
+        pad = dict(wanted[0], endRowIndex=wanted[0]["startRowIndex"] + 1,
+                   endColumnIndex=wanted[0]["startColumnIndex"] + 1) if wanted else None
+        todo = [g for g in wanted if g not in current]
+        target: list[dict[str, Any] | None] = []
+        for i, old in enumerate(current):
+            kept = old is not None and old in wanted and current.index(old) == i
+            if kept or (todo == [] and old is not None and _is_pad(old)):
+                target.append(old)
+            else:
+                target.append(todo.pop(0) if todo else pad)
+        out: list[dict[str, Any]] = []
+        for i, new in enumerate(target):
+            name = read_slot_name(i)
+            if new is None or new == current[i]:
+                continue
+            if name in self._slots:
+                out.append({"updateNamedRange": {"namedRange": {"namedRangeId": self._slots[name][0], "name": name,
+                                                                "range": new}, "fields": "range"}})
+            else:
+                out.append({"addNamedRange": {"namedRange": {"name": name, "range": new}}})
+        return out
 
     # -- more of the API --------------------------------------------------------------
 
@@ -398,7 +507,7 @@ class GSheetsBackend:
                 if 200 <= status < 300:
                     return _json_of(body)
                 if status not in _RETRYABLE:
-                    raise BackendError(_refusal(status, body, outcome))
+                    raise _Refused(status, _refusal(status, body, outcome))
                 failures.append(_status_words(status))
             except BackendError:
                 raise
@@ -479,6 +588,14 @@ class GSheetsBackend:
 
 UNREACHABLE = "can't reach Google Sheets: no network connection?"
 """What a failed try says when no connection could be made at all (no DNS, refused)."""
+
+
+class _Refused(BackendError):
+    """Google refused the request outright (a 4xx that is not worth retrying)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class _TooSlow(Exception):
@@ -563,14 +680,75 @@ def _list(obj: Any, key: str) -> list[Any]:
     return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
 
 
-def _slice(snapshot: Mapping[str, list[list[CellValue]]], rng: A1Range) -> Grid | None:
-    """``rng``'s cells from a whole-spreadsheet snapshot, shaped as :meth:`read_ranges`
-    returns them; ``None`` when the snapshot has no such sheet."""
+def read_slot_requests(plan: Sequence[str], ids: Mapping[str, int]) -> list[dict[str, Any]]:
+    """The ``addNamedRange`` requests that give a new tracker its read ranges
+    (:data:`READ_SLOTS` of them) over ``plan``, the ranges its steps read; ``ids`` maps
+    sheet titles to ids.  Slots the plan leaves over cover its first range's first cell."""
+    folded = {t.casefold(): i for t, i in ids.items()}
+    wanted: list[dict[str, Any]] = []
+    for text in plan:
+        rng = parse_range(text)
+        grid = _grid_range(rng, folded[rng.sheet.casefold()])
+        if grid not in wanted:
+            wanted.append(grid)
+    if not wanted or len(wanted) > READ_SLOTS:
+        return []
+    pad = dict(wanted[0], endRowIndex=wanted[0]["startRowIndex"] + 1, endColumnIndex=wanted[0]["startColumnIndex"] + 1)
+    grids = wanted + [pad] * (READ_SLOTS - len(wanted))
+    return [{"addNamedRange": {"namedRange": {"name": read_slot_name(i), "range": grid}}}
+            for i, grid in enumerate(grids)]
+
+
+class _Region:
+    """Cells of one answered range: 0-based top-left, exclusive ends (``None``: to the
+    sheet's end) and the rows as Google sent them."""
+
+    __slots__ = ("c0", "c1", "r0", "r1", "rows")
+
+    def __init__(self, r0: int, c0: int, r1: int | None, c1: int | None, rows: list[list[CellValue]]) -> None:
+        self.r0, self.c0, self.r1, self.c1, self.rows = r0, c0, r1, c1, rows
+
+    def covers(self, rng: A1Range) -> bool:
+        if rng.row1 - 1 < self.r0 or rng.col1 - 1 < self.c0:
+            return False
+        if self.c1 is not None and rng.col2 > self.c1:
+            return False
+        return self.r1 is None or (rng.row2 is not None and rng.row2 <= self.r1)
+
+
+def _region(data: Mapping[str, Any], end_row: int | None, end_col: int | None) -> _Region:
+    rows = [[_from_cell(cell) for cell in _list(row, "values")] for row in _list(data, "rowData")]
+    return _Region(int(data.get("startRow", 0)), int(data.get("startColumn", 0)), end_row, end_col, rows)
+
+
+def _grid_range(rng: A1Range, sheet_id: int) -> dict[str, Any]:
+    """``rng`` as a ``GridRange`` (an open end is left out, as Google does)."""
+    grid: dict[str, Any] = {"sheetId": sheet_id, "startRowIndex": rng.row1 - 1, "startColumnIndex": rng.col1 - 1}
+    if rng.row2 is not None:
+        grid["endRowIndex"] = rng.row2
+    grid["endColumnIndex"] = rng.col2
+    return grid
+
+
+def _is_pad(grid: Mapping[str, Any]) -> bool:
+    """A read range of one cell holds no step's range (a step's single cells are kept by
+    the step that reads them)."""
+    return (grid.get("endRowIndex") == int(grid.get("startRowIndex", 0)) + 1
+            and grid.get("endColumnIndex") == int(grid.get("startColumnIndex", 0)) + 1)
+
+
+def _slice(snapshot: Mapping[str, list[_Region]], rng: A1Range) -> Grid | None:
+    """``rng``'s cells from the answered regions of a snapshot, shaped as
+    :meth:`GSheetsBackend.read_ranges` returns them; ``None`` when no region covers it."""
     title = _find_title(snapshot, rng.sheet)
     if title is None:
         return None
-    rows = snapshot[title][rng.row1 - 1: None if rng.row2 is None else rng.row2]
-    return trim_grid([row[rng.col1 - 1: rng.col2] for row in rows], rng.width)
+    region = next((r for r in snapshot[title] if r.covers(rng)), None)
+    if region is None:
+        return None
+    top, left = rng.row1 - 1 - region.r0, rng.col1 - 1 - region.c0
+    rows = region.rows[top: None if rng.row2 is None else rng.row2 - region.r0]
+    return trim_grid([row[left: rng.col2 - region.c0] for row in rows], rng.width)
 
 
 def _find_title(titles: Mapping[str, Any], wanted: str) -> str | None:
