@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from battles import make_battle  # noqa: E402
 from fake_sheets_api import FakeSheetsServer, fake_client  # noqa: E402
@@ -75,21 +76,14 @@ COHORTS = 12
 
 
 def _type_orders(backend: GSheetsBackend, phase: int) -> None:
-    """Two orders a cohort for ``phase``, typed in the Orders sheet's next empty rows."""
+    """Two orders a cohort for ``phase``, typed in the Orders sheet's next empty rows (as
+    ``bench_state_growth.py`` types them)."""
+    from bench_state_growth import _type_orders as type_orders
+
     from sheetsync.core.registry import find_system
-    from sheetsync.sheets.backend import RangeUpdate
     from sheetsync.sheets.marks import detect
 
-    lay = find_system("bbn").layout(detect(backend).capacity or None)
-    block = lay.block("Orders_Table")
-    grid = backend.read_ranges([block.range()])[0]
-    j = block.index("cohort")
-    start = 1 + max((i for i, row in enumerate(grid) if row[j] is not None), default=-1)
-    rows = [[f"Cohort {i}", "Melee Attack", f"Cohort {(i + 1 + 2 * ((phase + k) % 3)) % COHORTS}"]
-            for k in range(2) for i in range(COHORTS)]
-    r0 = block.first_row + start
-    backend.write_ranges([RangeUpdate(f"Orders!{block.letter('cohort')}{r0}:{block.letter('target')}"
-                                      f"{r0 + len(rows) - 1}", rows)])
+    type_orders(backend, find_system("bbn").layout(detect(backend).capacity or None), phase, COHORTS)
 
 
 def _setup(server: FakeSheetsServer, system: str, phases: int) -> str:

@@ -7,13 +7,15 @@ Phase), the hex wargame (H3, a turn) and Exalted (E4, a tick)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 import yaml
 from battles import make_battle
 from fake_sheets_api import FakeSheetsServer, fake_client
+from test_gsheets_hexwar import _fresh
+from test_gsheets_hexwar import server as server  # the fake Sheets API, one per test
 
 from sheetsync.app import usecases
 from sheetsync.app.gsheet_cli import init_spreadsheet
@@ -30,14 +32,6 @@ from sheetsync.sheets.marks import MARK_RANGE
 SLOTS = [read_slot_name(i) for i in range(READ_SLOTS)]
 
 
-@pytest.fixture
-def server() -> Iterator[FakeSheetsServer]:
-    with FakeSheetsServer() as srv:
-        yield srv
-
-
-def _fresh(server: FakeSheetsServer, key: str) -> GSheetsBackend:
-    return GSheetsBackend(fake_client(server.url), key, sleep=lambda s: None)
 
 
 class WholeRead(GSheetsBackend):

@@ -14,9 +14,9 @@ Imports nothing from ``sheetsync.systems``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from sheetsync.core.errors import Problem
 from sheetsync.core.layout import Block, Cell, CodecError, Column, col_letter, quote_sheet
@@ -274,3 +274,21 @@ def relocate(problems: Sequence[Problem], where: Mapping[str, str]) -> list[Prob
 def append_update(block: Block, rows: Sequence[Mapping[str, Any]]) -> RangeUpdate:
     """Append ``rows`` below the last row holding a value on the block's sheet (a Log)."""
     return RangeUpdate(block.range(), [_encode(block, r) for r in rows], append=True)
+
+
+_R = TypeVar("_R")
+
+
+def read_once(rd: Any, read: Callable[[Any, list[Problem], dict[str, str]], _R], problems: list[Problem],
+              where: dict[str, str]) -> _R:
+    """``read(rd, problems, where)`` once a step (issue 23): its result, problems and cells are
+    kept on ``rd.read_rows``, and a second call gives the same rows and adds the same problems
+    and cells (a step's check for a step cut short reads them too)."""
+    if rd.read_rows is None:
+        said: list[Problem] = []
+        cells: dict[str, str] = {}
+        rd.read_rows = (read(rd, said, cells), said, cells)
+    out, said, cells = rd.read_rows
+    problems.extend(said)
+    where.update(cells)
+    return out  # type: ignore[no-any-return]

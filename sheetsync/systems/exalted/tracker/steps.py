@@ -294,13 +294,7 @@ class _Orders:
 def _orders(rd: _Read, problems: list[Problem], where: dict[str, str]) -> _Orders:
     """E5, E11: the Orders rows not yet resolved (Resolved blank) as the battle file's
     orders, each key mapped back to its cell; and the stamped rows."""
-    if rd.read_rows is None:  # read once a step: the check for a step cut short reads them too
-        said: list[Problem] = []
-        cells: dict[str, str] = {}
-        rd.read_rows = (_orders_rows(rd, said, cells), said, cells)
-    out, said, cells = rd.read_rows
-    problems.extend(said)
-    where.update(cells)
+    out: _Orders = table.read_once(rd, _orders_rows, problems, where)  # the check for a step cut short reads them too
     return out
 
 

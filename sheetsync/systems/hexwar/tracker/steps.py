@@ -245,13 +245,7 @@ def _rows(block: Any, grid: Grid, problems: list[Problem]) -> list[table.Row]:
 def _pending(rd: _Read, problems: list[Problem], where: dict[str, str]) -> _Pending:
     """H4, H7, H8: the Moves and Attacks rows not yet resolved (Turn blank) as the turn's
     orders of a battle file, each path mapped back to its cell; and the stamped rows."""
-    if rd.read_rows is None:  # read once a step: the check for a step cut short reads them too
-        said: list[Problem] = []
-        cells: dict[str, str] = {}
-        rd.read_rows = (_pending_rows(rd, said, cells), said, cells)
-    out, said, cells = rd.read_rows
-    problems.extend(said)
-    where.update(cells)
+    out: _Pending = table.read_once(rd, _pending_rows, problems, where)  # the check for a step cut short reads them too
     return out
 
 
