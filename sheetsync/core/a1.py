@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["cell_position", "col_letter", "quote_sheet"]
+__all__ = ["cell_position", "col_index", "col_letter", "quote_sheet"]
 
 
 @functools.lru_cache(maxsize=4096)  # pure, and called for every address a step writes (issue 12)
@@ -35,7 +35,12 @@ def cell_position(address: str) -> tuple[int, int]:
     m = re.fullmatch(r"\$?([A-Z]+)\$?(\d+)", address)
     if m is None:
         raise ValueError(f"{address!r} is not a cell such as B12")
-    col = 0
-    for ch in m.group(1):
-        col = col * 26 + ord(ch) - 64
-    return col, int(m.group(2))
+    return col_index(m.group(1)), int(m.group(2))
+
+
+def col_index(letters: str) -> int:
+    """``"A"`` -> 1, ``"AA"`` -> 27."""
+    n = 0
+    for ch in letters.upper():
+        n = n * 26 + (ord(ch) - 64)
+    return n

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from sheetsync.core.a1 import col_letter, quote_sheet
+from sheetsync.core.a1 import col_index, col_letter, quote_sheet
 
 __all__ = [
     "DryRunBackend",
@@ -80,14 +80,6 @@ class SheetBackend(Protocol):
 
 
 _CELL = re.compile(r"^\$?([A-Za-z]{1,3})\$?(\d+)?$")
-
-
-def col_index(letters: str) -> int:
-    """``"A"`` -> 1, ``"AA"`` -> 27."""
-    n = 0
-    for ch in letters.upper():
-        n = n * 26 + (ord(ch) - 64)
-    return n
 
 
 @dataclass(frozen=True)

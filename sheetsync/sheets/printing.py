@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sheetsync.core.a1 import col_letter
+from sheetsync.core.a1 import col_index, col_letter
 from sheetsync.core.layout import Layout, PrintSetup
 
 __all__ = ["PAPER", "PAPER_CODES", "print_area", "printed_sheets"]
@@ -45,14 +45,7 @@ def _bounds(area: str) -> tuple[int, int, int, int]:
     m = re.fullmatch(r"\$?([A-Z]+)\$?(\d+):\$?([A-Z]+)\$?(\d+)", area.rpartition("!")[2])
     if m is None:
         raise ValueError(f"{area!r} is not a range such as A1:K20")
-
-    def col(letters: str) -> int:
-        n = 0
-        for ch in letters:
-            n = n * 26 + ord(ch) - 64
-        return n
-
-    return col(m.group(1)), int(m.group(2)), col(m.group(3)), int(m.group(4))
+    return col_index(m.group(1)), int(m.group(2)), col_index(m.group(3)), int(m.group(4))
 
 
 def _last_in(rows: Rows, top: int, bottom: int | None, left: int, right: int) -> tuple[int, int]:
