@@ -99,18 +99,56 @@ def step_token(rev: int, step: str, action: str, turn: int) -> str:
     return f"{rev}:{step}:{action}:{turn}"
 
 
-@dataclass(frozen=True)
+_UNREAD: Any = object()
+
+
 class Record:
     """One undo record row: its sheet row, its step's rev and token, the record (parsed
     JSON, or ``None`` with ``problem`` saying why it can't be read) and whether it was
-    undone."""
+    undone.
 
-    row: int
-    rev: int
-    token: str
-    data: Any
-    undone: bool = False
-    problem: str = ""
+    Issue 23: a record read from the sheet keeps its text and is parsed the first time its
+    ``data`` or ``problem`` is asked for, so a step that needs only the newest record (or
+    none) does not parse the records of every step behind it."""
+
+    __slots__ = ("row", "rev", "token", "undone", "_data", "_problem", "_text")
+
+    def __init__(self, row: int, rev: int, token: str, data: Any = None, undone: bool = False, problem: str = "",
+                 *, text: str | None = None) -> None:
+        self.row, self.rev, self.token, self.undone = row, rev, token, undone
+        self._text = text
+        self._data: Any = _UNREAD if text is not None else data
+        self._problem = problem
+
+    def _parse(self) -> None:
+        data = _loads(str(self._text))
+        problem = ("this undo record can't be read (it was edited)" if data is None else
+                   "" if isinstance(data, dict) else "this undo record is not sheetsync's")
+        self._data, self._problem = (None if problem else data), problem
+
+    @property
+    def data(self) -> Any:
+        if self._data is _UNREAD:
+            self._parse()
+        return self._data
+
+    @property
+    def problem(self) -> str:
+        if self._data is _UNREAD:
+            self._parse()
+        return self._problem
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.row, self.rev, self.token, self.data, self.undone, self.problem)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Record) and self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"Record(row={self.row!r}, rev={self.rev!r}, token={self.token!r}, data={self.data!r}, "
+                f"undone={self.undone!r}, problem={self.problem!r})")
 
     @property
     def where(self) -> str:
@@ -262,14 +300,8 @@ def parse(blob: Grid, records: Grid, *, blob_range: str = BLOB_RANGE, mark: str 
             continue
         number = rev if isinstance(rev, int) and not isinstance(rev, bool) else (
             int(rev) if isinstance(rev, float) and rev.is_integer() else -1)
-        data, problem = _loads(str(text)), ""
-        if data is None:
-            problem = "this undo record can't be read (it was edited)"
-        if not isinstance(data, dict) and not problem:
-            problem = "this undo record is not sheetsync's"
-        session.records.append(Record(first + i, number, str(token or ""), data if not problem else None,
-                                      undone=isinstance(undone, str) and undone.strip().casefold() == UNDONE,
-                                      problem=problem))
+        session.records.append(Record(first + i, number, str(token or ""), text=str(text),
+                                      undone=isinstance(undone, str) and undone.strip().casefold() == UNDONE))
     return session
 
 

@@ -303,7 +303,7 @@ def _orders_rows(rd: _Read, problems: list[Problem], where: dict[str, str]) -> _
     pending: list[tuple[int, dict[str, Any]]] = []
     stamped: dict[int, int] = {}
     rows = table.read_block(block, rd.orders, problems, keys=[*_ORDER_INPUTS, "resolved"],
-                            blank_keys=[*_ORDER_INPUTS, "resolved"])
+                            blank_keys=[*_ORDER_INPUTS, "resolved"], stamp="resolved")
     for row in rows:
         if row.get("resolved") is not None:
             stamped[row.offset] = row["resolved"]
@@ -363,16 +363,28 @@ def _stored(rd: _Read) -> Battle:
 
 
 def _history(rd: _Read) -> tuple[UndoRecord, ...]:
-    """The undo records of the long ticks resolved so far, oldest first: E1's dice of the
-    next tick are seeded by how many there are, as in the battle file."""
-    out = []
-    for r in rd.session.history():
-        try:
-            out.append(UndoRecord.read(r.data.get("record") if isinstance(r.data, dict) else None).check())
-        except ValueError:
-            raise SheetFormatError([Problem(r.where, "this undo record is not sheetsync's: restore the previous "
-                                                     "copy")]) from None
-    return tuple(out)
+    """The undo records of the long ticks resolved so far, oldest first, each read and
+    checked (a record sheetsync did not write is refused at its cell): what a battle file's
+    history holds."""
+    return tuple(_undo_record(r) for r in rd.session.history())
+
+
+def _undo_record(r: ss.Record) -> UndoRecord:
+    try:
+        return UndoRecord.read(r.data.get("record") if isinstance(r.data, dict) else None).check()
+    except ValueError:
+        raise SheetFormatError([Problem(r.where, "this undo record is not sheetsync's: restore the previous "
+                                                 "copy")]) from None
+
+
+def _ticks_behind(rd: _Read) -> tuple[UndoRecord, ...]:
+    """The history a Next Tick resolves on (issue 23).  E1 seeds a long tick's dice by how
+    many records the history holds, and the tick appends its own; it reads no older record.
+    So only the newest record is read and checked (the one Undo Tick takes next: a damaged
+    one is refused at its cell, by Next Tick as by Undo Tick), and it stands in each place
+    of the tuple for the count: a step does not parse the records of every tick behind it."""
+    records = rd.session.history()
+    return (_undo_record(records[-1]),) * len(records) if records else ()
 
 
 _FILED: tuple[Battle, dict[str, Any]] | None = None
@@ -621,7 +633,7 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     data["house_rules"] = _house_rules(rd, problems, where)  # as typed now
     data["orders"] = [o for _, o in orders.pending]
     warnings = _seed_changed(rd, stored)
-    battle = _load(data, problems, where).model_copy(update={"history": _history(rd)})
+    battle = _load(data, problems, where).model_copy(update={"history": _ticks_behind(rd)})
     try:
         result = resolve(battle, new_units=_room(rd, stored))  # X23: a split takes a free Units row
     except InputError as err:  # a die cell wrong for its pool (E1), at its cell
@@ -908,7 +920,7 @@ def _check(rd: _Read) -> Any:
     data["house_rules"] = _house_rules(rd, problems, where)
     data["orders"] = [o for _, o in orders.pending]
     try:
-        battle = _load(data, problems, where).model_copy(update={"history": _history(rd)})
+        battle = _load(data, problems, where).model_copy(update={"history": _ticks_behind(rd)})
         result = resolve(battle, new_units=_room(rd, stored))  # on a copy: the engine is pure, nothing is kept
     except InputError as err:
         return CheckReport(stored.tick, len(orders.pending),
