@@ -99,23 +99,37 @@ def _short(value: CellValue) -> str:
 
 
 def read_block(block: Block, grid: Grid, problems: list[Problem], *, keys: Sequence[str] | None = None,
-               blank_keys: Sequence[str] | None = None) -> list[Row]:
+               blank_keys: Sequence[str] | None = None, stamp: str | None = None) -> list[Row]:
     """The block's non-blank rows, each ``{column key: decoded value}``.
 
     ``grid`` is what ``read_ranges([block.range()])`` gave.  ``keys`` limits the columns
     decoded (default: all); ``blank_keys`` the columns that decide whether a row is blank
     (default: the input columns, or all when the block has none).  Every bad cell adds a
-    :class:`Problem` naming it; nothing is raised here, so a caller lists them all at once."""
-    cols = [c for c in block.columns if keys is None or c.key in keys]
+    :class:`Problem` naming it; nothing is raised here, so a caller lists them all at once.
+
+    ``stamp`` names a column a step stamps a row with once it is resolved (its turn): a row
+    whose stamp cell holds a whole number is done, and only its stamp is decoded (issue 23:
+    the rows of every past turn are not decoded again on every step; a resolved row is
+    history, its other cells are not orders any more)."""
+    columns = block.columns
+    cols = [c for c in columns if keys is None or c.key in keys]
     deciders = set(blank_keys) if blank_keys is not None else (
-        {c.key for c in block.columns if c.is_input} or {c.key for c in block.columns})
+        {c.key for c in columns if c.is_input} or {c.key for c in columns})
+    # issue 23: a blank row is passed over by its deciding cells alone, before any dict is
+    # made of it (a tracker's blocks are mostly blank rows, read on every step)
+    decide = [(j, c.is_input) for j, c in enumerate(columns) if c.key in deciders]
     out: list[Row] = []
     for i, cells in enumerate(grid):
         if block.rows is not None and i >= block.rows:
             break
-        raw = {c.key: (cells[j] if j < len(cells) else None) for j, c in enumerate(block.columns)}
-        if all(is_blank(v) or (isinstance(v, Formula) and not block.column(k).is_input)
-               for k, v in raw.items() if k in deciders):
+        width = len(cells)
+        if all(j >= width or is_blank(v := cells[j]) or (isinstance(v, Formula) and not is_input)
+               for j, is_input in decide):
+            continue
+        raw = {c.key: (cells[j] if j < width else None) for j, c in enumerate(columns)}
+        if stamp is not None and type(raw.get(stamp)) is int:
+            column = block.column(stamp)
+            out.append(Row(i, {stamp: decode(column, raw[stamp], block.cell(i, stamp), problems)}, raw))
             continue
         values = {c.key: decode(c, raw[c.key], block.cell(i, c.key), problems) for c in cols}
         out.append(Row(i, values, raw))

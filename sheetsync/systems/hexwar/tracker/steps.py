@@ -239,7 +239,7 @@ class _Pending:
 
 def _rows(block: Any, grid: Grid, problems: list[Problem]) -> list[table.Row]:
     inputs = [c.key for c in block.columns if c.is_input]
-    return table.read_block(block, grid, problems, keys=["turn"], blank_keys=[*inputs, "turn"])
+    return table.read_block(block, grid, problems, keys=["turn"], blank_keys=[*inputs, "turn"], stamp="turn")
 
 
 def _pending(rd: _Read, problems: list[Problem], where: dict[str, str]) -> _Pending:
