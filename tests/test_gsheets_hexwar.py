@@ -286,7 +286,7 @@ def test_detect_is_one_get_of_the_read_ranges_and_the_step_read_is_free(server: 
     server.clear_requests()
     assert steps.detect(backend).mark == Mark("hexwar", 1)
     (get,) = server.api_requests()
-    assert get.method == "GET" and get.query["ranges"] == [steps.MARK_RANGE, *(read_slot_name(i)
+    assert get.method == "GET" and get.query["ranges"] == [steps.HEAD_RANGE, *(read_slot_name(i)
                                                                                  for i in range(READ_SLOTS))]
     assert get.query["includeGridData"] == ["true"] and get.query["fields"] == [NAMED_READ_FIELDS]
     assert backend.read_ranges(plan) == expected

@@ -27,7 +27,7 @@ from sheetsync.backends.gsheets import (
     read_slot_name,
 )
 from sheetsync.sheets import marks
-from sheetsync.sheets.marks import MARK_RANGE
+from sheetsync.sheets.marks import HEAD_RANGE
 
 SLOTS = [read_slot_name(i) for i in range(READ_SLOTS)]
 
@@ -101,7 +101,7 @@ def test_r13_h3_e4_a_step_gets_the_mark_and_the_read_ranges_only(server: FakeShe
         marks.run(action, backend)
         get, post = server.api_requests()
         assert (get.method, get.status, post.method, post.status) == ("GET", 200, "POST", 200), action
-        assert get.query["ranges"] == [MARK_RANGE, *SLOTS], action
+        assert get.query["ranges"] == [HEAD_RANGE, *SLOTS], action
         assert get.query["includeGridData"] == ["true"] and get.query["fields"] == [NAMED_READ_FIELDS]
         assert backend.request_count == 2
     assert server.errors == []
@@ -139,7 +139,7 @@ def test_r13_h3_e4_an_old_tracker_gets_its_read_ranges_once(server: FakeSheetsSe
         marks.run(action, _fresh(server, key))
         get, post = server.api_requests()
         assert (get.status, post.status) == (200, 200)
-        assert get.query["ranges"] == [MARK_RANGE, *SLOTS]
+        assert get.query["ranges"] == [HEAD_RANGE, *SLOTS]
         assert not [r for r in post.body["requests"] if "addNamedRange" in r], "added once"
 
 

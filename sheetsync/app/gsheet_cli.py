@@ -212,9 +212,10 @@ def tracker_ranges(lay: Layout) -> list[str]:
     ranges += [b.header_range() for b in lay.blocks.values() if b.sheet not in ("Lists", "State")]
     ranges += [c.ref for c in lay.cells.values()]
     ranges += [a.range() for a in getattr(lay, "areas", {}).values()]
-    from sheetsync.sheets.marks import MARK_RANGE
+    from sheetsync.sheets.marks import HEAD_RANGE
 
-    ranges += [MARK_RANGE, "State!C1:F"]  # the mark and capacity, and the appended undo records
+    # the mark, the capacity and where a Resolve starts reading; the appended undo records
+    ranges += [HEAD_RANGE, "State!C1:F"]
     return ranges
 
 

@@ -115,6 +115,11 @@ class GSheetsBackend:
     (the token exchange of a service account is not counted).
     """
 
+    shifted_reads = False
+    """Issue 23: a step here reads its whole plan, never from where the last Resolve left its
+    tables (``State!B3``): the step's one GET is served by the tracker's named read ranges,
+    which cover the whole plan of every step."""
+
     def __init__(
         self,
         source: GSheetsSource,

@@ -21,9 +21,13 @@ from sheetsync.core.errors import Problem, SheetFormatError
 from sheetsync.core.registry import MARK_CELL, Mark, find_system, parse_mark
 from sheetsync.sheets.backend import RangeUpdate, SheetBackend
 
-__all__ = ["MARK_RANGE", "Tracker", "detect", "mark_updates", "run"]
+__all__ = ["HEAD_RANGE", "MARK_RANGE", "Tracker", "detect", "mark_updates", "run"]
 
 MARK_RANGE = f"{MARK_CELL[0]}!B1:B2"
+
+HEAD_RANGE = f"{MARK_CELL[0]}!B1:B3"
+"""What :func:`detect` reads: the mark, the capacity, and where a Resolve starts reading
+(``State!B3``, issue 23, :mod:`sheetsync.sheets.read_from`)."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,8 @@ class Tracker:
     system: Any
     mark: Mark
     capacity: dict[str, int] = field(default_factory=dict)
+    read_from: Any = None
+    """``State!B3`` as a :class:`sheetsync.sheets.read_from.ReadFrom` (``None``: read everything)."""
 
 
 def _capacity(value: object) -> dict[str, int]:
@@ -50,16 +56,22 @@ def _capacity(value: object) -> dict[str, int]:
 
 
 def detect(backend: SheetBackend) -> Tracker:
-    """The tracker's system, mark and capacity, read from ``State!B1:B2``."""
+    """The tracker's system, mark and capacity, read from ``State!B1:B2``, and where a
+    Resolve starts reading, from ``State!B3`` (:data:`HEAD_RANGE`)."""
+    from sheetsync.sheets import read_from
+
     reader = getattr(backend, "read_mark", None)
-    grid = reader(MARK_RANGE) if callable(reader) else backend.read_ranges([MARK_RANGE])[0]
-    cells = [row[0] if row else None for row in grid] + [None, None]
+    grid = reader(HEAD_RANGE) if callable(reader) else backend.read_ranges([HEAD_RANGE])[0]
+    cells = [row[0] if row else None for row in grid] + [None, None, None]
     mark = parse_mark(cells[0])
     system = find_system(mark.system)
     if mark.version > system.version:
         raise SheetFormatError([Problem(f"{MARK_CELL[0]}!B1", f"says {mark}, a newer tracker than this sheetsync "
                                         f"understands ({system.id}@{system.version}): update sheetsync")])
-    return Tracker(system, mark, _capacity(cells[1]))
+    # a backend whose reads are served from fixed ranges (Google Sheets' named read ranges)
+    # reads every step's whole plan: a shifted read would outrun them (issue 23)
+    shifted = getattr(backend, "shifted_reads", True)
+    return Tracker(system, mark, _capacity(cells[1]), read_from.parse(cells[2]) if shifted else None)
 
 
 def mark_updates(system: Any, capacity: dict[str, int] | None = None) -> list[RangeUpdate]:
@@ -72,4 +84,5 @@ def run(action: str, backend: SheetBackend, *, extra: Sequence[RangeUpdate] = ()
     """Run ``action`` (build, resolve, undo, end) on whatever tracker ``backend`` holds:
     its system's steps at its capacity, one read and one write (:mod:`sheetsync.app.usecases`)."""
     tracker = detect(backend)
-    return tracker.system.run_step(action, backend, extra=extra, capacity=tracker.capacity)
+    return tracker.system.run_step(action, backend, extra=extra, capacity=tracker.capacity,
+                                   read_from=tracker.read_from)

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from sheetsync.core.errors import BattleStateError
 from sheetsync.core.system import StepRefused, TrackerSteps
+from sheetsync.sheets import read_from as rf
 from sheetsync.sheets.backend import RangeUpdate, SheetBackend
 from sheetsync.sheets.step_report import StepReport
 
@@ -29,6 +30,8 @@ def tracker_steps(backend: SheetBackend) -> TrackerSteps:
 
     tracker = detect(backend)
     steps: TrackerSteps = tracker.system.tracker_steps(tracker.capacity or None)
+    if hasattr(steps, "read_from"):  # issue 23: where its Resolve starts reading (State!B3)
+        steps.read_from = tracker.read_from
     return steps
 
 
@@ -43,10 +46,18 @@ def run_steps(steps: TrackerSteps, action: str, backend: SheetBackend, *,
     """Run ``action`` with ``steps``: one read of their plan, the pure step, one write of its
     updates and ``extra`` (a button's cleared checkbox, ...).  A refusal writes nothing,
     except a :class:`StepRefused`, whose repair is written alone (``extra`` is not: the
-    caller reports the refusal itself)."""
+    caller reports the refusal itself).
+
+    Issue 23: a Resolve may read the rows that grow with the battle from where the last one
+    left them (:mod:`sheetsync.sheets.read_from`); when that does not hold for what it read
+    (:class:`~sheetsync.sheets.read_from.ReadAgain`), it reads the whole plan instead."""
     grids = backend.read_ranges(steps.read_plan(action))
     try:
-        report, updates = steps.step(action, grids)
+        try:
+            report, updates = steps.step(action, grids)
+        except rf.ReadAgain:
+            steps.read_from = None  # type: ignore[attr-defined]  # only steps that shift their read raise it
+            report, updates = steps.step(action, backend.read_ranges(steps.read_plan(action)))
     except StepRefused as refused:
         backend.write_ranges(refused.updates)
         raise
@@ -98,6 +109,10 @@ class LayoutHooks:
     """Issue 26, item 2: before every step, the State's lost-step check of the parsed read
     (:func:`sheetsync.sheets.lost_steps.session_guard`): it refuses a step that finds one
     lost, or gives the Log rows to mark and a note for the step's write and message."""
+    stamps: Mapping[str, str] = field(default_factory=dict)
+    """Issue 23: the tables a Resolve stamps (block name -> its stamp column), which the
+    next Resolve reads from the first row not stamped (:mod:`sheetsync.sheets.read_from`);
+    the parsed read then has the State as ``session``."""
 
 
 class LayoutSteps:
@@ -111,8 +126,11 @@ class LayoutSteps:
     """The system as a sentence names it ("the hex wargame"), for a step it has not."""
     hooks: ClassVar[LayoutHooks]
 
-    def __init__(self, capacity: Mapping[str, int] | None = None) -> None:
+    def __init__(self, capacity: Mapping[str, int] | None = None, read_from: rf.ReadFrom | None = None) -> None:
         self.lay = self.hooks.layout(capacity)
+        self.read_from = read_from
+        """Where a Resolve starts reading its stamped tables and the Log (``State!B3``)."""
+        self._skipped: list[int] | None = None
 
     # -- TrackerSteps
     def _known(self, action: str) -> None:
@@ -120,18 +138,41 @@ class LayoutSteps:
             raise BattleStateError(f"{self.title} has no step {action!r} (its steps: {', '.join(self.hooks.steps)})")
 
     def read_plan(self, action: str | None = None) -> list[str]:
-        return self.hooks.plan(self.lay)  # every step of these systems reads the whole plan
+        """Every step of these systems reads the whole plan, but a Resolve, which reads its
+        stamped tables and the Log's Step column from where the step before it left them
+        (issue 23)."""
+        plan = self.hooks.plan(self.lay)
+        self._skipped = None
+        if action != "resolve" or self.read_from is None or not self.hooks.stamps:
+            return plan
+        shifted, self._skipped = rf.shift_plan(plan, rf.starts(plan, self.lay, self.hooks.stamps, self.read_from))
+        return shifted
 
     def step(self, action: str, grids: Sequence[Any]) -> tuple[StepReport, list[RangeUpdate]]:
         self._known(action)
+        skipped, self._skipped = self._skipped, None
+        if skipped is not None:
+            grids = rf.pad(grids, skipped)
         parsed = self.hooks.parse(self.lay, grids)
-        marks, note = self.hooks.journal(parsed) if self.hooks.journal is not None else ([], "")
-        report, updates = self.hooks.steps[action](parsed)
+        plan = self.hooks.plan(self.lay) if self.hooks.stamps else []
+        held = self.read_from if skipped is not None else None
+        if held is not None and not rf.holds_all(plan, self.lay, self.hooks.stamps, grids, held, parsed.session.rev):
+            raise rf.ReadAgain(action)
+        try:
+            marks, note = self.hooks.journal(parsed) if self.hooks.journal is not None else ([], "")
+            report, updates = self.hooks.steps[action](parsed)
+        except StepRefused as refused:
+            if self.hooks.stamps:
+                refused.updates.append(rf.update(None))  # a repair: the next step reads everything
+            raise
         if marks or note:
             updates = [*updates, *marks]
             report.message += note
-            if hasattr(report, "updates"):
-                report.updates = updates
+        if self.hooks.stamps:  # every step says where the next Resolve starts reading
+            ahead = rf.ahead(plan, self.lay, self.hooks.stamps, grids, updates, held, parsed.session.rev + 1)
+            updates = [*updates, rf.update(ahead)]
+        if (marks or note or self.hooks.stamps) and hasattr(report, "updates"):
+            report.updates = updates
         return report, updates
 
     def check(self, grids: Sequence[Any]) -> Any:
@@ -145,14 +186,21 @@ class LayoutSteps:
         return self.hooks.plan(self.lay)
 
     def load(self, battle: Any, grids: Sequence[Any]) -> tuple[StepReport, list[RangeUpdate]]:
-        return self.hooks.load(self.lay, battle, self.hooks.parse(self.lay, grids))
+        report, updates = self.hooks.load(self.lay, battle, self.hooks.parse(self.lay, grids))
+        if not self.hooks.stamps:
+            return report, updates
+        updates = [*updates, rf.update(None)]  # a new battle: its first Resolve reads it all
+        if hasattr(report, "updates"):
+            report.updates = updates
+        return report, updates
 
     # -- the calls a system's module offers
     @classmethod
     def run(cls, action: str, backend: SheetBackend, *, extra: Sequence[RangeUpdate] = (),
-            capacity: Mapping[str, int] | None = None) -> StepReport:
-        """Run ``action`` on the tracker: one read, one write (``extra`` rides along)."""
-        steps = cls(capacity)
+            capacity: Mapping[str, int] | None = None, read_from: rf.ReadFrom | None = None) -> StepReport:
+        """Run ``action`` on the tracker: one read, one write (``extra`` rides along);
+        ``read_from`` is the tracker's ``State!B3`` (issue 23)."""
+        steps = cls(capacity, read_from)
         steps._known(action)  # before the read: a step the system has not costs nothing
         report: StepReport = run_steps(steps, action, backend, extra=extra)
         return report

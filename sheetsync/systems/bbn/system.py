@@ -80,10 +80,13 @@ class BbnSystem:
         steps: TrackerSteps = import_module("sheetsync.systems.bbn.tracker.steps").BbnSteps(self.layout(capacity))
         return steps
 
-    def run_step(self, action: str, backend: Any, *, extra: Any = (), capacity: Mapping[str, int] | None = None) -> Any:
+    def run_step(self, action: str, backend: Any, *, extra: Any = (), capacity: Mapping[str, int] | None = None,
+                 read_from: Any = None) -> Any:
         """Run ``action`` at the tracker's ``capacity`` through the use-case envelope (one
         read, one write); the watcher calls it once it has found the tracker's system."""
         envelope = import_module("sheetsync.app.usecases")
-        return envelope.run(action, backend, self.tracker_steps(capacity), extra=extra)
+        steps = self.tracker_steps(capacity)
+        steps.read_from = read_from  # type: ignore[attr-defined]  # issue 23: where a Resolve starts reading
+        return envelope.run(action, backend, steps, extra=extra)
 
 SYSTEM = BbnSystem()

@@ -97,9 +97,12 @@ class HexwarSystem:
         steps: TrackerSteps = import_module("sheetsync.systems.hexwar.tracker.steps").HexSteps(capacity)
         return steps
 
-    def run_step(self, action: str, backend: Any, *, extra: Any = (), capacity: Mapping[str, int] | None = None) -> Any:
+    def run_step(self, action: str, backend: Any, *, extra: Any = (), capacity: Mapping[str, int] | None = None,
+                 read_from: Any = None) -> Any:
         """Run ``action`` at the tracker's ``capacity`` through the use-case envelope (one
-        read, one write); the watcher calls it once it has found the tracker's system."""
-        return import_module("sheetsync.systems.hexwar.tracker.steps").run(action, backend, extra=extra, capacity=capacity)
+        read, one write); the watcher calls it once it has found the tracker's system.
+        ``read_from``: where a Resolve starts reading (``State!B3``, issue 23)."""
+        return import_module("sheetsync.systems.hexwar.tracker.steps").run(action, backend, extra=extra, capacity=capacity,
+                                                                            read_from=read_from)
 
 SYSTEM = HexwarSystem()

@@ -29,6 +29,7 @@ from typing import Any
 from sheetsync.core.dice import RandomRoller
 from sheetsync.core.errors import BattleStateError, SheetFormatError
 from sheetsync.core.system import StepRefused
+from sheetsync.sheets import read_from as rf
 from sheetsync.sheets.backend import CellValue, Grid, RangeUpdate
 from sheetsync.sheets.step_report import StepReport
 from sheetsync.sheets.steps import CheckReport, Refusal
@@ -313,15 +314,30 @@ def check_battle(battle: Battle, places: Sequence[str] | None = None) -> CheckRe
 _STEPS = {"build": build, "resolve": resolve, "undo": undo, "end": end}
 
 
+STAMPS = {"Orders_Table": "phase"}
+"""R13: the table a Resolve Phase stamps with the phase it resolved; the next one reads it
+from its first row not stamped (issue 23, :mod:`sheetsync.sheets.read_from`)."""
+
+
 class BbnSteps:
     """The battalion tracker's steps laid out with ``lay`` (by default a blank tracker's; a
     tracker recording another capacity in ``State!B2`` is refused there, issue 9)."""
 
-    def __init__(self, lay: Layout | None = None) -> None:
+    def __init__(self, lay: Layout | None = None, read_from: rf.ReadFrom | None = None) -> None:
         self.lay = lay or layout()
+        self.read_from = read_from
+        """Where a Resolve Phase starts reading the Orders and the Log (``State!B3``, issue 23)."""
+        self._skipped: list[int] | None = None
 
     def read_plan(self, action: str | None = None) -> list[str]:
-        return read_plan(self.lay, action)
+        """The ranges ``action`` reads; a Resolve Phase reads the Orders and the Log's Step
+        column from where the step before it left them (issue 23, :mod:`sheetsync.sheets.read_from`)."""
+        plan = read_plan(self.lay, action)
+        self._skipped = None
+        if action != "resolve" or self.read_from is None:
+            return plan
+        shifted, self._skipped = rf.shift_plan(plan, rf.starts(plan, self.lay, STAMPS, self.read_from))
+        return shifted
 
     def _sheets(self, grids: Sequence[Grid], action: str | None = None) -> Sheets:
         return Sheets.from_grids(list(grids), action)
@@ -332,7 +348,22 @@ class BbnSteps:
             fn = _STEPS[action]
         except KeyError:
             raise BattleStateError(f"unknown action {action!r} (expected one of {', '.join(_STEPS)})") from None
-        return fn(self.lay, self._sheets(grids, action))
+        skipped, self._skipped = self._skipped, None
+        plan = read_plan(self.lay, action)
+        if skipped is not None:
+            grids = rf.pad(grids, skipped)
+        sh = self._sheets(grids, action)
+        held = self.read_from if skipped is not None else None
+        if held is not None and not rf.holds_all(plan, self.lay, STAMPS, grids, held,
+                                                 sj.parse_state(sh.state).rev):
+            raise rf.ReadAgain(action)
+        try:
+            report, updates = fn(self.lay, sh)
+        except StepRefused as refused:
+            refused.updates.append(rf.update(None))  # a repair: the next step reads everything
+            raise
+        ahead = rf.ahead(plan, self.lay, STAMPS, grids, updates, held, sj.parse_state(sh.state).rev + 1)
+        return report, [*updates, rf.update(ahead)]
 
     def check(self, grids: Sequence[Grid]) -> CheckReport:
         """``sheetsync check`` (R13, issue 8 item 21): what the next Resolve Phase would
@@ -393,4 +424,4 @@ class BbnSteps:
                    writer.health_header_update(lay, battle),
                    writer.health_row_update(lay, battle, battle.phase - 1)]
         msg = f"Tracker holds {_n(len(battle.cohorts), 'cohort')}, phase {battle.phase} to resolve"
-        return StepReport("new", battle.phase, msg), updates
+        return StepReport("new", battle.phase, msg), [*updates, rf.update(None)]  # a new battle: read it all

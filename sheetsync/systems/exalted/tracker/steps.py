@@ -1068,6 +1068,11 @@ def capacity_for(battle: Battle) -> dict[str, int]:
     return {key: min(MAX_CAPACITY[key], max(CAPACITY[key], n)) for key, n in want.items()}
 
 
+STAMPS = {"Orders_Table": "resolved"}
+"""E5: the table a Next Tick stamps with the long tick it resolved; the next one reads it
+from its first row not stamped (issue 23, :mod:`sheetsync.sheets.read_from`)."""
+
+
 class ExaltedSteps(LayoutSteps):
     """Exalted mass combat's :class:`~sheetsync.core.system.TrackerSteps` at ``capacity`` (a
     blank tracker's by default): every step (build X1-X11; resolve E4-E6, X17-X39; undo; end
@@ -1075,7 +1080,7 @@ class ExaltedSteps(LayoutSteps):
     envelope (:mod:`sheetsync.app.usecases`)."""
 
     title = "Exalted mass combat"
-    hooks = LayoutHooks(layout, _plan, _parse, _STEPS, _check, _export, _load_into, _journal)
+    hooks = LayoutHooks(layout, _plan, _parse, _STEPS, _check, _export, _load_into, _journal, STAMPS)
 
 
 run, load_into = ExaltedSteps.run, ExaltedSteps.load_into

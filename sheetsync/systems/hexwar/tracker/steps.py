@@ -933,6 +933,11 @@ def _export(rd: _Read) -> dict[str, Any]:
     return {"system": "hexwar", "battle": data, "turn": battle.turn, "ended": bool(rd.session.extra.get("ended"))}
 
 
+STAMPS = {"Moves_Table": "turn", "Attacks_Table": "turn"}
+"""H8: the tables a Resolve Turn stamps with the turn it resolved; the next one reads them
+from their first row not stamped (issue 23, :mod:`sheetsync.sheets.read_from`)."""
+
+
 class HexSteps(LayoutSteps):
     """The hex wargame's :class:`~sheetsync.core.system.TrackerSteps` at ``capacity`` (a blank
     tracker's by default): every step (build H1, H2; resolve 1.0, H3-H9; undo; end H12) a
@@ -940,7 +945,7 @@ class HexSteps(LayoutSteps):
     (:mod:`sheetsync.app.usecases`)."""
 
     title = "the hex wargame"
-    hooks = LayoutHooks(layout, _plan, _parse, _STEPS, _check, _export, _load_into, _journal)
+    hooks = LayoutHooks(layout, _plan, _parse, _STEPS, _check, _export, _load_into, _journal, STAMPS)
 
 
 run, load_into = HexSteps.run, HexSteps.load_into
