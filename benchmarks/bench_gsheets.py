@@ -75,6 +75,15 @@ class Sized(GSheetsBackend):
 COHORTS = 12
 
 
+class Typist(GSheetsBackend):
+    """A Tracker typing into the sheet: cells only.  The typing goes through sheetsync's
+    backend here, but a person's typing never moves the tracker's named read ranges, so
+    this backend leaves them alone (its own read would otherwise move them)."""
+
+    def _slot_requests(self, plan):  # type: ignore[no-untyped-def]
+        return []
+
+
 def _type_orders(backend: GSheetsBackend, phase: int) -> None:
     """Two orders a cohort for ``phase``, typed in the Orders sheet's next empty rows (as
     ``bench_state_growth.py`` types them)."""
@@ -121,7 +130,7 @@ def read_sizes(server: FakeSheetsServer, system: str, phases: int,
     counts: set[int] = set()
     for phase in range(1, phases + 1):
         if system == "bbn" and phase > 1:
-            _type_orders(GSheetsBackend(fake_client(server.url), key), phase)
+            _type_orders(Typist(fake_client(server.url), key), phase)
         backend = Sized(fake_client(server.url), key, whole=whole)
         try:
             marks.run("resolve", backend)
