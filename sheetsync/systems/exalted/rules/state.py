@@ -380,5 +380,10 @@ def in_fight(st: UnitState | None) -> bool:
 def sides_in_fight(battle: Battle) -> list[str]:
     """X34: the sides that still have a unit in the fight (:func:`in_fight`), in the order
     their first unit is listed."""
-    sides = list(dict.fromkeys(u.spec.side for u in battle.units))
-    return [s for s in sides if any(in_fight(battle.state_of(u.name)) for u in battle.units if u.spec.side == s)]
+    states = _by_name(battle.state)
+    live: dict[str, bool] = {}
+    for u in battle.units:  # issue 23: one pass, each unit's state looked up once
+        side = u.spec.side
+        if not live.get(side):
+            live[side] = in_fight(states.get(u.name))
+    return [s for s, ok in live.items() if ok]
