@@ -82,6 +82,7 @@ Readings where the rulings leave room (listed in the issue note):
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -123,7 +124,13 @@ from sheetsync.systems.exalted.rules.formations import (
     move_yards,
 )
 from sheetsync.systems.exalted.rules.health import alone, health, spend_volley
-from sheetsync.systems.exalted.rules.models import Character, Formation, MemberGroup, UnitSpec
+from sheetsync.systems.exalted.rules.models import (
+    Character,
+    Formation,
+    HouseRules,
+    MemberGroup,
+    UnitSpec,
+)
 from sheetsync.systems.exalted.rules.morale import (
     RoutEvent,
     RoutTrigger,
@@ -270,6 +277,25 @@ def _odds(plan: AttackPlan) -> dict[str, Any]:
 
 # --- the state a tick works on -----------------------------------------------------------
 
+class _Derived:
+    """X1-X11, issue 23: a unit's spec and traits as it stands, derived from its state's
+    commander, formation, special characters, headcount and Magnitude and from the battle's
+    units, characters and house rules (frozen: kept while they are the same objects)."""
+
+    __slots__ = ("units", "characters", "rules", "spec", "traits")
+
+    def __init__(self, units: tuple[BattleUnit, ...], characters: tuple[Character, ...], rules: HouseRules,
+                 spec: UnitSpec) -> None:
+        self.units, self.characters, self.rules, self.spec = units, characters, rules, spec
+        self.traits: UnitTraits | None = None
+
+
+_DERIVED: dict[tuple[Any, ...], _Derived] = {}
+"""Issue 23: the units' specs and traits by name and the state fields they come from, kept
+from one long tick to the next (a forecast's ticks find the same units again and again)."""
+_DERIVED_MAX = 4096
+
+
 class _Work:
     """The unit states during a tick (a mutable map of frozen values)."""
 
@@ -297,15 +323,16 @@ class _Work:
         simulation, which reads only outcomes: the same dice and numbers, fewer texts)."""
         self.follow_parent: dict[str, str] = {}
         """X23: solo units expelled this tick, each acting next when the unit it left does."""
-        self._derived: dict[str, tuple[Battle, tuple[Any, ...], UnitSpec, UnitTraits | None]] = {}
-        """Issue 23: each unit's spec and traits, kept while the battle is the same (frozen)
-        object and the state fields they are derived from are equal, so a step derives them
-        once per change."""
+        self._seen: dict[str, tuple[UnitState, Battle, _Derived]] = {}
+        """Issue 23: each unit's spec and traits (:data:`_DERIVED`) as last found, with the
+        state and battle they were found for (the same objects: nothing to compare)."""
+        self._tl: tuple[Battle, tuple[UnitState, ...], Timeline] | None = None
+        """Issue 23: the timeline of the states as they last stood (:meth:`timeline`)."""
 
     def copy(self) -> _Work:
         w = _Work(self.battle, list(self.states.values()), new_units=self.new_units, start_units=self.start_units)
         w.duel, w.odds, w.detail = self.duel, self.odds, self.detail
-        w._derived = self._derived  # keyed on frozen objects: safe to share
+        w._seen = self._seen  # keyed on frozen objects: safe to share
         return w
 
     def get(self, name: str) -> UnitState:
@@ -343,15 +370,25 @@ class _Work:
     def spec(self, name: str) -> UnitSpec:
         """The unit as it stands: its current commander, formation, special characters and
         whether it has become solo (X34)."""
+        return self._derived(name).spec
+
+    def _derived(self, name: str) -> _Derived:
+        """Issue 23: the unit's spec and traits as it stands, from :data:`_DERIVED`."""
         st = self.states[name]
-        key = (st.commander, st.formation, st.solo, len(st.relays), len(st.heroes), len(st.sorcerers), st.headcount,
-               st.magnitude)  # all of the state the spec and the traits are derived from
-        got = self._derived.get(name)
-        if got is not None and got[1] == key and got[0] is self.battle:
-            return got[2]
-        spec = self._spec(st, name)
-        self._derived[name] = (self.battle, key, spec, None)
-        return spec
+        b = self.battle
+        seen = self._seen.get(name)
+        if seen is not None and seen[0] is st and seen[1] is b:
+            return seen[2]
+        key = (name, st.commander, st.formation, st.solo, len(st.relays), len(st.heroes), len(st.sorcerers),
+               st.headcount, st.magnitude)  # all of the state the spec and the traits are derived from
+        got = _DERIVED.get(key)
+        if got is None or got.units is not b.units or got.characters is not b.characters or \
+                got.rules is not b.house_rules:
+            if len(_DERIVED) >= _DERIVED_MAX:
+                _DERIVED.clear()
+            got = _DERIVED[key] = _Derived(b.units, b.characters, b.house_rules, self._spec(st, name))
+        self._seen[name] = (st, b, got)
+        return got
 
     def _spec(self, st: UnitState, name: str) -> UnitSpec:
         u = self.unit(name)
@@ -373,12 +410,23 @@ class _Work:
         """X1-X11 of the unit as it stands: its current Magnitude decides communication
         failure and so the effective Drill (X3, X11), also where a split left a headcount
         whose row is above it (X50)."""
-        spec = self.spec(name)
-        b, key, _, t = self._derived[name]
-        if t is None:
-            t = traits_as_it_stands(spec, self.battle.house_rules, self.states[name].magnitude)
-            self._derived[name] = (b, key, spec, t)
-        return t
+        got = self._derived(name)
+        if got.traits is None:
+            got.traits = traits_as_it_stands(got.spec, self.battle.house_rules, self.states[name].magnitude)
+        return got.traits
+
+    def timeline(self) -> Timeline:
+        """E5: the timeline of the states as they stand (:func:`_timeline`), kept while the
+        battle and every state are the same objects (issue 23: the orders of a batch are
+        each verified against the same states)."""
+        states = tuple(self.states.values())
+        got = self._tl
+        if got is not None and got[0] is self.battle and len(got[1]) == len(states) and \
+                all(map(operator.is_, got[1], states)):
+            return got[2]
+        tl = _timeline(self.battle, list(states))
+        self._tl = (self.battle, states, tl)
+        return tl
 
     def relays(self, name: str) -> list[Character]:
         return [c for r in self.get(name).relays if (c := self.battle.character(r)) is not None]
@@ -434,7 +482,7 @@ def _take_turn(work: _Work, order: Order, tick: int, weapon_speed: int = 5,
     stands, when the caller has them already."""
     st = work.get(order.unit)
     if clocks is None:
-        clocks = _timeline(work.battle, list(work.states.values())).clocks
+        clocks = work.timeline().clocks
     tl = Timeline(tick, clocks)
     try:
         tl, ev = act(tl, order.unit, tick, order.action, weapon_speed=weapon_speed, rules=work.battle.house_rules,
@@ -552,7 +600,7 @@ def _plan_order(work: _Work, order: Order, tick: int) -> _AttackPlanned:
                        f"{order.unit} has {st.magnitude}", "X32")
     victim, shot_penalty = _called_shot(work, order, tick, tst, kind)
     extra = (2 if envelop else 0) + shot_penalty
-    tl = _timeline(work.battle, list(work.states.values()))  # the turn below changes no state in work
+    tl = work.timeline()  # the turn below changes no state in work
     changes, timing = _take_turn(work, order, tick, _weapon_speed(work, order, kind), tl.clocks)
     fixed = tl.clock(order.target).fixed_dv
     penalty = defence_penalty(tl, order.target, rules).value
