@@ -294,6 +294,10 @@ _DERIVED: dict[tuple[Any, ...], _Derived] = {}
 """Issue 23: the units' specs and traits by name and the state fields they come from, kept
 from one long tick to the next (a forecast's ticks find the same units again and again)."""
 _DERIVED_MAX = 4096
+_COMMANDS: dict[tuple[str, tuple[str, ...]],
+                tuple[tuple[BattleUnit, ...], tuple[Character, ...], HouseRules, Trait, bool]] = {}
+"""Issue 23: the command pools by commander and relays (:meth:`_Work.command`), kept as
+:data:`_DERIVED` is."""
 
 
 class _Work:
@@ -427,6 +431,21 @@ class _Work:
         tl = _timeline(self.battle, list(states))
         self._tl = (self.battle, states, tl)
         return tl
+
+    def command(self, name: str) -> tuple[Trait, bool]:
+        """X37 (†): the unit's command pool (:func:`command_pool`, its commander's or best
+        relay's Charisma + War) and whether the one who rolls it counts a 10 twice (E1);
+        kept as :meth:`spec` is (issue 23: every attack rolls two)."""
+        st, b = self.states[name], self.battle
+        key = (st.commander, st.relays)
+        got = _COMMANDS.get(key)
+        if got is None or got[0] is not b.units or got[1] is not b.characters or got[2] is not b.house_rules:
+            cmdr, relays = self.character(st.commander), self.relays(name)
+            if len(_COMMANDS) >= _DERIVED_MAX:
+                _COMMANDS.clear()
+            got = _COMMANDS[key] = (b.units, b.characters, b.house_rules, command_pool(cmdr, relays),
+                                    b.house_rules.double_tens(command_roller(cmdr, relays)))
+        return got[3], got[4]
 
     def relays(self, name: str) -> list[Character]:
         return [c for r in self.get(name).relays if (c := self.battle.character(r)) is not None]
@@ -677,14 +696,17 @@ def _prepare_attack(work: _Work, order: Order, tick: int, roller: Roller) -> App
     return apply
 
 
-def _lose_dots(w: _Work, st: UnitState, magnitude: int, marked: int, dots: int, *, rout: bool = False) -> UnitState:
+def _lose_dots(w: _Work, st: UnitState, magnitude: int, marked: int, dots: int, *, rout: bool = False,
+               also: Mapping[str, Any] | None = None) -> UnitState:
     """X34, X11: the unit after losing ``dots`` (already taken off ``magnitude``): the largest
     loss and the total (X40), excess relays fade, Magnitude 0 makes it solo with its
     commander's own track.  Destroyed by damage (X34), everyone but the commander is dead
-    (``destroyed``: its named members too); brought to 0 by rout (X48), they flee alive."""
+    (``destroyed``: its named members too); brought to 0 by rout (X48), they flee alive.
+    ``also``: other changes to the unit, none of them a field read here, written with
+    these (issue 23: one copy)."""
     rules = w.battle.house_rules
-    changes: dict[str, Any] = {"magnitude": magnitude, "marked": marked, "dots_lost": st.dots_lost + dots,
-                               "largest_loss": max(st.largest_loss, dots)}
+    changes: dict[str, Any] = {**(also or {}), "magnitude": magnitude, "marked": marked,
+                               "dots_lost": st.dots_lost + dots, "largest_loss": max(st.largest_loss, dots)}
     if dots:  # X2: after a loss, the new row's minimum
         changes["headcount"] = row_minimum(magnitude)
     if dots and magnitude > 0:
@@ -778,20 +800,21 @@ def rout_checks(event: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _exhaustion(w: _Work, r: Roller, name: str, typed: TypedDice, where: str, *, charged: bool,
-                weather: list[Weather]) -> dict[str, Any] | None:
+                weather: list[Weather], also: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
     """X37: after an attack, the unit's reflexive command roll† (always rolled); failure
-    costs 1 Endurance."""
+    costs 1 Endurance.  ``also``: changes to the unit not yet written, none of them a
+    field the roll reads, written with its Endurance (issue 23: one copy)."""
     st = w.get(name)
     if not _stands(st):
+        if also:
+            w.put(st, **also)
         return None
     t = w.traits(name)
     diff = _exhaustion_difficulty(w.unit(name).spec.avg_fatigue, t.morale.value, t.perfect_morale, bool(st.engaged),
                                   charged, tuple(weather))
-    cmdr, relays = w.character(st.commander), w.relays(name)
-    pool = command_pool(cmdr, relays)
-    ev = exhaustion_check(name, pool, diff, st.endurance, r, typed=typed, where=where,
-                          double_tens=w.battle.house_rules.double_tens(command_roller(cmdr, relays)))
-    w.put(st, endurance=ev.endurance)
+    pool, double_tens = w.command(name)
+    ev = exhaustion_check(name, pool, diff, st.endurance, r, typed=typed, where=where, double_tens=double_tens)
+    w.put(st, **{**also, "endurance": ev.endurance} if also else {"endurance": ev.endurance})
     if not w.detail:  # issue 23: a simulation reads the outcome only
         return {"unit": name, "successes": ev.outcome.net, "endurance_before": ev.endurance_before,
                 "endurance": ev.endurance, "rule_ref": ev.rule_ref}
@@ -815,24 +838,32 @@ def _weather(order: Order) -> list[Weather]:
 def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPrep) -> list[dict[str, Any]]:
     """X34-X37: the levels on the track (cycling into Magnitude loss), a called shot's
     victim, engagement and envelopment, the target's one rout check, the closing unit's
-    own when the attack engages (X43), then both units' exhaustion."""
+    own when the attack engages (X43), then both units' exhaustion.
+
+    Issue 23: the attacker's turn (its clock and ammunition) is written with the first
+    other change to it, most often its exhaustion, and the target's attack suffered with
+    its levels: one copy of each state where there were several.  Nothing read before
+    then depends on what the turn changes."""
     planned = prep.planned
     ev, plan, timing, odds = prep.event, planned.plan, planned.timing, prep.odds
     att = w.get(order.unit)
     att_charged = att.charged or _attack_option(order).charge  # X37, X18
-    w.put(att, **planned.changes, ammunition=planned.ammunition)
+    turn = {**planned.changes, "ammunition": planned.ammunition}  # not yet written: see above
     assert order.target is not None
     tst = w.get(order.target)
     tgt_charged = tst.charged  # X37, X18: a dash is a charge
     notes: list[str] = []
     if not _stands(tst):
+        w.put(att, **turn)
         return [_base(order, tick, timing, outcome="no effect", reason=f"{order.target} left the battle earlier "
                                                                            "this tick", rule_ref="E6")]
     first_ranged = planned.kind is AttackKind.RANGED and not tst.ranged_since
     if planned.kind is AttackKind.RANGED:
         w.ranged_on.add(order.target)  # X20: it may spread out now
-    tst = w.put(tst, attacks_suffered=tst.attacks_suffered + 1,
-                ranged_since=tst.ranged_since or planned.kind is AttackKind.RANGED)
+    suffered = {"attacks_suffered": tst.attacks_suffered + 1,
+                "ranged_since": tst.ranged_since or planned.kind is AttackKind.RANGED}
+    if planned.victim is not None or tst.solo:
+        tst = w.put(tst, **suffered)
     dots = 0
     if planned.victim is not None:
         marked = min(tst.wounds.get(planned.victim, 0) + ev.levels, w.character(planned.victim).health_levels)
@@ -856,7 +887,7 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
     else:
         loss = apply_levels(tst.marked, ev.levels, tst.health_levels, tst.magnitude)
         dots = loss.dots_lost
-        tst = _lose_dots(w, tst, loss.magnitude, loss.marked, dots)
+        tst = _lose_dots(w, tst, loss.magnitude, loss.marked, dots, also=suffered)
         if loss.magnitude == 0 and dots:
             notes.append(f"{order.target} falls to Magnitude 0: its members and special characters die, "
                          f"{tst.commander} fights on alone (X34)")
@@ -875,14 +906,16 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
         # X43: the closing unit has become engaged too, at its own modifiers
         own_triggers.append(engagement_trigger(a_mag, tst.magnitude, w.traits(order.target).might.value))
         # X49: being engaged clears a unit's Aim
-        w.put(att, engaged=(*att.engaged, order.target), engaged_since={**att.engaged_since, order.target: tick},
-              aim_target=None, aim_ticks=0)
+        w.put(att, **{**turn, "engaged": (*att.engaged, order.target),
+                      "engaged_since": {**att.engaged_since, order.target: tick}, "aim_target": None, "aim_ticks": 0})
+        turn = {}
         tst = w.put(tst, engaged=(*tst.engaged, order.unit), engaged_since={**tst.engaged_since, order.unit: tick},
                     aim_target=None, aim_ticks=0)
         notes.append(f"{order.unit} and {order.target} are engaged (X35)")
     if planned.envelop and ev.hit:
         att = w.get(order.unit)
-        w.put(att, enveloping=(*att.enveloping, order.target))
+        w.put(att, **{**turn, "enveloping": (*att.enveloping, order.target)})
+        turn = {}
         w.put(tst, enveloped_by=(*tst.enveloped_by, order.unit))
         notes.append(f"{order.unit} envelops {order.target} until one disengages (X32)")
     rout = _rout(w, r, order.target, triggers, order.rout_dice, _place(order, "rout_dice"), "rout")
@@ -890,7 +923,7 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
     weather = _weather(order)
     exhaustion = [e for e in (
         _exhaustion(w, r, order.unit, order.exhaustion_dice, _place(order, "exhaustion_dice"),
-                    charged=att_charged, weather=weather),
+                    charged=att_charged, weather=weather, also=turn),
         _exhaustion(w, r, order.target, order.target_exhaustion_dice, _place(order, "target_exhaustion_dice"),
                     charged=tgt_charged, weather=weather)) if e is not None]
     if not w.detail:  # issue 23: a simulation reads the outcome only, not the breakdowns
