@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from sheetsync.core.dice import RandomRoller
+from sheetsync.core.errors import InputError
 from sheetsync.systems.exalted.rules.dice import _d10s, roll_pool
+from sheetsync.systems.exalted.rules.timeline import Action, Clock, Timeline, act, act_clock
 
 
 class _Plain:
@@ -33,3 +37,25 @@ def test_roll_pool_blank_is_the_plain_roll(damage: bool) -> None:
     fast, plain = RandomRoller(5), _Plain(5)
     for dice in (0, 1, 3, 9, -2, 14):
         assert roll_pool(dice, fast, damage=damage) == roll_pool(dice, plain, "", damage=damage)
+
+
+def _outcome(fn: Any) -> Any:
+    try:
+        return fn()
+    except InputError as exc:
+        return [p.message for p in exc.problems]
+
+
+@pytest.mark.parametrize("action", list(Action))
+@pytest.mark.parametrize("clock", [Clock("A", 3), Clock("A", 3, 2, None, 4, Action.ATTACK, 3),
+                                   Clock("A", 5, 1, 2, 1, Action.INACTIVE, None)])
+@pytest.mark.parametrize("tick", [2, 3, 4])
+def test_act_clock_is_act_on_the_one_clock(action: Action, clock: Clock, tick: int) -> None:
+    tl = Timeline(3, (Clock("B", 4), clock))
+    whole = _outcome(lambda: act(tl, "A", tick, action, weapon_speed=4, where="orders[2].tick"))
+    one = _outcome(lambda: act_clock(clock, 3, tick, action, weapon_speed=4, where="orders[2].tick"))
+    if isinstance(whole, list):
+        assert one == whole and whole
+    else:
+        assert whole[0].clocks == (Clock("B", 4), one[0])
+        assert whole[1] == one[1]

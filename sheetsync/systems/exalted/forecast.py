@@ -287,8 +287,10 @@ class ExaltedForecast:
         """X34: the sides with a unit in the fight, as the engine decides it."""
         from sheetsync.systems.exalted.rules.state import sides_in_fight
 
+        named = {s.name for s in b.state}
         for u in b.units:
-            self._state(b, u.name)  # a unit with no state is refused by name
+            if u.name not in named:
+                self._state(b, u.name)  # a unit with no state is refused by name
         return sides_in_fight(b)
 
     def dump(self, battle: Sim) -> dict[str, Any]:

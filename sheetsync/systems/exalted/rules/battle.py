@@ -158,7 +158,7 @@ from sheetsync.systems.exalted.rules.timeline import (
     Action,
     Clock,
     Timeline,
-    act,
+    act_clock,
     defence_penalty,
     join_war,
     timing,
@@ -502,13 +502,11 @@ def _take_turn(work: _Work, order: Order, tick: int, weapon_speed: int = 5,
     st = work.get(order.unit)
     if clocks is None:
         clocks = work.timeline().clocks
-    tl = Timeline(tick, clocks)
-    try:
-        tl, ev = act(tl, order.unit, tick, order.action, weapon_speed=weapon_speed, rules=work.battle.house_rules,
-                     where=_place(order, "tick"))
+    try:  # act (E5), on the one clock it changes (issue 23: act_clock)
+        c, ev = act_clock(Timeline(tick, clocks).clock(order.unit), tick, tick, order.action,
+                          weapon_speed=weapon_speed, rules=work.battle.house_rules, where=_place(order, "tick"))
     except InputError as exc:  # its rule is the refusal's own, not repeated in its words
         raise _Refused(exc.problems[0].message.removesuffix(" (E5)"), "E5") from None
-    c = tl.clock(order.unit)
     changes: dict[str, Any] = {"next_tick": c.next_tick, "dv_penalty": c.dv_penalty, "fixed_dv": c.fixed_dv,
                                "attacks_suffered": c.attacks_suffered, "last_action": c.last_action,
                                "moved_on": c.moved_on}
