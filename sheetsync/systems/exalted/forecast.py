@@ -218,7 +218,8 @@ class ExaltedForecast:
             if row is None or row < 0 or e.get("kind") in ("Join War", "Mob Rule check", "Guard (no order)"):
                 continue
             by_row[row] = None if e["kind"] == "refused" else _succeeded(e)
-        nxt = Sim(result.battle.model_copy(update={"history": ()}), battle.routed | _failed_checks(result.events))
+        b = result.battle if not result.battle.history else result.battle.model_copy(update={"history": ()})
+        nxt = Sim(b, battle.routed | _failed_checks(result.events))
         return nxt, [by_row.get(o.row) for o in declared]
 
     def standing(self, declared: Sim, now: Sim) -> Sim | None:

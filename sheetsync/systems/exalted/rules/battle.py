@@ -330,13 +330,13 @@ class _Work:
         self._seen: dict[str, tuple[UnitState, Battle, _Derived]] = {}
         """Issue 23: each unit's spec and traits (:data:`_DERIVED`) as last found, with the
         state and battle they were found for (the same objects: nothing to compare)."""
-        self._tl: tuple[Battle, tuple[UnitState, ...], Timeline] | None = None
+        self._tl: tuple[tuple[UnitState, ...], Timeline] | None = None
         """Issue 23: the timeline of the states as they last stood (:meth:`timeline`)."""
 
     def copy(self) -> _Work:
         w = _Work(self.battle, list(self.states.values()), new_units=self.new_units, start_units=self.start_units)
         w.duel, w.odds, w.detail = self.duel, self.odds, self.detail
-        w._seen = self._seen  # keyed on frozen objects: safe to share
+        w._seen, w._tl = self._seen, self._tl  # keyed on frozen objects: safe to share
         return w
 
     def get(self, name: str) -> UnitState:
@@ -419,17 +419,19 @@ class _Work:
             got.traits = traits_as_it_stands(got.spec, self.battle.house_rules, self.states[name].magnitude)
         return got.traits
 
-    def timeline(self) -> Timeline:
-        """E5: the timeline of the states as they stand (:func:`_timeline`), kept while the
-        battle and every state are the same objects (issue 23: the orders of a batch are
-        each verified against the same states)."""
+    def timeline(self, battle: Battle | None = None) -> Timeline:
+        """E5: the timeline of the states as they stand at ``battle``'s long tick (this
+        work's battle by default, :func:`_timeline`); its clocks are kept while every
+        state is the same object (issue 23: the orders of a batch are each verified against
+        the same states, and the tick's resolve read them just before)."""
+        b = self.battle if battle is None else battle
         states = tuple(self.states.values())
         got = self._tl
-        if got is not None and got[0] is self.battle and len(got[1]) == len(states) and \
-                all(map(operator.is_, got[1], states)):
-            return got[2]
-        tl = _timeline(self.battle, list(states))
-        self._tl = (self.battle, states, tl)
+        if got is not None and len(got[0]) == len(states) and all(map(operator.is_, got[0], states)):
+            tl = got[1]
+            return tl if tl.tick == b.tick else Timeline(b.tick, tl.clocks)
+        tl = _timeline(b, list(states))
+        self._tl = (states, tl)
         return tl
 
     def command(self, name: str) -> tuple[Trait, bool]:
@@ -2045,7 +2047,7 @@ def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = Non
     events: list[dict[str, Any]] = []
     if not battle.started:
         events.append(_join_war(battle, work, roller))
-    tl = _timeline(battle, list(work.states.values()))
+    tl = work.timeline(battle)
     if not tl.clocks:
         raise BattleStateError("no unit is left in the battle: end it (End Battle) for the aftermath")
     tick = _tick_to_resolve(battle, tl, tick)
