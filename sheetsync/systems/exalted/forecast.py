@@ -130,6 +130,8 @@ class ExaltedForecast:
     end_flags: tuple[str, ...] = ("Routed", "Destroyed")
     _last: tuple[Battle, dict[str, list[Order]]] | None = None
     """Issue 23: the declared battle :meth:`standing` last read, and each unit's last orders in it."""
+    _sides: tuple[Battle, tuple[str, ...]] | None = None
+    """Issue 23: the battle :meth:`_sides_in` last answered (frozen), and its answer."""
 
     def prepare(self, battle: Any) -> Sim:
         """E5, X34: the battle must have orders typed for its next long tick and two sides
@@ -288,11 +290,16 @@ class ExaltedForecast:
         """X34: the sides with a unit in the fight, as the engine decides it."""
         from sheetsync.systems.exalted.rules.state import sides_in_fight
 
+        got = self._sides
+        if got is not None and got[0] is b:  # issue 23: a run asks it of each battle twice
+            return list(got[1])
         named = {s.name for s in b.state}
         for u in b.units:
             if u.name not in named:
                 self._state(b, u.name)  # a unit with no state is refused by name
-        return sides_in_fight(b)
+        sides = sides_in_fight(b)
+        self._sides = (b, tuple(sides))
+        return sides
 
     def dump(self, battle: Sim) -> dict[str, Any]:
         from sheetsync.systems.exalted.files.loader import battle_to_file
