@@ -9,6 +9,7 @@ import pytest
 from sheetsync.core.dice import RandomRoller
 from sheetsync.core.errors import InputError
 from sheetsync.systems.exalted.rules.dice import _d10s, roll_pool
+from sheetsync.systems.exalted.rules.models import Formation
 from sheetsync.systems.exalted.rules.timeline import Action, Clock, Timeline, act, act_clock
 
 
@@ -59,3 +60,21 @@ def test_act_clock_is_act_on_the_one_clock(action: Action, clock: Clock, tick: i
     else:
         assert whole[0].clocks == (Clock("B", 4), one[0])
         assert whole[1] == one[1]
+
+
+def test_copy_state_is_model_copy() -> None:
+    import dataclasses
+
+    from sheetsync.systems.exalted.rules.state import UnitState, copy_state
+
+    st = UnitState(name="Talon 1", magnitude=3, endurance=4, starting_endurance=5, starting_magnitude=3,
+                   formation=Formation.CLOSE, commander="Ana", engaged=("Mob 1",), wounds={"Ana": 1})
+    for changes in ({}, {"endurance": 3}, {"magnitude": 2, "marked": 0, "dots_lost": 1, "largest_loss": 1},
+                    {"engaged": (), "engaged_since": {"Mob 2": 4}, "aim_target": None, "last_action": Action.ATTACK}):
+        got, want = copy_state(st, changes), st.model_copy(update=changes)
+        assert got == want and type(got) is UnitState and got is not st
+        assert [getattr(got, f.name) for f in dataclasses.fields(UnitState)] == \
+            [getattr(want, f.name) for f in dataclasses.fields(UnitState)]
+    assert st.endurance == 4  # the original is untouched
+    with pytest.raises(TypeError, match="no field 'hp'"):
+        copy_state(st, {"hp": 1})

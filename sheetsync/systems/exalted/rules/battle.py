@@ -152,6 +152,7 @@ from sheetsync.systems.exalted.rules.state import (
     Order,
     UndoRecord,
     UnitState,
+    copy_state,
     in_fight,
 )
 from sheetsync.systems.exalted.rules.timeline import (
@@ -350,7 +351,7 @@ class _Work:
         else:  # nothing changes: no copy (issue 23)
             self.states[st.name] = st
             return st
-        new = st.model_copy(update=changes)
+        new = copy_state(st, changes)
         self.states[st.name] = new
         return new
 
