@@ -1807,15 +1807,19 @@ def _decide_duel(battle: Battle, duel: Duel) -> TickResult:
 # --- the loop ---------------------------------------------------------------------------------
 
 def _join_war(battle: Battle, work: _Work, roller: Roller) -> dict[str, Any]:
-    """E4: every unit rolls Join War; the best acts on long tick 0, the others later."""
+    """E4: every unit rolls Join War; the best acts on long tick 0, the others later.
+    Without ``detail`` (a simulation) each roll's pool and dice are ``None``, its successes
+    and tick the same (issue 23)."""
     entries = [(work.spec(u.name), work.get(u.name).magnitude) for u in battle.units]
     joined = join_war(entries, roller, [u.join_war for u in battle.units],
                       where=[f"units[{i}].join_war" for i in range(len(battle.units))], rules=battle.house_rules,
                       endurances=[work.get(u.name).endurance for u in battle.units])
     for r in joined.rolls:
         work.put(work.get(r.unit), next_tick=r.tick)
+    detail = work.detail
     return {"kind": "Join War", "tick": 0, "rule_ref": "E4",
-            "rolls": [{"unit": r.unit, "pool": trait_json(r.pool), "roll": roll_json(r.roll), "successes": r.roll.successes,
+            "rolls": [{"unit": r.unit, "pool": trait_json(r.pool) if detail else None,
+                       "roll": roll_json(r.roll) if detail else None, "successes": r.roll.successes,
                        "tick": r.tick} for r in joined.rolls]}
 
 
@@ -2036,8 +2040,9 @@ def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = Non
     ``record=False`` the tick's undo record out of the history: a simulation, which prints
     no odds and undoes nothing, need not work them out (issue 23).  ``detail=False`` (which
     implies ``odds=False``) leaves out of the events the breakdowns and dice the tracker
-    shows: an attack keeps its hit, successes, levels, losses, rout and exhaustion outcomes;
-    the same dice are rolled and the battle comes out the same."""
+    shows: an attack keeps its hit, successes, levels, losses, rout and exhaustion outcomes,
+    Join War each unit's successes and tick; the same dice are rolled and the battle comes
+    out the same."""
     if battle.ended:
         raise BattleStateError("the battle has ended (End Battle): nothing is left to resolve")
     if battle.duel is not None:
