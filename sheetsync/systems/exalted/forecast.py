@@ -133,6 +133,10 @@ class ExaltedForecast:
     _sides: tuple[Battle, tuple[str, ...]] | None = None
     """Issue 23: the battle :meth:`_sides_in` last answered (frozen), and its answer."""
 
+    def __init__(self) -> None:
+        self._clear: dict[tuple[int, int, int], tuple[Order, Order]] = {}
+        """Issue 23: the orders :meth:`_cleared` made, by the order's id, tick and row."""
+
     def prepare(self, battle: Any) -> Sim:
         """E5, X34: the battle must have orders typed for its next long tick and two sides
         in the fight; a die typed wrong is the engine's :class:`InputError` (nothing runs)."""
@@ -245,7 +249,7 @@ class ExaltedForecast:
         if not keep:
             return None
         keep.sort(key=lambda ot: ot[1])  # stable: sheet order within a tick (E6)
-        orders = tuple(_cleared(o, t, i) for i, (o, t) in enumerate(keep))
+        orders = tuple(self._cleared(o, t, i) for i, (o, t) in enumerate(keep))
         return Sim(b.model_copy(update={"orders": orders}), now.routed)
 
     def _last_declared(self, declared: Battle) -> dict[str, list[Order]]:
@@ -262,6 +266,17 @@ class ExaltedForecast:
             last.setdefault(o.unit, []).append(o)
         self._last = (declared, last)
         return last
+
+    def _cleared(self, o: Order, tick: int, row: int) -> Order:
+        """:func:`_cleared`, kept for the same order (frozen), tick and row: the battles of a
+        run repeat the same orders on the same ticks (issue 23)."""
+        key = (id(o), tick, row)
+        got = self._clear.get(key)
+        if got is None or got[0] is not o:
+            if len(self._clear) >= 4096:
+                self._clear.clear()
+            got = self._clear[key] = (o, _cleared(o, tick, row))
+        return got[1]
 
     def levels(self, battle: Sim) -> tuple[int, ...]:
         b = battle.battle
