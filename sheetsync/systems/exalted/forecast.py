@@ -17,6 +17,7 @@ stored battle, undo records and pending Orders rows (:mod:`sheetsync.app.forecas
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -54,9 +55,21 @@ class Sim:
 def _stands(st: UnitState) -> bool:
     """X34: a unit is in the fight as the engine decides it (:func:`in_fight`): a unit
     brought to Magnitude 0 fights on as its commander alone, and resolve runs its orders."""
-    from sheetsync.systems.exalted.rules.state import in_fight
+    return _in_fight()(st)
 
-    return in_fight(st)
+
+def _in_fight() -> Callable[[UnitState | None], bool]:
+    """X34: the engine's :func:`in_fight`, imported on first use (the engine is imported when a
+    forecast runs) and kept, as a step asks it of every unit several times (issue 23)."""
+    global _IN_FIGHT
+    if _IN_FIGHT is None:
+        from sheetsync.systems.exalted.rules.state import in_fight
+
+        _IN_FIGHT = in_fight
+    return _IN_FIGHT
+
+
+_IN_FIGHT: Callable[[UnitState | None], bool] | None = None
 
 
 def _destroyed(st: UnitState) -> bool:
@@ -74,7 +87,8 @@ def _next_tick(battle: Battle) -> int:
     """E4, E5: the long tick the next resolve runs (0 before Join War)."""
     if not battle.started:
         return 0
-    live = [s.next_tick for s in battle.state if _stands(s)]
+    in_fight = _in_fight()
+    live = [s.next_tick for s in battle.state if in_fight(s)]
     return min(live) if live else battle.tick
 
 
@@ -114,6 +128,14 @@ class ExaltedForecast:
     level_loss = 1
     step_flags: tuple[str, ...] = ("Routed", "Destroyed")
     end_flags: tuple[str, ...] = ("Routed", "Destroyed")
+    _last: tuple[Battle, dict[str, list[Order]]] | None = None
+    """Issue 23: the declared battle :meth:`standing` last read, and each unit's last orders in it."""
+    _sides: tuple[Battle, tuple[str, ...]] | None = None
+    """Issue 23: the battle :meth:`_sides_in` last answered (frozen), and its answer."""
+
+    def __init__(self) -> None:
+        self._clear: dict[tuple[int, int, int], tuple[Order, Order]] = {}
+        """Issue 23: the orders :meth:`_cleared` made, by the order's id, tick and row."""
 
     def prepare(self, battle: Any) -> Sim:
         """E5, X34: the battle must have orders typed for its next long tick and two sides
@@ -202,7 +224,8 @@ class ExaltedForecast:
             if row is None or row < 0 or e.get("kind") in ("Join War", "Mob Rule check", "Guard (no order)"):
                 continue
             by_row[row] = None if e["kind"] == "refused" else _succeeded(e)
-        nxt = Sim(result.battle.model_copy(update={"history": ()}), battle.routed | _failed_checks(result.events))
+        b = result.battle if not result.battle.history else result.battle.model_copy(update={"history": ()})
+        nxt = Sim(b, battle.routed | _failed_checks(result.events))
         return nxt, [by_row.get(o.row) for o in declared]
 
     def standing(self, declared: Sim, now: Sim) -> Sim | None:
@@ -213,24 +236,47 @@ class ExaltedForecast:
         b = now.battle
         if len(self._sides_in(b)) < 2:
             return None
-        gone = {s.name for s in b.state if not _stands(s)}
+        in_fight = _in_fight()
+        gone = {s.name for s in b.state if not in_fight(s)}
         tick = _next_tick(b)
-        last: dict[str, list[Order]] = {}
-        for o in sorted(declared.battle.orders, key=lambda o: o.tick):
-            if last.get(o.unit) and last[o.unit][0].tick != o.tick:
-                last[o.unit] = []
-            last.setdefault(o.unit, []).append(o)
+        last = self._last_declared(declared.battle)
         typed = [o for o in b.orders if o.tick >= tick]
         has = {o.unit for o in typed if o.tick == tick}
-        acting = [s.name for s in b.state if _stands(s) and s.next_tick == tick and s.name not in has]
+        acting = [s.name for s in b.state if in_fight(s) and s.next_tick == tick and s.name not in has]
         repeated = [o for name in acting for o in last.get(name, [])]
         keep = [(o, o.tick) for o in typed] + [(o, tick) for o in repeated]
         keep = [(o, t) for o, t in keep if o.unit not in gone and (o.target is None or o.target not in gone)]
         if not keep:
             return None
         keep.sort(key=lambda ot: ot[1])  # stable: sheet order within a tick (E6)
-        orders = tuple(_cleared(o, t, i) for i, (o, t) in enumerate(keep))
+        orders = tuple(self._cleared(o, t, i) for i, (o, t) in enumerate(keep))
         return Sim(b.model_copy(update={"orders": orders}), now.routed)
+
+    def _last_declared(self, declared: Battle) -> dict[str, list[Order]]:
+        """E5: each unit's last declared orders (those of its latest tick with any), kept for
+        the declared battle, which every step of a run repeats from (frozen, so kept by
+        identity; issue 23).  Not to be changed by the caller."""
+        got = self._last
+        if got is not None and got[0] is declared:
+            return got[1]
+        last: dict[str, list[Order]] = {}
+        for o in sorted(declared.orders, key=lambda o: o.tick):
+            if last.get(o.unit) and last[o.unit][0].tick != o.tick:
+                last[o.unit] = []
+            last.setdefault(o.unit, []).append(o)
+        self._last = (declared, last)
+        return last
+
+    def _cleared(self, o: Order, tick: int, row: int) -> Order:
+        """:func:`_cleared`, kept for the same order (frozen), tick and row: the battles of a
+        run repeat the same orders on the same ticks (issue 23)."""
+        key = (id(o), tick, row)
+        got = self._clear.get(key)
+        if got is None or got[0] is not o:
+            if len(self._clear) >= 4096:
+                self._clear.clear()
+            got = self._clear[key] = (o, _cleared(o, tick, row))
+        return got[1]
 
     def levels(self, battle: Sim) -> tuple[int, ...]:
         b = battle.battle
@@ -259,9 +305,16 @@ class ExaltedForecast:
         """X34: the sides with a unit in the fight, as the engine decides it."""
         from sheetsync.systems.exalted.rules.state import sides_in_fight
 
+        got = self._sides
+        if got is not None and got[0] is b:  # issue 23: a run asks it of each battle twice
+            return list(got[1])
+        named = {s.name for s in b.state}
         for u in b.units:
-            self._state(b, u.name)  # a unit with no state is refused by name
-        return sides_in_fight(b)
+            if u.name not in named:
+                self._state(b, u.name)  # a unit with no state is refused by name
+        sides = sides_in_fight(b)
+        self._sides = (b, tuple(sides))
+        return sides
 
     def dump(self, battle: Sim) -> dict[str, Any]:
         from sheetsync.systems.exalted.files.loader import battle_to_file

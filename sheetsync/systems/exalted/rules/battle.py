@@ -82,6 +82,7 @@ Readings where the rulings leave room (listed in the issue note):
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -123,7 +124,13 @@ from sheetsync.systems.exalted.rules.formations import (
     move_yards,
 )
 from sheetsync.systems.exalted.rules.health import alone, health, spend_volley
-from sheetsync.systems.exalted.rules.models import Character, Formation, MemberGroup, UnitSpec
+from sheetsync.systems.exalted.rules.models import (
+    Character,
+    Formation,
+    HouseRules,
+    MemberGroup,
+    UnitSpec,
+)
 from sheetsync.systems.exalted.rules.morale import (
     RoutEvent,
     RoutTrigger,
@@ -145,13 +152,14 @@ from sheetsync.systems.exalted.rules.state import (
     Order,
     UndoRecord,
     UnitState,
+    copy_state,
     in_fight,
 )
 from sheetsync.systems.exalted.rules.timeline import (
     Action,
     Clock,
     Timeline,
-    act,
+    act_clock,
     defence_penalty,
     join_war,
     timing,
@@ -270,6 +278,29 @@ def _odds(plan: AttackPlan) -> dict[str, Any]:
 
 # --- the state a tick works on -----------------------------------------------------------
 
+class _Derived:
+    """X1-X11, issue 23: a unit's spec and traits as it stands, derived from its state's
+    commander, formation, special characters, headcount and Magnitude and from the battle's
+    units, characters and house rules (frozen: kept while they are the same objects)."""
+
+    __slots__ = ("units", "characters", "rules", "spec", "traits")
+
+    def __init__(self, units: tuple[BattleUnit, ...], characters: tuple[Character, ...], rules: HouseRules,
+                 spec: UnitSpec) -> None:
+        self.units, self.characters, self.rules, self.spec = units, characters, rules, spec
+        self.traits: UnitTraits | None = None
+
+
+_DERIVED: dict[tuple[Any, ...], _Derived] = {}
+"""Issue 23: the units' specs and traits by name and the state fields they come from, kept
+from one long tick to the next (a forecast's ticks find the same units again and again)."""
+_DERIVED_MAX = 4096
+_COMMANDS: dict[tuple[str, tuple[str, ...]],
+                tuple[tuple[BattleUnit, ...], tuple[Character, ...], HouseRules, Trait, bool]] = {}
+"""Issue 23: the command pools by commander and relays (:meth:`_Work.command`), kept as
+:data:`_DERIVED` is."""
+
+
 class _Work:
     """The unit states during a tick (a mutable map of frozen values)."""
 
@@ -297,15 +328,16 @@ class _Work:
         simulation, which reads only outcomes: the same dice and numbers, fewer texts)."""
         self.follow_parent: dict[str, str] = {}
         """X23: solo units expelled this tick, each acting next when the unit it left does."""
-        self._derived: dict[str, tuple[Battle, tuple[Any, ...], UnitSpec, UnitTraits | None]] = {}
-        """Issue 23: each unit's spec and traits, kept while the battle is the same (frozen)
-        object and the state fields they are derived from are equal, so a step derives them
-        once per change."""
+        self._seen: dict[str, tuple[UnitState, Battle, _Derived]] = {}
+        """Issue 23: each unit's spec and traits (:data:`_DERIVED`) as last found, with the
+        state and battle they were found for (the same objects: nothing to compare)."""
+        self._tl: tuple[tuple[UnitState, ...], Timeline] | None = None
+        """Issue 23: the timeline of the states as they last stood (:meth:`timeline`)."""
 
     def copy(self) -> _Work:
         w = _Work(self.battle, list(self.states.values()), new_units=self.new_units, start_units=self.start_units)
         w.duel, w.odds, w.detail = self.duel, self.odds, self.detail
-        w._derived = self._derived  # keyed on frozen objects: safe to share
+        w._seen, w._tl = self._seen, self._tl  # keyed on frozen objects: safe to share
         return w
 
     def get(self, name: str) -> UnitState:
@@ -319,7 +351,7 @@ class _Work:
         else:  # nothing changes: no copy (issue 23)
             self.states[st.name] = st
             return st
-        new = st.model_copy(update=changes)
+        new = copy_state(st, changes)
         self.states[st.name] = new
         return new
 
@@ -343,15 +375,25 @@ class _Work:
     def spec(self, name: str) -> UnitSpec:
         """The unit as it stands: its current commander, formation, special characters and
         whether it has become solo (X34)."""
+        return self._derived(name).spec
+
+    def _derived(self, name: str) -> _Derived:
+        """Issue 23: the unit's spec and traits as it stands, from :data:`_DERIVED`."""
         st = self.states[name]
-        key = (st.commander, st.formation, st.solo, len(st.relays), len(st.heroes), len(st.sorcerers), st.headcount,
-               st.magnitude)  # all of the state the spec and the traits are derived from
-        got = self._derived.get(name)
-        if got is not None and got[1] == key and got[0] is self.battle:
-            return got[2]
-        spec = self._spec(st, name)
-        self._derived[name] = (self.battle, key, spec, None)
-        return spec
+        b = self.battle
+        seen = self._seen.get(name)
+        if seen is not None and seen[0] is st and seen[1] is b:
+            return seen[2]
+        key = (name, st.commander, st.formation, st.solo, len(st.relays), len(st.heroes), len(st.sorcerers),
+               st.headcount, st.magnitude)  # all of the state the spec and the traits are derived from
+        got = _DERIVED.get(key)
+        if got is None or got.units is not b.units or got.characters is not b.characters or \
+                got.rules is not b.house_rules:
+            if len(_DERIVED) >= _DERIVED_MAX:
+                _DERIVED.clear()
+            got = _DERIVED[key] = _Derived(b.units, b.characters, b.house_rules, self._spec(st, name))
+        self._seen[name] = (st, b, got)
+        return got
 
     def _spec(self, st: UnitState, name: str) -> UnitSpec:
         u = self.unit(name)
@@ -373,12 +415,40 @@ class _Work:
         """X1-X11 of the unit as it stands: its current Magnitude decides communication
         failure and so the effective Drill (X3, X11), also where a split left a headcount
         whose row is above it (X50)."""
-        spec = self.spec(name)
-        b, key, _, t = self._derived[name]
-        if t is None:
-            t = traits_as_it_stands(spec, self.battle.house_rules, self.states[name].magnitude)
-            self._derived[name] = (b, key, spec, t)
-        return t
+        got = self._derived(name)
+        if got.traits is None:
+            got.traits = traits_as_it_stands(got.spec, self.battle.house_rules, self.states[name].magnitude)
+        return got.traits
+
+    def timeline(self, battle: Battle | None = None) -> Timeline:
+        """E5: the timeline of the states as they stand at ``battle``'s long tick (this
+        work's battle by default, :func:`_timeline`); its clocks are kept while every
+        state is the same object (issue 23: the orders of a batch are each verified against
+        the same states, and the tick's resolve read them just before)."""
+        b = self.battle if battle is None else battle
+        states = tuple(self.states.values())
+        got = self._tl
+        if got is not None and len(got[0]) == len(states) and all(map(operator.is_, got[0], states)):
+            tl = got[1]
+            return tl if tl.tick == b.tick else Timeline(b.tick, tl.clocks)
+        tl = _timeline(b, list(states))
+        self._tl = (states, tl)
+        return tl
+
+    def command(self, name: str) -> tuple[Trait, bool]:
+        """X37 (†): the unit's command pool (:func:`command_pool`, its commander's or best
+        relay's Charisma + War) and whether the one who rolls it counts a 10 twice (E1);
+        kept as :meth:`spec` is (issue 23: every attack rolls two)."""
+        st, b = self.states[name], self.battle
+        key = (st.commander, st.relays)
+        got = _COMMANDS.get(key)
+        if got is None or got[0] is not b.units or got[1] is not b.characters or got[2] is not b.house_rules:
+            cmdr, relays = self.character(st.commander), self.relays(name)
+            if len(_COMMANDS) >= _DERIVED_MAX:
+                _COMMANDS.clear()
+            got = _COMMANDS[key] = (b.units, b.characters, b.house_rules, command_pool(cmdr, relays),
+                                    b.house_rules.double_tens(command_roller(cmdr, relays)))
+        return got[3], got[4]
 
     def relays(self, name: str) -> list[Character]:
         return [c for r in self.get(name).relays if (c := self.battle.character(r)) is not None]
@@ -434,14 +504,12 @@ def _take_turn(work: _Work, order: Order, tick: int, weapon_speed: int = 5,
     stands, when the caller has them already."""
     st = work.get(order.unit)
     if clocks is None:
-        clocks = _timeline(work.battle, list(work.states.values())).clocks
-    tl = Timeline(tick, clocks)
-    try:
-        tl, ev = act(tl, order.unit, tick, order.action, weapon_speed=weapon_speed, rules=work.battle.house_rules,
-                     where=_place(order, "tick"))
+        clocks = work.timeline().clocks
+    try:  # act (E5), on the one clock it changes (issue 23: act_clock)
+        c, ev = act_clock(Timeline(tick, clocks).clock(order.unit), tick, tick, order.action,
+                          weapon_speed=weapon_speed, rules=work.battle.house_rules, where=_place(order, "tick"))
     except InputError as exc:  # its rule is the refusal's own, not repeated in its words
         raise _Refused(exc.problems[0].message.removesuffix(" (E5)"), "E5") from None
-    c = tl.clock(order.unit)
     changes: dict[str, Any] = {"next_tick": c.next_tick, "dv_penalty": c.dv_penalty, "fixed_dv": c.fixed_dv,
                                "attacks_suffered": c.attacks_suffered, "last_action": c.last_action,
                                "moved_on": c.moved_on}
@@ -552,7 +620,7 @@ def _plan_order(work: _Work, order: Order, tick: int) -> _AttackPlanned:
                        f"{order.unit} has {st.magnitude}", "X32")
     victim, shot_penalty = _called_shot(work, order, tick, tst, kind)
     extra = (2 if envelop else 0) + shot_penalty
-    tl = _timeline(work.battle, list(work.states.values()))  # the turn below changes no state in work
+    tl = work.timeline()  # the turn below changes no state in work
     changes, timing = _take_turn(work, order, tick, _weapon_speed(work, order, kind), tl.clocks)
     fixed = tl.clock(order.target).fixed_dv
     penalty = defence_penalty(tl, order.target, rules).value
@@ -629,14 +697,17 @@ def _prepare_attack(work: _Work, order: Order, tick: int, roller: Roller) -> App
     return apply
 
 
-def _lose_dots(w: _Work, st: UnitState, magnitude: int, marked: int, dots: int, *, rout: bool = False) -> UnitState:
+def _lose_dots(w: _Work, st: UnitState, magnitude: int, marked: int, dots: int, *, rout: bool = False,
+               also: Mapping[str, Any] | None = None) -> UnitState:
     """X34, X11: the unit after losing ``dots`` (already taken off ``magnitude``): the largest
     loss and the total (X40), excess relays fade, Magnitude 0 makes it solo with its
     commander's own track.  Destroyed by damage (X34), everyone but the commander is dead
-    (``destroyed``: its named members too); brought to 0 by rout (X48), they flee alive."""
+    (``destroyed``: its named members too); brought to 0 by rout (X48), they flee alive.
+    ``also``: other changes to the unit, none of them a field read here, written with
+    these (issue 23: one copy)."""
     rules = w.battle.house_rules
-    changes: dict[str, Any] = {"magnitude": magnitude, "marked": marked, "dots_lost": st.dots_lost + dots,
-                               "largest_loss": max(st.largest_loss, dots)}
+    changes: dict[str, Any] = {**(also or {}), "magnitude": magnitude, "marked": marked,
+                               "dots_lost": st.dots_lost + dots, "largest_loss": max(st.largest_loss, dots)}
     if dots:  # X2: after a loss, the new row's minimum
         changes["headcount"] = row_minimum(magnitude)
     if dots and magnitude > 0:
@@ -730,20 +801,21 @@ def rout_checks(event: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _exhaustion(w: _Work, r: Roller, name: str, typed: TypedDice, where: str, *, charged: bool,
-                weather: list[Weather]) -> dict[str, Any] | None:
+                weather: list[Weather], also: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
     """X37: after an attack, the unit's reflexive command roll† (always rolled); failure
-    costs 1 Endurance."""
+    costs 1 Endurance.  ``also``: changes to the unit not yet written, none of them a
+    field the roll reads, written with its Endurance (issue 23: one copy)."""
     st = w.get(name)
     if not _stands(st):
+        if also:
+            w.put(st, **also)
         return None
     t = w.traits(name)
     diff = _exhaustion_difficulty(w.unit(name).spec.avg_fatigue, t.morale.value, t.perfect_morale, bool(st.engaged),
                                   charged, tuple(weather))
-    cmdr, relays = w.character(st.commander), w.relays(name)
-    pool = command_pool(cmdr, relays)
-    ev = exhaustion_check(name, pool, diff, st.endurance, r, typed=typed, where=where,
-                          double_tens=w.battle.house_rules.double_tens(command_roller(cmdr, relays)))
-    w.put(st, endurance=ev.endurance)
+    pool, double_tens = w.command(name)
+    ev = exhaustion_check(name, pool, diff, st.endurance, r, typed=typed, where=where, double_tens=double_tens)
+    w.put(st, **{**also, "endurance": ev.endurance} if also else {"endurance": ev.endurance})
     if not w.detail:  # issue 23: a simulation reads the outcome only
         return {"unit": name, "successes": ev.outcome.net, "endurance_before": ev.endurance_before,
                 "endurance": ev.endurance, "rule_ref": ev.rule_ref}
@@ -767,24 +839,32 @@ def _weather(order: Order) -> list[Weather]:
 def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPrep) -> list[dict[str, Any]]:
     """X34-X37: the levels on the track (cycling into Magnitude loss), a called shot's
     victim, engagement and envelopment, the target's one rout check, the closing unit's
-    own when the attack engages (X43), then both units' exhaustion."""
+    own when the attack engages (X43), then both units' exhaustion.
+
+    Issue 23: the attacker's turn (its clock and ammunition) is written with the first
+    other change to it, most often its exhaustion, and the target's attack suffered with
+    its levels: one copy of each state where there were several.  Nothing read before
+    then depends on what the turn changes."""
     planned = prep.planned
     ev, plan, timing, odds = prep.event, planned.plan, planned.timing, prep.odds
     att = w.get(order.unit)
     att_charged = att.charged or _attack_option(order).charge  # X37, X18
-    w.put(att, **planned.changes, ammunition=planned.ammunition)
+    turn = {**planned.changes, "ammunition": planned.ammunition}  # not yet written: see above
     assert order.target is not None
     tst = w.get(order.target)
     tgt_charged = tst.charged  # X37, X18: a dash is a charge
     notes: list[str] = []
     if not _stands(tst):
+        w.put(att, **turn)
         return [_base(order, tick, timing, outcome="no effect", reason=f"{order.target} left the battle earlier "
                                                                            "this tick", rule_ref="E6")]
     first_ranged = planned.kind is AttackKind.RANGED and not tst.ranged_since
     if planned.kind is AttackKind.RANGED:
         w.ranged_on.add(order.target)  # X20: it may spread out now
-    tst = w.put(tst, attacks_suffered=tst.attacks_suffered + 1,
-                ranged_since=tst.ranged_since or planned.kind is AttackKind.RANGED)
+    suffered = {"attacks_suffered": tst.attacks_suffered + 1,
+                "ranged_since": tst.ranged_since or planned.kind is AttackKind.RANGED}
+    if planned.victim is not None or tst.solo:
+        tst = w.put(tst, **suffered)
     dots = 0
     if planned.victim is not None:
         marked = min(tst.wounds.get(planned.victim, 0) + ev.levels, w.character(planned.victim).health_levels)
@@ -808,7 +888,7 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
     else:
         loss = apply_levels(tst.marked, ev.levels, tst.health_levels, tst.magnitude)
         dots = loss.dots_lost
-        tst = _lose_dots(w, tst, loss.magnitude, loss.marked, dots)
+        tst = _lose_dots(w, tst, loss.magnitude, loss.marked, dots, also=suffered)
         if loss.magnitude == 0 and dots:
             notes.append(f"{order.target} falls to Magnitude 0: its members and special characters die, "
                          f"{tst.commander} fights on alone (X34)")
@@ -827,14 +907,16 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
         # X43: the closing unit has become engaged too, at its own modifiers
         own_triggers.append(engagement_trigger(a_mag, tst.magnitude, w.traits(order.target).might.value))
         # X49: being engaged clears a unit's Aim
-        w.put(att, engaged=(*att.engaged, order.target), engaged_since={**att.engaged_since, order.target: tick},
-              aim_target=None, aim_ticks=0)
+        w.put(att, **{**turn, "engaged": (*att.engaged, order.target),
+                      "engaged_since": {**att.engaged_since, order.target: tick}, "aim_target": None, "aim_ticks": 0})
+        turn = {}
         tst = w.put(tst, engaged=(*tst.engaged, order.unit), engaged_since={**tst.engaged_since, order.unit: tick},
                     aim_target=None, aim_ticks=0)
         notes.append(f"{order.unit} and {order.target} are engaged (X35)")
     if planned.envelop and ev.hit:
         att = w.get(order.unit)
-        w.put(att, enveloping=(*att.enveloping, order.target))
+        w.put(att, **{**turn, "enveloping": (*att.enveloping, order.target)})
+        turn = {}
         w.put(tst, enveloped_by=(*tst.enveloped_by, order.unit))
         notes.append(f"{order.unit} envelops {order.target} until one disengages (X32)")
     rout = _rout(w, r, order.target, triggers, order.rout_dice, _place(order, "rout_dice"), "rout")
@@ -842,7 +924,7 @@ def _apply_attack(w: _Work, r: Roller, order: Order, tick: int, prep: _AttackPre
     weather = _weather(order)
     exhaustion = [e for e in (
         _exhaustion(w, r, order.unit, order.exhaustion_dice, _place(order, "exhaustion_dice"),
-                    charged=att_charged, weather=weather),
+                    charged=att_charged, weather=weather, also=turn),
         _exhaustion(w, r, order.target, order.target_exhaustion_dice, _place(order, "target_exhaustion_dice"),
                     charged=tgt_charged, weather=weather)) if e is not None]
     if not w.detail:  # issue 23: a simulation reads the outcome only, not the breakdowns
@@ -1725,15 +1807,19 @@ def _decide_duel(battle: Battle, duel: Duel) -> TickResult:
 # --- the loop ---------------------------------------------------------------------------------
 
 def _join_war(battle: Battle, work: _Work, roller: Roller) -> dict[str, Any]:
-    """E4: every unit rolls Join War; the best acts on long tick 0, the others later."""
+    """E4: every unit rolls Join War; the best acts on long tick 0, the others later.
+    Without ``detail`` (a simulation) each roll's pool and dice are ``None``, its successes
+    and tick the same (issue 23)."""
     entries = [(work.spec(u.name), work.get(u.name).magnitude) for u in battle.units]
     joined = join_war(entries, roller, [u.join_war for u in battle.units],
                       where=[f"units[{i}].join_war" for i in range(len(battle.units))], rules=battle.house_rules,
                       endurances=[work.get(u.name).endurance for u in battle.units])
     for r in joined.rolls:
         work.put(work.get(r.unit), next_tick=r.tick)
+    detail = work.detail
     return {"kind": "Join War", "tick": 0, "rule_ref": "E4",
-            "rolls": [{"unit": r.unit, "pool": trait_json(r.pool), "roll": roll_json(r.roll), "successes": r.roll.successes,
+            "rolls": [{"unit": r.unit, "pool": trait_json(r.pool) if detail else None,
+                       "roll": roll_json(r.roll) if detail else None, "successes": r.roll.successes,
                        "tick": r.tick} for r in joined.rolls]}
 
 
@@ -1954,8 +2040,9 @@ def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = Non
     ``record=False`` the tick's undo record out of the history: a simulation, which prints
     no odds and undoes nothing, need not work them out (issue 23).  ``detail=False`` (which
     implies ``odds=False``) leaves out of the events the breakdowns and dice the tracker
-    shows: an attack keeps its hit, successes, levels, losses, rout and exhaustion outcomes;
-    the same dice are rolled and the battle comes out the same."""
+    shows: an attack keeps its hit, successes, levels, losses, rout and exhaustion outcomes,
+    Join War each unit's successes and tick; the same dice are rolled and the battle comes
+    out the same."""
     if battle.ended:
         raise BattleStateError("the battle has ended (End Battle): nothing is left to resolve")
     if battle.duel is not None:
@@ -1966,7 +2053,7 @@ def resolve(battle: Battle, tick: int | None = None, roller: Roller | None = Non
     events: list[dict[str, Any]] = []
     if not battle.started:
         events.append(_join_war(battle, work, roller))
-    tl = _timeline(battle, list(work.states.values()))
+    tl = work.timeline(battle)
     if not tl.clocks:
         raise BattleStateError("no unit is left in the battle: end it (End Battle) for the aftermath")
     tick = _tick_to_resolve(battle, tl, tick)

@@ -138,13 +138,21 @@ class RoutEvent:
 
 
 def _pool(morale: int, magnitude: int, drill: int, endurance: int | None, rules: HouseRules) -> Trait:
+    """X35, X4: the rout pool (:func:`_rout_pool`)."""
+    return _rout_pool(morale, magnitude, drill, endurance is not None and endurance <= 0, rules.rout_dice)
+
+
+@lru_cache(maxsize=1024)
+def _rout_pool(morale: int, magnitude: int, drill: int, tired: bool, rout_dice: str) -> Trait:
+    """X35, X4: Morale − (Magnitude − Drill) (or + with ``rout_dice = "bonus"``), −2 at
+    Endurance 0; once for each set of its inputs (issue 23: a frozen value)."""
     rows = [Entry("Morale", morale, "X35")]
     diff = magnitude - drill
-    if rules.rout_dice == "bonus":
+    if rout_dice == "bonus":
         rows.append(Entry(f"Magnitude {magnitude} − Drill {drill} (rout_dice bonus)", diff, "X35"))
     else:
         rows.append(Entry(f"Magnitude {magnitude} − Drill {drill}", -diff, "X35"))
-    if endurance is not None and endurance <= 0:
+    if tired:
         rows.append(Entry("Endurance 0", -2, "X4"))
     return Trait("Rout pool", sum(int(e.amount) for e in rows), tuple(rows))
 
@@ -159,6 +167,25 @@ def _hesitate(unit: str, triggers: tuple[RoutTrigger, ...], pool: Trait, difficu
     left = magnitude - dots
     return RoutEvent(unit, triggers, True, pool, difficulty, roll, out, False, True, magnitude, left, dots, 0,
                      relays_kept(left, relays, heroes, sorcerers), ref + ", X36")
+
+
+@lru_cache(maxsize=1024)
+def _rout_difficulty(trig: tuple[RoutTrigger, ...], circle: int, formation: Formation) -> Trait:
+    """X35, X14: 1 + the highest trigger modifier + the formation's, floor 0; once for each
+    set of its inputs (issue 23: a frozen value)."""
+    mod = max((trigger_modifier(t, circle=circle) for t in trig), default=0)
+    rows = [Entry("standard difficulty", 1, "X35")]
+    if trig:
+        top = max(trig, key=lambda t: trigger_modifier(t, circle=circle))
+        rows.append(Entry(f"{top.value} (the highest of this event)", mod, _MODIFIER[top][1]))
+    form = effects(formation).rout
+    if form:
+        rows.append(Entry(f"{formation.value} formation", form, "X14"))
+    total = sum(int(e.amount) for e in rows)
+    if total < 0:
+        rows.append(Entry("floor 0", -total, "X35"))
+        total = 0
+    return Trait("Rout difficulty", total, tuple(rows))
 
 
 def rout_check(unit: str, triggers: Sequence[RoutTrigger], *, morale: int, magnitude: int, drill: int,
@@ -176,19 +203,7 @@ def rout_check(unit: str, triggers: Sequence[RoutTrigger], *, morale: int, magni
     ``double_tens`` is false when the roller is an extra and ``extras_double_tens`` is off (E1)."""
     trig = tuple(triggers)
     pool = _pool(morale, magnitude, drill, endurance, rules)
-    mod = max((trigger_modifier(t, circle=circle) for t in trig), default=0)
-    rows = [Entry("standard difficulty", 1, "X35")]
-    if trig:
-        top = max(trig, key=lambda t: trigger_modifier(t, circle=circle))
-        rows.append(Entry(f"{top.value} (the highest of this event)", mod, _MODIFIER[top][1]))
-    form = effects(formation).rout
-    if form:
-        rows.append(Entry(f"{formation.value} formation", form, "X14"))
-    total = sum(int(e.amount) for e in rows)
-    if total < 0:
-        rows.append(Entry("floor 0", -total, "X35"))
-        total = 0
-    difficulty = Trait("Rout difficulty", total, tuple(rows))
+    difficulty = _rout_difficulty(trig, circle, formation)
     if magnitude <= 0 or perfect_morale:
         passed_ref = "X35: Magnitude 0 makes no rout check" if magnitude <= 0 else "X10, X35: perfect Morale"
         return RoutEvent(unit, trig, False, pool, difficulty, None, None, True, False, magnitude, magnitude, 0,

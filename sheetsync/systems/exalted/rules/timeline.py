@@ -39,6 +39,7 @@ __all__ = [
     "Timeline",
     "Timing",
     "act",
+    "act_clock",
     "acting_on",
     "defence_penalty",
     "join_war",
@@ -258,27 +259,37 @@ def act(timeline: Timeline, unit: str, tick: int, action: Action, *, weapon_spee
     one, leaving its next tick as it was, and Move once a long tick.  Acting on tick t with
     Speed s, the unit acts next on t + s; the DV penalty lasts until then and the onslaught
     count starts again.  A refusal names ``where`` and changes nothing."""
-    clock = timeline.clock(unit)
+    new, ev = act_clock(timeline.clock(unit), timeline.tick, tick, action, weapon_speed=weapon_speed, rules=rules,
+                        where=where)
+    return timeline._with(new), ev
+
+
+def act_clock(clock: Clock, now: int, tick: int, action: Action, *, weapon_speed: int = 5,
+              rules: HouseRules = DEFAULT_RULES, where: str = "") -> tuple[Clock, ActEvent]:
+    """E5, E11, X17: :func:`act` on one unit's ``clock`` with the battle at long tick ``now``:
+    its clock after the action, and the event (issue 23: a resolve needs the one clock,
+    not the whole timeline again)."""
+    unit = clock.unit
     t = timing(action, weapon_speed=weapon_speed, rules=rules)
-    place = where or f"orders.{unit}.tick"
-    if tick < timeline.tick:
-        raise InputError([Problem(place, f"{unit} cannot act on long tick {tick}: the battle is at long tick "
-                                         f"{timeline.tick} (E5)")])
+    if tick < now:
+        raise InputError([Problem(where or f"orders.{unit}.tick", f"{unit} cannot act on long tick {tick}: the "
+                                                                    f"battle is at long tick {now} (E5)")])
     if t.reflexive:
         if action is Action.MOVE:
             if clock.moved_on == tick:
-                raise InputError([Problem(place, f"{unit} has already moved on long tick {tick}: Move is once a "
-                                                 "long tick (X17)")])
-            new = replace(clock, moved_on=tick)
+                raise InputError([Problem(where or f"orders.{unit}.tick", f"{unit} has already moved on long tick "
+                                                                            f"{tick}: Move is once a long tick (X17)")])
+            new = Clock(unit, clock.next_tick, clock.dv_penalty, clock.fixed_dv, clock.attacks_suffered,
+                        clock.last_action, tick)
         else:
             new = clock
-        return timeline._with(new), ActEvent(unit, tick, t, clock.next_tick, t.rule_ref + ", E5")
+        return new, ActEvent(unit, tick, t, clock.next_tick, t.rule_ref + ", E5")
     if clock.next_tick != tick:
+        place = where or f"orders.{unit}.tick"
         raise InputError([Problem(place, f"{unit} acts on long tick {clock.next_tick}, not {tick}: a unit acts "
                                          f"only on its tick; type {clock.next_tick} in {place} (E5)")])
-    new = replace(clock, next_tick=tick + t.speed, dv_penalty=t.dv_penalty, fixed_dv=t.fixed_dv,
-                  attacks_suffered=0, last_action=action)
-    return timeline._with(new), ActEvent(unit, tick, t, tick + t.speed, t.rule_ref + ", E5")
+    new = Clock(unit, tick + t.speed, t.dv_penalty, t.fixed_dv, 0, action, clock.moved_on)
+    return new, ActEvent(unit, tick, t, tick + t.speed, t.rule_ref + ", E5")
 
 
 def suffer_attack(timeline: Timeline, unit: str) -> Timeline:
