@@ -144,3 +144,31 @@ def test_a_state_edited_by_hand_is_loaded_afresh_not_answered_from_the_one_befor
     assert len(loads) == loaded + 1  # the edited text is a State never read: loaded in full
     assert updates(got) != updates(before)  # another seed, other dice
     assert got == cold("resolve", edited)
+
+
+def _layout_shape(lay: Any) -> Any:
+    """What a step looks a layout up by: its blocks, cells, areas, formulas and capacity."""
+    return ({n: (b.sheet, b.first_row, b.first_col, b.rows, tuple(c.key for c in b.columns))
+             for n, b in lay.blocks.items()}, {n: c.ref for n, c in lay.cells.items()},
+            {n: a.range() for n, a in lay.areas.items()}, sorted(lay.formulas), dict(lay.capacity),
+            len(lay.deferred), len(lay.fixed))
+
+
+def test_the_steps_share_one_layout_a_capacity_which_no_step_changes(tracker: Path) -> None:
+    """The steps of one capacity share the layout built for it (a click no longer builds it
+    again), another capacity gets its own, a drawing still builds a fresh one, and a
+    Resolve, Undo, Resolve sequence leaves the shared one as it was built."""
+    system = find_system(tracker.stem)
+    capacity = {"units": 60}
+    shared = system.tracker_steps(capacity).lay
+    assert system.tracker_steps(dict(capacity)).lay is shared
+    assert system.tracker_steps(None).lay is not shared
+    assert system.layout(capacity) is not shared and _layout_shape(system.layout(capacity)) == _layout_shape(shared)
+    wb = openpyxl.load_workbook(tracker)
+    app = create_app(api_key=KEY)
+    lay = system.tracker_steps(json.loads(wb["State"]["B2"].value or "{}") or None).lay
+    before = _layout_shape(lay)
+    for action in ("resolve", "undo", "resolve"):
+        apply_actions(wb, post(app, action, payload_from_openpyxl(wb, "VBA")), client="VBA", alerts=[])
+    assert _layout_shape(lay) == before
+    assert _layout_shape(lay) == _layout_shape(system.layout(json.loads(wb["State"]["B2"].value or "{}") or None))

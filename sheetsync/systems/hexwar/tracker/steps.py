@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sheetsync.core.errors import BattleStateError, InputError, Problem, SheetFormatError
-from sheetsync.core.layout import Column
+from sheetsync.core.layout import Column, step_layouts
 from sheetsync.core.system import StepRefused
 from sheetsync.sheets import lost_steps as sj
 from sheetsync.sheets import session as ss
@@ -940,7 +940,7 @@ class HexSteps(LayoutSteps):
     (:mod:`sheetsync.app.usecases`)."""
 
     title = "the hex wargame"
-    hooks = LayoutHooks(layout, _plan, _parse, _STEPS, _check, _export, _load_into, _journal)
+    hooks = LayoutHooks(step_layouts(layout), _plan, _parse, _STEPS, _check, _export, _load_into, _journal)
 
 
 run, load_into = HexSteps.run, HexSteps.load_into
