@@ -144,3 +144,58 @@ def test_a_state_edited_by_hand_is_loaded_afresh_not_answered_from_the_one_befor
     assert len(loads) == loaded + 1  # the edited text is a State never read: loaded in full
     assert updates(got) != updates(before)  # another seed, other dice
     assert got == cold("resolve", edited)
+
+
+def _layout_shape(lay: Any) -> Any:
+    """What a step looks a layout up by: its blocks, cells, areas, formulas and capacity."""
+    return ({n: (b.sheet, b.first_row, b.first_col, b.rows, tuple(c.key for c in b.columns))
+             for n, b in lay.blocks.items()}, {n: c.ref for n, c in lay.cells.items()},
+            {n: a.range() for n, a in lay.areas.items()}, sorted(lay.formulas), dict(lay.capacity),
+            len(lay.deferred), len(lay.fixed))
+
+
+def test_the_steps_share_one_layout_a_capacity_which_no_step_changes(tracker: Path) -> None:
+    """The steps of one capacity share the layout built for it (a click no longer builds it
+    again), another capacity gets its own, a drawing still builds a fresh one, and a
+    Resolve, Undo, Resolve sequence leaves the shared one as it was built."""
+    system = find_system(tracker.stem)
+    capacity = {"units": 60}
+    shared = system.tracker_steps(capacity).lay
+    assert system.tracker_steps(dict(capacity)).lay is shared
+    assert system.tracker_steps(None).lay is not shared
+    assert system.layout(capacity) is not shared and _layout_shape(system.layout(capacity)) == _layout_shape(shared)
+    wb = openpyxl.load_workbook(tracker)
+    app = create_app(api_key=KEY)
+    lay = system.tracker_steps(json.loads(wb["State"]["B2"].value or "{}") or None).lay
+    before = _layout_shape(lay)
+    for action in ("resolve", "undo", "resolve"):
+        apply_actions(wb, post(app, action, payload_from_openpyxl(wb, "VBA")), client="VBA", alerts=[])
+    assert _layout_shape(lay) == before
+    assert _layout_shape(lay) == _layout_shape(system.layout(json.loads(wb["State"]["B2"].value or "{}") or None))
+
+
+def test_row_updates_write_each_row_as_block_update_writes_it() -> None:
+    """A hex Resolve's stamps (each row's Turn, then its results) through ``table.row_updates``
+    are the very updates ``table.block_update`` makes one row at a time, and its refusals
+    are the same."""
+    from sheetsync.sheets import table
+    from sheetsync.sheets.backend import Formula
+    from sheetsync.systems.hexwar.tracker.steps import _ATTACK_SPAN, _MOVE_RESULTS, HexSteps
+
+    lay = HexSteps(None).lay
+    mb, ab = lay.block("Moves_Table"), lay.block("Attacks_Table")
+    moves = [(3, {"from": "0101", "ends": "0203", "charge": True, "outcome": "moved", "result": "ok"}),
+             (0, {"from": "0405", "outcome": "refused", "result": None})]
+    attacks = [(7, {"roll": 4, "strength": 3.5, "chance": 0.25, "outcome": "hit", "casualties": 12,
+                    "roll_source": "rolled"}), (1, {"roll": Formula("=1+2"), "result": "x"})]
+    for block, rows, keys in ((mb, moves, _MOVE_RESULTS), (ab, attacks, _ATTACK_SPAN)):
+        assert table.row_updates(block, rows, keys=keys) == [
+            table.block_update(block, [row], off, keys=keys) for off, row in rows]
+        turns = [(off, {"turn": 5}) for off, _ in rows]
+        assert table.row_updates(block, turns, keys=["turn"]) == [
+            table.block_update(block, [row], off, keys=["turn"]) for off, row in turns]
+    for bad in ([(0, {"unit": "A"})], [(mb.rows or 0, {"from": "0101"})]):
+        with pytest.raises((KeyError, ValueError)) as want:
+            table.block_update(mb, [bad[0][1]], bad[0][0], keys=_MOVE_RESULTS)
+        with pytest.raises(want.type, match=str(want.value.args[0])[:30]):
+            table.row_updates(mb, bad, keys=_MOVE_RESULTS)

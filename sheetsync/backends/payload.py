@@ -188,7 +188,11 @@ class PayloadBackend(XlwingsBackend):
         try:
             top, last, width = sheet.used()
             rows = sheet.values[top - 1 : last] if last >= top else []
-            filled = [top + i for i, row in enumerate(rows) if any(_filled(v) for v in row[:width])]
+            nones, blanks = [None] * width, [""] * width
+            # a row of nothing but empty cells (most of a laid-out sheet) in one list
+            # comparison, as _read_block skips it; any other row cell by cell (issue 23)
+            filled = [top + i for i, row in enumerate(rows)
+                      if (part := row[:width]) != nones and part != blanks and any(_filled(v) for v in part)]
         except Exception as exc:
             raise BackendError(f"could not find the end of sheet {rng.sheet!r}: {exc}") from exc
         return max(rng.row1, (filled[-1] + 1) if filled else 1)

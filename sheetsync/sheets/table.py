@@ -22,7 +22,7 @@ from sheetsync.core.errors import Problem
 from sheetsync.core.layout import Block, Cell, CodecError, Column, col_letter, quote_sheet
 from sheetsync.sheets.backend import CellValue, Formula, Grid, RangeUpdate, parse_range
 
-__all__ = ["HOUSE_RULES_TODO", "Row", "append_update", "blank_rows", "block_fill", "block_update", "cell_update", "decode", "is_blank",
+__all__ = ["HOUSE_RULES_TODO", "Row", "append_update", "blank_rows", "block_fill", "block_update", "cell_update", "row_updates", "decode", "is_blank",
            "below_block", "in_column", "locate", "overflow", "read_block", "read_cell", "read_past", "relocate",
            "split_below"]
 
@@ -247,6 +247,31 @@ def block_update(block: Block, rows: Sequence[Mapping[str, Any]], offset: int = 
     rng = (f"{quote_sheet(block.sheet)}!{col_letter(block.first_col + lo)}{r1}:"
            f"{col_letter(block.first_col + hi)}{r1 + max(len(rows), 1) - 1}")
     return RangeUpdate(rng, grid)
+
+
+def row_updates(block: Block, rows: Sequence[tuple[int, Mapping[str, Any]]], *,
+                keys: Sequence[str]) -> list[RangeUpdate]:
+    """Each ``(offset, row)`` of ``rows`` exactly as ``block_update(block, [row], offset,
+    keys=keys)`` writes it, one update a row, with the columns written worked out once
+    (issue 23: a hex Resolve stamps two spans of each of its 80 order rows)."""
+    idx = [block.index(k) for k in keys]
+    lo, hi = min(idx), max(idx)
+    span = block.columns[lo:hi + 1]
+    inside = {c.key for c in span}
+    head, last = f"{quote_sheet(block.sheet)}!{col_letter(block.first_col + lo)}", col_letter(block.first_col + hi)
+    out: list[RangeUpdate] = []
+    for offset, row in rows:
+        if block.rows is not None and offset + 1 > block.rows:
+            raise ValueError(f"{block.name} holds {block.rows} rows; writing 1 from row {offset} overflows it")
+        outside = [k for k in row if k not in inside]
+        if outside:
+            block.index(outside[0])  # a key the block has not raises as block_update's does
+            raise KeyError(f"{block.name}: column {outside[0]!r} is outside the columns written")
+        r1 = block.first_row + offset
+        out.append(RangeUpdate(f"{head}{r1}:{last}{r1}", [[
+            (v if isinstance(v := row[c.key], Formula) else c.codec.encode(v)) if c.key in row else None
+            for c in span]]))
+    return out
 
 
 def blank_rows(count: int) -> list[dict[str, Any]]:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sheetsync.core.errors import BattleStateError, InputError, Problem, SheetFormatError
+from sheetsync.core.layout import step_layouts
 from sheetsync.core.system import StepRefused
 from sheetsync.sheets import lost_steps as sj
 from sheetsync.sheets import session as ss
@@ -1080,7 +1081,7 @@ class ExaltedSteps(LayoutSteps):
     envelope (:mod:`sheetsync.app.usecases`)."""
 
     title = "Exalted mass combat"
-    hooks = LayoutHooks(layout, _plan, _parse, _STEPS, _check, _export, _load_into, _journal, STAMPS)
+    hooks = LayoutHooks(step_layouts(layout), _plan, _parse, _STEPS, _check, _export, _load_into, _journal, STAMPS)
 
 
 run, load_into = ExaltedSteps.run, ExaltedSteps.load_into

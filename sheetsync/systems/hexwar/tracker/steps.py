@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sheetsync.core.errors import BattleStateError, InputError, Problem, SheetFormatError
-from sheetsync.core.layout import Column
+from sheetsync.core.layout import Column, step_layouts
 from sheetsync.core.system import StepRefused
 from sheetsync.sheets import lost_steps as sj
 from sheetsync.sheets import session as ss
@@ -521,18 +521,18 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     updates: list[RangeUpdate] = []
     stamps: dict[str, list[list[Any]]] = {"moves": [], "attacks": []}
     for order, res in views.move_results(result).items():
-        off = pending.moves[order][0]
-        updates.append(table.block_update(mb, [{"turn": battle.turn}], off, keys=["turn"]))
-        updates.append(table.block_update(mb, [{k: res[k] for k in _MOVE_RESULTS}], off, keys=_MOVE_RESULTS))
-        stamps["moves"].append([off, {k: res[k] for k in _MOVE_RESULTS}])
+        stamps["moves"].append([pending.moves[order][0], {k: res[k] for k in _MOVE_RESULTS}])
     for order, res in views.attack_results(result).items():
         off = pending.attacks[order][0]
         row = {k: res[k] for k in _ATTACK_SPAN}
         if res["roll"] is None:  # refused: no die was rolled; a typed one stays as typed
             row["roll"] = pending.raw_attacks[off].get("roll")
-        updates.append(table.block_update(ab, [{"turn": battle.turn}], off, keys=["turn"]))
-        updates.append(table.block_update(ab, [row], off, keys=_ATTACK_SPAN))
         stamps["attacks"].append([off, row])
+    for block, taken, spans in ((mb, stamps["moves"], _MOVE_RESULTS), (ab, stamps["attacks"], _ATTACK_SPAN)):
+        turns = table.row_updates(block, [(off, {"turn": battle.turn}) for off, _ in taken], keys=["turn"])
+        for turn, spanned in zip(turns, table.row_updates(block, [(off, row) for off, row in taken], keys=spans),
+                                 strict=True):
+            updates += [turn, spanned]  # each row's Turn, then its results
     name = f"{ACTION_NAMES['resolve']} {battle.turn}"
     # issue 26: the record keeps the rows the turn stamped, so a lost Undo's can be put back
     base = result.battle.history[-1].model_dump(mode="json", exclude_defaults=True)
@@ -945,7 +945,7 @@ class HexSteps(LayoutSteps):
     (:mod:`sheetsync.app.usecases`)."""
 
     title = "the hex wargame"
-    hooks = LayoutHooks(layout, _plan, _parse, _STEPS, _check, _export, _load_into, _journal, STAMPS)
+    hooks = LayoutHooks(step_layouts(layout), _plan, _parse, _STEPS, _check, _export, _load_into, _journal, STAMPS)
 
 
 run, load_into = HexSteps.run, HexSteps.load_into
