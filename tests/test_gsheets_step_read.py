@@ -30,6 +30,8 @@ from sheetsync.sheets import marks
 from sheetsync.sheets.marks import HEAD_RANGE
 
 SLOTS = [read_slot_name(i) for i in range(READ_SLOTS)]
+NEXT = [read_slot_name(i, "next") for i in range(READ_SLOTS)]
+"""The named ranges of the next Resolve's read (issue 23)."""
 
 
 
@@ -87,7 +89,13 @@ def _cells(server: FakeSheetsServer, key: str) -> dict[str, Any]:
 def _drop_read_ranges(server: FakeSheetsServer, key: str) -> None:
     """The tracker as it was made before the read ranges."""
     ss = server.spreadsheet(key)
-    ss.named_ranges = [n for n in ss.named_ranges if not n["name"].startswith("sheetsync_read_")]
+    ss.named_ranges = [n for n in ss.named_ranges if not n["name"].startswith(("sheetsync_read_", "sheetsync_next_"))]
+
+
+def _slots(action: str) -> list[str]:
+    """The named ranges a step's GET asks for: a Resolve's, from where the step before left
+    its tables (issue 23); every other step's, its whole plan."""
+    return NEXT if action == "resolve" else SLOTS
 
 
 @pytest.mark.parametrize("system", list(SYSTEMS))
@@ -101,7 +109,7 @@ def test_r13_h3_e4_a_step_gets_the_mark_and_the_read_ranges_only(server: FakeShe
         marks.run(action, backend)
         get, post = server.api_requests()
         assert (get.method, get.status, post.method, post.status) == ("GET", 200, "POST", 200), action
-        assert get.query["ranges"] == [HEAD_RANGE, *SLOTS], action
+        assert get.query["ranges"] == [HEAD_RANGE, *_slots(action)], action
         assert get.query["includeGridData"] == ["true"] and get.query["fields"] == [NAMED_READ_FIELDS]
         assert backend.request_count == 2
     assert server.errors == []
@@ -133,13 +141,13 @@ def test_r13_h3_e4_an_old_tracker_gets_its_read_ranges_once(server: FakeSheetsSe
     assert [(r.method, r.status) for r in api] == [("GET", 400), ("GET", 200), ("POST", 200)]
     assert "ranges" not in api[1].query
     added = [r["addNamedRange"]["namedRange"]["name"] for r in api[2].body["requests"] if "addNamedRange" in r]
-    assert added == SLOTS
+    assert added == SLOTS + NEXT
     for action in ("resolve", "undo", "resolve"):
         server.clear_requests()
         marks.run(action, _fresh(server, key))
         get, post = server.api_requests()
         assert (get.status, post.status) == (200, 200)
-        assert get.query["ranges"] == [HEAD_RANGE, *SLOTS]
+        assert get.query["ranges"] == [HEAD_RANGE, *_slots(action)]
         assert not [r for r in post.body["requests"] if "addNamedRange" in r], "added once"
 
 
@@ -154,9 +162,11 @@ def test_r13_h3_e4_two_requests_per_step_over_many_steps_on_one_backend(server: 
     for phase in range(8):
         before = backend.request_count
         server.clear_requests()
-        marks.run("undo" if phase % 2 else "resolve", backend)
+        action = "undo" if phase % 2 else "resolve"
+        marks.run(action, backend)
         assert backend.request_count - before == 2, phase
-        assert [r.query.get("ranges", [None])[1:] for r in server.api_requests() if r.method == "GET"] == [SLOTS]
+        assert [r.query.get("ranges", [None])[1:] for r in server.api_requests() if r.method == "GET"] == [
+            _slots(action)]
     assert server.errors == []
 
 
@@ -193,3 +203,30 @@ def test_update_named_range_is_checked_as_google_does(server: FakeSheetsServer) 
     update({"namedRangeId": first["namedRangeId"], "name": "ignored", "range": moved}, "range")
     now = next(n for n in server.spreadsheet(key).named_ranges if n["namedRangeId"] == first["namedRangeId"])
     assert now == {**first, "range": moved}
+
+
+def test_r13_issue23_a_resolve_gets_only_the_rows_since_the_step_before(server: FakeSheetsServer) -> None:
+    """A battalion battle played phase after phase on Google Sheets: each Resolve's one GET
+    brings the Orders and Log rows from where the step before left them (the ``next``
+    named ranges, moved by each step's write), so what it reads does not grow with the
+    phases behind it; every step is still one GET and one POST."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from bench_gsheets import Sized, Typist, _setup, _type_orders
+
+    key = _setup(server, "bbn", 8)
+    sizes: list[int] = []
+    for phase in range(1, 8):
+        if phase > 1:
+            _type_orders(Typist(fake_client(server.url), key), phase)
+        server.clear_requests()
+        backend = Sized(fake_client(server.url), key)
+        marks.run("resolve", backend)
+        get, post = server.api_requests()
+        assert (get.method, get.status, post.status) == ("GET", 200, 200)
+        assert get.query["ranges"] == [HEAD_RANGE, *NEXT]
+        sizes.append(backend.read_bytes)
+    # the first Resolve reads the whole Orders table; from then on, one phase's rows
+    assert max(sizes[2:]) <= sizes[1] * 1.02, sizes

@@ -163,7 +163,8 @@ def _read_slots(system: Any, lay: Layout | None, capacity: Mapping[str, int] | N
     else:
         steps = system.tracker_steps(capacity or None)
     plan = [rng for action in (None, "build", "resolve", "undo", "end") for rng in steps.read_plan(action)]
-    return read_slot_requests(plan, ids)  # every step's ranges: a step may read fewer than all
+    # every step's ranges (a step may read fewer than all), and the first Resolve's (issue 23)
+    return [*read_slot_requests(plan, ids), *read_slot_requests(steps.read_plan("resolve"), ids, "next")]
 
 
 def house_rule_rows_of(system: Any) -> list[dict[str, Any]]:

@@ -68,6 +68,9 @@ def run(action: str, backend: SheetBackend, lay: Any = None, *, extra: Sequence[
     tracker recording another capacity is then refused at ``State!B2``)."""
     if action not in _VOCABULARY:
         raise BattleStateError(f"unknown action {action!r} (expected one of {', '.join(_VOCABULARY)})")
+    ahead = getattr(backend, "step_ahead", None)
+    if callable(ahead):  # Google Sheets: the named ranges this step's one GET asks for (issue 23)
+        ahead(action)
     return run_steps(_steps_for(backend, lay), action, backend, extra=extra)
 
 

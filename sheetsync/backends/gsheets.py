@@ -82,9 +82,10 @@ for every system's step read (the battalion tracker's is 11 ranges); unused ones
 cell."""
 
 
-def read_slot_name(index: int) -> str:
-    """The name of read range ``index`` (0-based): ``sheetsync_read_01`` ..."""
-    return f"sheetsync_read_{index + 1:02d}"
+def read_slot_name(index: int, prefix: str = "read") -> str:
+    """The name of read range ``index`` (0-based): ``sheetsync_read_01`` ...; with
+    ``prefix="next"``, of the next Resolve's (``sheetsync_next_01`` ..., issue 23)."""
+    return f"sheetsync_{prefix}_{index + 1:02d}"
 
 METADATA_FIELDS = "sheets.properties(sheetId,title)"
 """Field mask of the metadata fetch (sheet titles and ids only)."""
@@ -114,11 +115,6 @@ class GSheetsBackend:
     ``request_count`` counts every HTTP request sent to the Sheets API, retries included
     (the token exchange of a service account is not counted).
     """
-
-    shifted_reads = False
-    """Issue 23: a step here reads its whole plan, never from where the last Resolve left its
-    tables (``State!B3``): the step's one GET is served by the tracker's named read ranges,
-    which cover the whole plan of every step."""
 
     def __init__(
         self,
@@ -168,7 +164,52 @@ class GSheetsBackend:
         self._mark: dict[str, Grid] = {}
         self._named_read: bool | None = None  # None: not known yet whether the read ranges exist
         self._slots: dict[str, tuple[str, dict[str, Any]]] = {}
+        self._next_slots: dict[str, tuple[str, dict[str, Any]]] = {}
+        self._slots_known = False
+        """Whether this backend read the tracker's named ranges (with the mark)."""
         self._slot_fix: list[dict[str, Any]] = []
+        self._prefix = "read"
+        """Which named read ranges the step's GET asks for: ``read`` (every step's whole
+        plan) or ``next`` (a Resolve's, from where the step before it left its tables)."""
+
+    def step_ahead(self, action: str) -> None:
+        """Issue 23: the step about to run, told before its GET.  A Resolve reads its
+        stamped tables and the Log from where the step before left them (``State!B3``), so
+        its GET asks for the named ranges the step before set to that read
+        (``sheetsync_next_01`` ..); every other step reads its whole plan, from
+        ``sheetsync_read_01`` ..., which stay put."""
+        self._prefix = "next" if action == "resolve" else "read"
+
+    def plan_next(self, plan: Sequence[str]) -> None:
+        """The next Resolve's read (issue 23): this step's write moves the ``next`` named
+        ranges over it (``updateNamedRange``, or ``addNamedRange`` for one the tracker
+        lacks), so that Resolve's one GET gets exactly its ranges."""
+        if not self._slots_known:
+            return  # this step read no named ranges (the watcher's): it leaves them alone
+        ids = {t.casefold(): i for t, i in self._sheet_ids.items()}
+        wanted: list[dict[str, Any]] = []
+        for text in plan:
+            rng = self._parse(text)
+            sheet_id = ids.get(rng.sheet.casefold())
+            if sheet_id is None:
+                return  # a sheet the answer did not name: the next Resolve reads the whole spreadsheet
+            grid = _grid_range(rng, sheet_id)
+            if grid not in wanted:
+                wanted.append(grid)
+        if not wanted or len(wanted) > READ_SLOTS:
+            return
+        pad = dict(wanted[0], endRowIndex=wanted[0]["startRowIndex"] + 1,
+                   endColumnIndex=wanted[0]["startColumnIndex"] + 1)
+        out: list[dict[str, Any]] = []
+        for i, grid in enumerate(wanted + [pad] * (READ_SLOTS - len(wanted))):
+            name = read_slot_name(i, "next")
+            known = self._next_slots.get(name)
+            if known is None:
+                out.append({"addNamedRange": {"namedRange": {"name": name, "range": grid}}})
+            elif known[1] != grid:
+                out.append({"updateNamedRange": {"namedRange": {"namedRangeId": known[0], "name": name,
+                                                                "range": grid}, "fields": "range"}})
+        self._slot_fix = [*self._slot_fix, *out]
 
     # -- the tracker's mark -------------------------------------------------------------
 
@@ -193,7 +234,7 @@ class GSheetsBackend:
         if self._named_read is not False:
             try:
                 body = self._call("GET", self._url, params={
-                    "ranges": [key, *(read_slot_name(i) for i in range(READ_SLOTS))],
+                    "ranges": [key, *(read_slot_name(i, self._prefix) for i in range(READ_SLOTS))],
                     "includeGridData": "true", "fields": NAMED_READ_FIELDS}, doing="read")
             except _Refused as exc:
                 if exc.status != 400:
@@ -212,9 +253,12 @@ class GSheetsBackend:
         slots: dict[str, tuple[str, dict[str, Any]]] = {}
         for named in _list(body, "namedRanges"):
             name, grid = named.get("name"), named.get("range")
-            if isinstance(name, str) and name.startswith("sheetsync_read_") and isinstance(grid, Mapping):
+            if isinstance(name, str) and name.startswith(("sheetsync_read_", "sheetsync_next_")) and isinstance(
+                    grid, Mapping):
                 slots[name] = (str(named.get("namedRangeId", "")), dict(grid))
-        self._slots = slots
+        self._slots_known = True
+        self._slots = {k: v for k, v in slots.items() if k.startswith("sheetsync_read_")}
+        self._next_slots = {k: v for k, v in slots.items() if k.startswith("sheetsync_next_")}
         regions: dict[str, list[_Region]] = {}
         if whole:
             for sheet in _list(body, "sheets"):
@@ -229,7 +273,7 @@ class GSheetsBackend:
             asked: dict[str, list[tuple[int | None, int | None]]] = {}
             asked.setdefault(rng.sheet.casefold(), []).append((rng.row2, rng.col2))
             for i in range(READ_SLOTS):
-                grid = slots.get(read_slot_name(i), ("", {}))[1]
+                grid = slots.get(read_slot_name(i, self._prefix), ("", {}))[1]
                 title = titles.get(int(grid.get("sheetId", 0)))
                 if title is not None:
                     end_row, end_col = grid.get("endRowIndex"), grid.get("endColumnIndex")
@@ -261,7 +305,7 @@ class GSheetsBackend:
         if snapshot is not None:
             served = [_slice(snapshot, rng) for rng in parsed]
             if all(grid is not None for grid in served):
-                self._slot_fix = self._slot_requests(parsed)
+                self._slot_fix = self._slot_requests(parsed) if self._prefix == "read" else []
                 return [grid for grid in served if grid is not None]
             # a range the snapshot lacks: ask Google, for its own answer (and let the
             # step's write move the read ranges over it, for the next step)
@@ -302,7 +346,7 @@ class GSheetsBackend:
             if rng.row2 is not None:
                 rows = rows[: rng.row2 - rng.row1 + 1]
             grids.append(trim_grid(rows, rng.width))
-        if snapshot is not None:
+        if snapshot is not None and self._prefix == "read":
             self._slot_fix = self._slot_requests(parsed)
         return grids
 
@@ -685,7 +729,7 @@ def _list(obj: Any, key: str) -> list[Any]:
     return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
 
 
-def read_slot_requests(plan: Sequence[str], ids: Mapping[str, int]) -> list[dict[str, Any]]:
+def read_slot_requests(plan: Sequence[str], ids: Mapping[str, int], prefix: str = "read") -> list[dict[str, Any]]:
     """The ``addNamedRange`` requests that give a new tracker its read ranges
     (:data:`READ_SLOTS` of them) over ``plan``, the ranges its steps read; ``ids`` maps
     sheet titles to ids.  Slots the plan leaves over cover its first range's first cell."""
@@ -700,7 +744,7 @@ def read_slot_requests(plan: Sequence[str], ids: Mapping[str, int]) -> list[dict
         return []
     pad = dict(wanted[0], endRowIndex=wanted[0]["startRowIndex"] + 1, endColumnIndex=wanted[0]["startColumnIndex"] + 1)
     grids = wanted + [pad] * (READ_SLOTS - len(wanted))
-    return [{"addNamedRange": {"namedRange": {"name": read_slot_name(i), "range": grid}}}
+    return [{"addNamedRange": {"namedRange": {"name": read_slot_name(i, prefix), "range": grid}}}
             for i, grid in enumerate(grids)]
 
 

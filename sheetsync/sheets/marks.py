@@ -68,10 +68,7 @@ def detect(backend: SheetBackend) -> Tracker:
     if mark.version > system.version:
         raise SheetFormatError([Problem(f"{MARK_CELL[0]}!B1", f"says {mark}, a newer tracker than this sheetsync "
                                         f"understands ({system.id}@{system.version}): update sheetsync")])
-    # a backend whose reads are served from fixed ranges (Google Sheets' named read ranges)
-    # reads every step's whole plan: a shifted read would outrun them (issue 23)
-    shifted = getattr(backend, "shifted_reads", True)
-    return Tracker(system, mark, _capacity(cells[1]), read_from.parse(cells[2]) if shifted else None)
+    return Tracker(system, mark, _capacity(cells[1]), read_from.parse(cells[2]))
 
 
 def mark_updates(system: Any, capacity: dict[str, int] | None = None) -> list[RangeUpdate]:
@@ -83,6 +80,9 @@ def mark_updates(system: Any, capacity: dict[str, int] | None = None) -> list[Ra
 def run(action: str, backend: SheetBackend, *, extra: Sequence[RangeUpdate] = ()) -> Any:
     """Run ``action`` (build, resolve, undo, end) on whatever tracker ``backend`` holds:
     its system's steps at its capacity, one read and one write (:mod:`sheetsync.app.usecases`)."""
+    ahead = getattr(backend, "step_ahead", None)
+    if callable(ahead):  # Google Sheets: the named ranges this step's one GET asks for (issue 23)
+        ahead(action)
     tracker = detect(backend)
     return tracker.system.run_step(action, backend, extra=extra, capacity=tracker.capacity,
                                    read_from=tracker.read_from)

@@ -59,11 +59,27 @@ def run_steps(steps: TrackerSteps, action: str, backend: SheetBackend, *,
             steps.read_from = None  # type: ignore[attr-defined]  # only steps that shift their read raise it
             report, updates = steps.step(action, backend.read_ranges(steps.read_plan(action)))
     except StepRefused as refused:
+        _plan_next(steps, backend, refused.updates)
         backend.write_ranges(refused.updates)
         raise
     written = [*updates, *extra]
+    _plan_next(steps, backend, written)
     backend.write_ranges(written)
     return _written(report, written)
+
+
+def _plan_next(steps: TrackerSteps, backend: SheetBackend, updates: Sequence[RangeUpdate]) -> None:
+    """Tell a backend that serves a step's read from named ranges (Google Sheets) what the
+    next Resolve will read, from the ``State!B3`` this step writes (issue 23): its write
+    then moves those ranges there."""
+    plan_next = getattr(backend, "plan_next", None)
+    if not callable(plan_next) or not hasattr(steps, "read_from"):
+        return
+    cell = next((u for u in updates if u.range == rf.READ_FROM_CELL), None)
+    if cell is None:
+        return
+    steps.read_from = rf.parse(cell.values[0][0] if cell.values and cell.values[0] else None)
+    plan_next(steps.read_plan("resolve"))
 
 
 def check_steps(steps: TrackerSteps, backend: SheetBackend) -> CheckReport:
