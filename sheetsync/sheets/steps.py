@@ -100,6 +100,7 @@ def load_steps(steps: TrackerSteps, backend: SheetBackend, battle: Any) -> Any:
     plan = steps.load_plan()
     grids = backend.read_ranges(plan) if plan else []
     report, updates = steps.load(battle, grids)
+    _plan_next(steps, backend, updates)
     backend.write_ranges(updates)
     return _written(report, list(updates))
 

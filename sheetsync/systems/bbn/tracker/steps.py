@@ -349,20 +349,22 @@ class BbnSteps:
         except KeyError:
             raise BattleStateError(f"unknown action {action!r} (expected one of {', '.join(_STEPS)})") from None
         skipped, self._skipped = self._skipped, None
-        plan = read_plan(self.lay, action)
         if skipped is not None:
             grids = rf.pad(grids, skipped)
         sh = self._sheets(grids, action)
+        orders = self.lay.block("Orders_Table")
         held = self.read_from if skipped is not None else None
-        if held is not None and not rf.holds_all(plan, self.lay, STAMPS, grids, held,
-                                                 sj.parse_state(sh.state).rev):
+        if held is not None and not (sj.parse_state(sh.state).rev == held.rev and all(
+                rf.holds(orders, sh.orders, "phase", start, digest) for start, digest in held.rows.values())):
             raise rf.ReadAgain(action)
         try:
             report, updates = fn(self.lay, sh)
         except StepRefused as refused:
             refused.updates.append(rf.update(None))  # a repair: the next step reads everything
             raise
-        ahead = rf.ahead(plan, self.lay, STAMPS, grids, updates, held, sj.parse_state(sh.state).rev + 1)
+        before = held.rows.get("Orders_Table") if held is not None else None
+        found = rf.next_start(orders, sh.orders, "phase", updates, before[0] if before else 0)
+        ahead = rf.ReadFrom(sj.parse_state(sh.state).rev + 1, {"Orders_Table": found} if found else {}, len(sh.log))
         return report, [*updates, rf.update(ahead)]
 
     def check(self, grids: Sequence[Grid]) -> CheckReport:
