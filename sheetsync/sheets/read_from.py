@@ -6,10 +6,11 @@ appends Log rows; without this, each step read every order and Log row of the ba
 again.  So each step writes, in ``State!B3`` beside the tracker's mark, where the next
 Resolve starts reading (:class:`ReadFrom`):
 
-* for each table a Tracker types orders into, the first row whose stamp is blank once
-  this step's write is applied (an order typed into an old blank row lies at or below it,
-  so it is still read), and a digest of the row just above it, the *guard row*, which
-  the next read includes: its stamp and the cells a Tracker types;
+* for each table a Tracker types orders into, the first row whose stamp is blank or
+  written by this step (an order typed into an old blank row lies at or below it, so it
+  is still read; the rows this step stamped are read again, so the next step's checks for
+  a step cut short find them, issue 22.3), and a digest of the row just above it, the
+  *guard row*, which the next read includes: its stamp and the cells a Tracker types;
 * the Log rows already checked for lost steps (issue 26 keeps that count in the State as
   ``log_checked``; the next step checks only the rows below it);
 * the State's revision it was written with.
@@ -165,15 +166,20 @@ def _written(block: Block, updates: Sequence[RangeUpdate]) -> dict[int, dict[int
 def next_start(block: Block, grid: Grid, stamp: str, updates: Sequence[RangeUpdate],
                start: int = 0) -> tuple[int, str] | None:
     """Where the next Resolve starts reading ``block`` once ``updates`` are written: the
-    offset of the first row from ``start`` whose ``stamp`` is blank, and the digest of the
-    row above it; ``None`` when that is the block's first row (nothing to skip)."""
+    offset of the first row from ``start`` whose ``stamp`` is blank or is written by this
+    step, and the digest of the row above it; ``None`` when that is the block's first row
+    (nothing to skip).  The rows this step stamps stay in the next read: its checks for a
+    step cut short (issue 22.3) look for the last step's rows."""
     written = _written(block, updates)
     col = block.index(stamp)
     limit = len(grid) if block.rows is None else min(len(grid), block.rows)
     i = start
     while i < limit:
         cells = grid[i]
-        value = written.get(i, {}).get(col, cells[col] if col < len(cells) else None)
+        mine = written.get(i, {})
+        if col in mine:
+            break
+        value = cells[col] if col < len(cells) else None
         if value is None or (isinstance(value, str) and not value.strip()):
             break
         i += 1

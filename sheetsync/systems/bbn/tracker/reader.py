@@ -701,6 +701,8 @@ def parse_turn(lay: Layout, sh: Sheets, battle: Battle) -> tuple[Battle, list[in
     r.later.append(fill)
     r.overflow(sh, "orders")
     for i, row in enumerate(sh.orders):
+        if not row:  # a blank row (and every row a Resolve skipped, issue 23)
+            continue
         n = len(row)
         stamp = row[phase_col] if phase_col < n else None
         if stamp not in (None, ""):

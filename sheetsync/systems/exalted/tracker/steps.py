@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -841,18 +841,22 @@ def _end(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     return _report("end", stored.tick, msg, updates, aftermath=after), updates
 
 
-def _record_rows(rd: _Read) -> tuple[set[int], list[int] | None]:
+def _record_rows(rd: _Read, stamped: Collection[int]) -> tuple[set[int], list[int] | None]:
     """The Orders rows the accepted undo records not undone say were stamped, and those of
-    the newest such record (``None`` without one, or when it can't be read)."""
+    the newest such record (``None`` without one, or when it can't be read).  The records
+    are read newest first, and no further once every row of ``stamped`` is named (issue
+    23: a step does not parse the record of every tick behind it)."""
     covered: set[int] = set()
     newest: list[int] | None = None
-    for r in rd.session.history():
+    for i, r in enumerate(reversed(rd.session.history())):
         rows = r.data.get("rows") if isinstance(r.data, dict) else None
-        if isinstance(rows, list) and all(isinstance(o, int) and not isinstance(o, bool) for o in rows):
-            covered.update(rows)
-            newest = list(rows)
-        else:
-            newest = None
+        good = isinstance(rows, list) and all(isinstance(o, int) and not isinstance(o, bool) for o in rows)
+        if good:
+            covered.update(rows)  # type: ignore[arg-type]
+        if i == 0:
+            newest = list(rows) if good else None  # type: ignore[arg-type]
+        if covered.issuperset(stamped):
+            break
     return covered, newest
 
 
@@ -869,7 +873,7 @@ def _torn(rd: _Read) -> None:
     if rd.session.battle is None or rd.session.extra.get("ended"):
         return
     orders = _orders(rd, [], {})
-    covered, newest = _record_rows(rd)
+    covered, newest = _record_rows(rd, orders.stamped)
     stray = sorted(off for off in orders.stamped if off not in covered)
     if stray:
         stored = _stored(rd)
