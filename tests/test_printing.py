@@ -98,7 +98,11 @@ def printed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Printed]:
 def _capacity(book: Path) -> dict[str, int] | None:
     import json
 
-    value = openpyxl.load_workbook(book, read_only=True)["State"]["B2"].value
+    wb = openpyxl.load_workbook(book, read_only=True)  # a read-only workbook keeps its file open
+    try:
+        value = wb["State"]["B2"].value
+    finally:
+        wb.close()
     return json.loads(value) if value else None
 
 
