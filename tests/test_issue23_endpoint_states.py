@@ -84,10 +84,10 @@ def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         module = __import__(f"sheetsync.systems.{name}.tracker.steps", fromlist=["load_battle"])
         original = module.load_battle
 
-        def counted(data: Any, *args: Any, _original: Any = original, _name: str = name) -> Any:
+        def counted(data: Any, *args: Any, _original: Any = original, _name: str = name, **kw: Any) -> Any:
             if args == ("the State sheet",):
                 seen.append(_name)
-            return _original(data, *args)
+            return _original(data, *args, **kw)
 
         monkeypatch.setattr(module, "load_battle", counted)
     return seen
@@ -174,26 +174,36 @@ def test_the_steps_share_one_layout_a_capacity_which_no_step_changes(tracker: Pa
     assert _layout_shape(lay) == _layout_shape(system.layout(json.loads(wb["State"]["B2"].value or "{}") or None))
 
 
-def test_row_updates_write_each_row_as_block_update_writes_it() -> None:
-    """A hex Resolve's stamps (each row's Turn, then its results) through ``table.row_updates``
-    are the very updates ``table.block_update`` makes one row at a time, and its refusals
-    are the same."""
+def test_row_updates_write_each_run_of_rows_as_block_update_writes_it() -> None:
+    """A hex Resolve's stamps (each run of rows' Turns, then their results) through
+    ``table.row_updates``: one ``table.block_update`` per run of consecutive rows, in row
+    order, which writes the very cells ``block_update`` writes one row at a time; its
+    refusals are the same, and a row given twice is refused."""
     from sheetsync.sheets import table
-    from sheetsync.sheets.backend import Formula
+    from sheetsync.sheets.backend import Formula, MemoryBackend
     from sheetsync.systems.hexwar.tracker.steps import _ATTACK_SPAN, _MOVE_RESULTS, HexSteps
 
     lay = HexSteps(None).lay
     mb, ab = lay.block("Moves_Table"), lay.block("Attacks_Table")
     moves = [(3, {"from": "0101", "ends": "0203", "charge": True, "outcome": "moved", "result": "ok"}),
-             (0, {"from": "0405", "outcome": "refused", "result": None})]
+             (0, {"from": "0405", "outcome": "refused", "result": None}),
+             (4, {"outcome": "moved"}), (1, {"result": "x"})]
     attacks = [(7, {"roll": 4, "strength": 3.5, "chance": 0.25, "outcome": "hit", "casualties": 12,
                     "roll_source": "rolled"}), (1, {"roll": Formula("=1+2"), "result": "x"})]
-    for block, rows, keys in ((mb, moves, _MOVE_RESULTS), (ab, attacks, _ATTACK_SPAN)):
-        assert table.row_updates(block, rows, keys=keys) == [
-            table.block_update(block, [row], off, keys=keys) for off, row in rows]
-        turns = [(off, {"turn": 5}) for off, _ in rows]
-        assert table.row_updates(block, turns, keys=["turn"]) == [
-            table.block_update(block, [row], off, keys=["turn"]) for off, row in turns]
+    for block, rows, keys, runs in ((mb, moves, _MOVE_RESULTS, [[0, 1], [3, 4]]),
+                                    (ab, attacks, _ATTACK_SPAN, [[1], [7]])):
+        by_offset = dict(rows)
+        for cols, rows_now in ((keys, rows), (["turn"], [(off, {"turn": 5}) for off, _ in rows])):
+            rows_by = dict(rows_now)
+            got = table.row_updates(block, rows_now, keys=cols)
+            assert got == [table.block_update(block, [rows_by[o] for o in run], run[0], keys=cols) for run in runs]
+            one, each = MemoryBackend({block.sheet: {}}), MemoryBackend({block.sheet: {}})
+            one.write_ranges(got)
+            each.write_ranges([table.block_update(block, [row], off, keys=cols) for off, row in rows_now])
+            assert one.read_ranges([block.range()]) == each.read_ranges([block.range()])
+        assert set(by_offset) == {o for run in runs for o in run}
+    with pytest.raises(ValueError, match="written twice"):
+        table.row_updates(mb, [(2, {"turn": 1}), (2, {"turn": 1})], keys=["turn"])
     for bad in ([(0, {"unit": "A"})], [(mb.rows or 0, {"from": "0101"})]):
         with pytest.raises((KeyError, ValueError)) as want:
             table.block_update(mb, [bad[0][1]], bad[0][0], keys=_MOVE_RESULTS)

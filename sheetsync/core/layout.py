@@ -242,9 +242,10 @@ class Column:
     field_: str | None = None
     hidden: bool = False
 
-    @property
+    @cached_property
     def codec(self) -> Codec:
-        """The column's codec: the one given, else one made from ``kind``, ``low`` and ``high``."""
+        """The column's codec: the one given, else one made from ``kind``, ``low`` and ``high``
+        (made once a column: a step encodes thousands of cells through it, issue 23)."""
         if self.codec_ is not None:
             return self.codec_
         if self.kind == "int" and (self.low is not None or self.high is not None):

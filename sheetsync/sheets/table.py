@@ -131,7 +131,13 @@ def read_block(block: Block, grid: Grid, problems: list[Problem], *, keys: Seque
             column = block.column(stamp)
             out.append(Row(i, {stamp: decode(column, raw[stamp], block.cell(i, stamp), problems)}, raw))
             continue
-        values = {c.key: decode(c, raw[c.key], block.cell(i, c.key), problems) for c in cols}
+        values: dict[str, Any] = {}
+        for c in cols:  # the cell's address is made only for a problem (issue 23)
+            said = len(problems)
+            values[c.key] = decode(c, raw[c.key], "", problems)
+            if len(problems) != said:
+                at = block.cell(i, c.key)
+                problems[said:] = [Problem(at, p.message) for p in problems[said:]]
         out.append(Row(i, values, raw))
     return out
 
@@ -251,26 +257,38 @@ def block_update(block: Block, rows: Sequence[Mapping[str, Any]], offset: int = 
 
 def row_updates(block: Block, rows: Sequence[tuple[int, Mapping[str, Any]]], *,
                 keys: Sequence[str]) -> list[RangeUpdate]:
-    """Each ``(offset, row)`` of ``rows`` exactly as ``block_update(block, [row], offset,
-    keys=keys)`` writes it, one update a row, with the columns written worked out once
-    (issue 23: a hex Resolve stamps two spans of each of its 80 order rows)."""
+    """The ``(offset, row)`` pairs of ``rows`` written as ``block_update(block, run, start,
+    keys=keys)`` writes each run of them on consecutive rows, the runs in row order: the
+    same cells as one update a row, in a few blocks (issue 23: a hex Resolve stamps two
+    spans of each of its 80 order rows, which were 160 updates and are now four).  The
+    columns written are worked out once; an offset given twice is an error."""
     idx = [block.index(k) for k in keys]
     lo, hi = min(idx), max(idx)
     span = block.columns[lo:hi + 1]
     inside = {c.key for c in span}
     head, last = f"{quote_sheet(block.sheet)}!{col_letter(block.first_col + lo)}", col_letter(block.first_col + hi)
     out: list[RangeUpdate] = []
-    for offset, row in rows:
+    run: list[list[CellValue]] = []
+    start = prev = -2
+    for offset, row in sorted(rows, key=lambda pair: pair[0]):
+        if offset == prev:
+            raise ValueError(f"{block.name}: row {offset} is written twice")
         if block.rows is not None and offset + 1 > block.rows:
             raise ValueError(f"{block.name} holds {block.rows} rows; writing 1 from row {offset} overflows it")
         outside = [k for k in row if k not in inside]
         if outside:
             block.index(outside[0])  # a key the block has not raises as block_update's does
             raise KeyError(f"{block.name}: column {outside[0]!r} is outside the columns written")
-        r1 = block.first_row + offset
-        out.append(RangeUpdate(f"{head}{r1}:{last}{r1}", [[
-            (v if isinstance(v := row[c.key], Formula) else c.codec.encode(v)) if c.key in row else None
-            for c in span]]))
+        if offset != prev + 1 and run:
+            out.append(RangeUpdate(f"{head}{block.first_row + start}:{last}{block.first_row + prev}", run))
+            run = []
+        if not run:
+            start = offset
+        prev = offset
+        run.append([(v if isinstance(v := row[c.key], Formula) else c.codec.encode(v)) if c.key in row else None
+                    for c in span])
+    if run:
+        out.append(RangeUpdate(f"{head}{block.first_row + start}:{last}{block.first_row + prev}", run))
     return out
 
 

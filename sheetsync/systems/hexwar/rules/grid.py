@@ -74,10 +74,22 @@ class Cube:
 _DIRECTIONS = (Cube(1, 0, -1), Cube(1, -1, 0), Cube(0, -1, 1), Cube(-1, 0, 1), Cube(-1, 1, 0), Cube(0, 1, -1))
 
 
+_PARSED: dict[str, Hex] = {}
+"""Each four-digit id :func:`parse_hex` has read, to its hex (at most 10,000 of them): a
+turn reads the same ids many times (issue 23)."""
+
+
 def parse_hex(text: object) -> Hex:
     """H2: ``"0405"`` (also the number ``405`` a spreadsheet makes of it) to :class:`Hex`.
 
     Raises :class:`ValueError` with a message for anything that is not four digits."""
+    if type(text) is str:
+        known = _PARSED.get(text)
+        if known is not None:
+            return known
+        if len(text) == 4 and text.isdigit() and text.isascii():
+            known = _PARSED[text] = Hex(int(text[:2]), int(text[2:]))
+            return known
     if isinstance(text, bool):
         raise ValueError(f"{text!r} is not a hex id (four digits CCRR, such as 0405)")
     if isinstance(text, int) and 0 <= text <= 9999:
