@@ -347,9 +347,28 @@ def _orders(raw: list[Any], units: list[str], problems: list[Problem]) -> list[O
     return out
 
 
-def load_battle(data: Any, source: str = "") -> Battle:
+def _orders_onto(known: Battle, data: dict[str, Any], source: str) -> Battle:
+    """Issue 23: ``known`` with the orders of ``data`` read and checked, as a whole read of
+    ``data`` reads them (see :func:`load_battle`)."""
+    problems: list[Problem] = []
+    typed = [str(u["name"]) for u in _list(data, "units", []) if isinstance(u, dict) and "name" in u]
+    orders = _orders(_list(data, "orders", problems), typed, problems)
+    if problems:
+        raise InputError(problems, source)
+    return known.model_copy(update={"orders": tuple(orders)})
+
+
+def load_battle(data: Any, source: str = "", *, known: Battle | None = None) -> Battle:
     """Read an Exalted battle file's data; every problem is reported at once, with its
-    path, and nothing is returned unless all is well."""
+    path, and nothing is returned unless all is well.
+
+    ``known`` (issue 23) is the battle this function made of the same ``data`` but for its
+    ``house_rules`` and ``orders`` (a tracker's Next Tick: the State it read, with the
+    house rules and orders typed now).  When the house rules read now are the very ones
+    ``known`` holds (the same values, of the same types: a unit's checks depend on them,
+    X2, X11), its characters, units and the rest are taken as they were read and only the
+    orders are read and checked; any other house rules read the whole file.  The battle
+    and the problems are those of a whole read either way."""
     problems: list[Problem] = []
     if not isinstance(data, dict):
         raise InputError([Problem("", "an Exalted battle file is a mapping of system, seed, house_rules, "
@@ -362,6 +381,8 @@ def load_battle(data: Any, source: str = "") -> Battle:
     seed = data.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
         problems.append(Problem("seed", f"{seed!r} is not a whole number or text"))
+    if known is not None and not problems and repr(rules) == repr(known.house_rules):
+        return _orders_onto(known, data, source)
     chars, roles = _characters(_list(data, "characters", problems), problems)
     by_name = {c.name: c for c in chars}
     units: list[BattleUnit] = []

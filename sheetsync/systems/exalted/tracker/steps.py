@@ -331,11 +331,14 @@ def _orders_rows(rd: _Read, problems: list[Problem], where: dict[str, str]) -> _
     return _Orders(pending, stamped)
 
 
-def _load(data: dict[str, Any], problems: list[Problem], where: Mapping[str, str]) -> Battle:
+def _load(data: dict[str, Any], problems: list[Problem], where: Mapping[str, str], *,
+          known: Battle | None = None) -> Battle:
     """The loader's problems mapped to their cells, with the cells' own problems first (a
-    loader problem on a cell already refused is that mistake again)."""
+    loader problem on a cell already refused is that mistake again).  ``known``: the
+    stored battle ``data`` was made from (issue 23: with the same house rules, only the
+    orders are read, :func:`load_battle`)."""
     try:
-        battle = load_battle(data)
+        battle = load_battle(data, known=known)
     except InputError as err:
         said = {p.where for p in problems}
         _raise([*problems, *(p for p in table.relocate(err.problems, where) if p.where not in said)])
@@ -634,7 +637,7 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     data["house_rules"] = _house_rules(rd, problems, where)  # as typed now
     data["orders"] = [o for _, o in orders.pending]
     warnings = _seed_changed(rd, stored)
-    battle = _load(data, problems, where).model_copy(update={"history": _ticks_behind(rd)})
+    battle = _load(data, problems, where, known=stored).model_copy(update={"history": _ticks_behind(rd)})
     try:
         result = resolve(battle, new_units=_room(rd, stored))  # X23: a split takes a free Units row
     except InputError as err:  # a die cell wrong for its pool (E1), at its cell
@@ -925,7 +928,7 @@ def _check(rd: _Read) -> Any:
     data["house_rules"] = _house_rules(rd, problems, where)
     data["orders"] = [o for _, o in orders.pending]
     try:
-        battle = _load(data, problems, where).model_copy(update={"history": _ticks_behind(rd)})
+        battle = _load(data, problems, where, known=stored).model_copy(update={"history": _ticks_behind(rd)})
         result = resolve(battle, new_units=_room(rd, stored))  # on a copy: the engine is pure, nothing is kept
     except InputError as err:
         return CheckReport(stored.tick, len(orders.pending),

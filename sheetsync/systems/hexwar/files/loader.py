@@ -404,18 +404,33 @@ def _history(data: dict[str, Any], problems: list[Problem]) -> list[UndoRecord]:
     return [rec for rec in records if rec is not None]
 
 
-def load_battle(data: Any, source: str = "") -> Battle:
+def load_battle(data: Any, source: str = "", *, known: Battle | None = None) -> Battle:
     """Check a hex battle file's dict and build the :class:`Battle`; raise
     :class:`InputError` listing every problem with its path.  Breaking a rule (a move too
     far, an attacker out of range) is not a shape problem: that order is refused when the
-    turn is resolved.  One reader per part of the file, in the file's order."""
+    turn is resolved.  One reader per part of the file, in the file's order.
+
+    ``known`` (issue 23) is the battle this function made of the same ``data`` but for its
+    ``house_rules`` and ``turn`` (a tracker's Resolve: the State it read, with the house
+    rules and orders typed now).  Its map, units, generals, initiative holder and history
+    are then taken as they were read, not read and checked again; what depends on the house
+    rules (the stacking, H4) and the turn are checked as always, so the battle and the
+    problems are those of a whole read."""
     problems: list[Problem] = []
     if not isinstance(data, dict):
         raise InputError([Problem("", "the file must hold a mapping with 'map' and 'units'")], source)
     seed, rules = _header(data, problems)
-    map_spec = _map(data, problems)
-    hexes = _Hexes(map_spec, problems)
-    units, all_names = _units(data, hexes, problems)
+    if known is not None:
+        map_spec: MapSpec | None = known.map
+        hexes = _Hexes(map_spec, problems)
+        units = list(known.units)
+        raw_units = data.get("units")
+        all_names = [u["name"] for u in raw_units if isinstance(u, dict) and isinstance(u.get("name"), str)] \
+            if isinstance(raw_units, list) else []
+    else:
+        map_spec = _map(data, problems)
+        hexes = _Hexes(map_spec, problems)
+        units, all_names = _units(data, hexes, problems)
     _stacking(units, rules, problems)
     turn = _Turn(units, all_names, hexes, problems)
     raw_turn = data.get("turn") or {}
@@ -423,10 +438,14 @@ def load_battle(data: Any, source: str = "") -> Battle:
         problems.append(Problem("turn", "must be a mapping: {initiative, moves, attacks}"))
         raw_turn = {}
     number, _, orders = turn.read(raw_turn)
-    generals = _generals(data, turn.sides, problems)
+    if known is not None:
+        generals, holder, history = dict(known.generals), known.initiative_holder, list(known.history)
+    else:
+        generals = _generals(data, turn.sides, problems)
     _initiative_needs(rules, raw_turn, orders, generals, turn.sides, problems)
-    holder = _holder(data, turn.sides, problems)
-    history = _history(data, problems)
+    if known is None:
+        holder = _holder(data, turn.sides, problems)
+        history = _history(data, problems)
     if problems or map_spec is None:
         raise InputError(problems, source)
     return Battle(seed=seed, house_rules=rules, map=map_spec, units=tuple(units), turn=number, orders=orders,

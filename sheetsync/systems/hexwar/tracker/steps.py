@@ -481,9 +481,12 @@ def _turn_data(rd: _Read, number: int, pending: _Pending, where: dict[str, str],
     return turn
 
 
-def _load(data: dict[str, Any], problems: list[Problem], where: dict[str, str]) -> Battle:
+def _load(data: dict[str, Any], problems: list[Problem], where: dict[str, str], *,
+          known: Battle | None = None) -> Battle:
+    """The battle of ``data``; ``known``, the stored battle ``data`` was made from (issue 23:
+    its units are not read again, :func:`load_battle`)."""
     try:
-        battle = load_battle(data)
+        battle = load_battle(data, known=known)
     except InputError as err:
         # a loader problem on a cell whose value was already refused is that mistake again
         said = {p.where for p in problems}
@@ -513,7 +516,7 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
     data["house_rules"] = _house_rules(rd, problems, where)  # read at every resolve, as typed now
     warnings = _changed_since_build(rd, data)
     data["turn"] = _turn_data(rd, stored.turn, pending, where, problems)
-    battle = _load(data, problems, where)
+    battle = _load(data, problems, where, known=stored)  # data: the stored battle's, its turn typed now
     result = resolve_turn(battle)
     lay = rd.lay
     done = _commit(rd, "resolve", battle.turn, result.battle, offsets)
@@ -532,7 +535,7 @@ def _resolve(rd: _Read) -> tuple[StepReport, list[RangeUpdate]]:
         turns = table.row_updates(block, [(off, {"turn": battle.turn}) for off, _ in taken], keys=["turn"])
         for turn, spanned in zip(turns, table.row_updates(block, [(off, row) for off, row in taken], keys=spans),
                                  strict=True):
-            updates += [turn, spanned]  # each row's Turn, then its results
+            updates += [turn, spanned]  # each run of rows' Turns, then their results
     name = f"{ACTION_NAMES['resolve']} {battle.turn}"
     # issue 26: the record keeps the rows the turn stamped, so a lost Undo's can be put back
     base = result.battle.history[-1].model_dump(mode="json", exclude_defaults=True)
@@ -910,7 +913,7 @@ def _check(rd: _Read) -> Any:
     data["house_rules"] = _house_rules(rd, problems, where)
     data["turn"] = _turn_data(rd, stored.turn, pending, where, problems)
     try:
-        battle = _load(data, problems, where)
+        battle = _load(data, problems, where, known=stored)
     except InputError as err:
         return CheckReport(stored.turn, len(pending.moves) + len(pending.attacks),
                            [Refusal(p.where, "", "cell", p.message) for p in err.problems], bad_cells=True)
