@@ -1,12 +1,14 @@
 """The endpoint's server-side Resolve of this tree against an earlier revision, in one run.
 
     python benchmarks/bench_compare.py REV [--rounds 6] [--calls 150] [--cohorts 12] [--instructions | --served]
+                                           [--system bbn|hexwar|exalted]
 
 A speed-up measured across two sessions mixes in how busy the machine was each time; this
 measures both in the same run.  ``REV`` is checked out in a temporary git worktree.  Each
 round starts a fresh Python for each tree in turn (which goes first alternates), and each
 child builds its own tree's tracker of ``--cohorts`` cohorts and the VBA payload an xlwings
-client posts for it, then times ``--calls`` calls of the server's step on that payload
+client posts for it (``--system hexwar`` / ``exalted``: the endpoint benchmark's
+40-unit hex battle or 10-unit Exalted one instead), then times ``--calls`` calls of the server's step on that payload
 (``sheetsync.app.server._step("resolve", payload)``: the payload read, the step, the
 answer encoded; from the second call on, the State is one that process has read before,
 as a server's next click reads back what its last click wrote) and prints their median.
@@ -50,10 +52,10 @@ if not sheetsync.__file__.startswith(root):
     raise SystemExit(f"imported {sheetsync.__file__}, not the tree {root}")
 import bench_endpoint
 with tempfile.TemporaryDirectory() as tmp:
-    payload, _size = bench_endpoint.payload_for(int(sys.argv[3]), "VBA", Path(tmp))
+    payload, _size = bench_endpoint.payload_for(int(sys.argv[3]), "VBA", Path(tmp), sys.argv[4])
 """
 """What both children start with: the tree's own sheetsync, and the VBA payload of its tracker
-(argv: the tree, the number of calls, the cohorts)."""
+(argv: the tree, the number of calls, the cohorts, the system)."""
 
 CHILD = SETUP + """
 from sheetsync.app.server import _step
@@ -88,7 +90,7 @@ print(json.dumps(statistics.median(took) * 1000 if took else 0.0))
 """
 
 
-def instructions(tree: Path, calls: int, cohorts: int) -> float:
+def instructions(tree: Path, calls: int, cohorts: int, system: str = "bbn") -> float:
     """Machine instructions per step on ``tree`` (millions), counted by valgrind: the same
     child run with ``calls`` timed steps and with none, their difference over ``calls``.
     Hash seeds are fixed and the collector is off after the set-up (where its collections
@@ -96,7 +98,7 @@ def instructions(tree: Path, calls: int, cohorts: int) -> float:
     counts = []
     for n in (calls, 0):
         done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-                               sys.executable, "-c", CHILD, str(tree), str(n), str(cohorts)],
+                               sys.executable, "-c", CHILD, str(tree), str(n), str(cohorts), system],
                               capture_output=True, text=True, cwd=tempfile.gettempdir(),
                               env={**os.environ, "PYTHONHASHSEED": "0", "BENCH_GC_OFF": "1"})
         found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
@@ -106,11 +108,11 @@ def instructions(tree: Path, calls: int, cohorts: int) -> float:
     return (counts[0] - counts[1]) / calls / 1e6
 
 
-def once(tree: Path, calls: int, cohorts: int, served: bool = False) -> float:
+def once(tree: Path, calls: int, cohorts: int, served: bool = False, system: str = "bbn") -> float:
     """One fresh Python on ``tree``: the median milliseconds of its ``calls`` steps (``served``:
     of its app's ``calls`` requests)."""
     done = subprocess.run([sys.executable, "-c", SERVED_CHILD if served else CHILD, str(tree), str(calls),
-                           str(cohorts)], capture_output=True, text=True, cwd=tempfile.gettempdir())
+                           str(cohorts), system], capture_output=True, text=True, cwd=tempfile.gettempdir())
     if done.returncode:
         raise SystemExit(f"the run on {tree} failed:\n{done.stderr[-2000:]}")
     return float(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -122,6 +124,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--calls", type=int, default=150)
     ap.add_argument("--cohorts", type=int, default=12)
+    ap.add_argument("--system", choices=("bbn", "hexwar", "exalted"), default="bbn",
+                    help="the tracker: a battalion of --cohorts cohorts (the default), or the endpoint benchmark's "
+                         "hex or Exalted battle")
     ap.add_argument("--instructions", action="store_true",
                     help="count each tree's machine instructions per step with valgrind instead of timing it "
                          "(one round; the same count on a busy machine as on a quiet one)")
@@ -140,15 +145,16 @@ def main() -> None:
             trees = {args.rev: old, "this tree": ROOT}
             times: dict[str, list[float]] = {name: [] for name in trees}
             if args.instructions:
-                counts = {name: instructions(tree, min(args.calls, 60), args.cohorts) for name, tree in trees.items()}
+                counts = {name: instructions(tree, min(args.calls, 60), args.cohorts, args.system) for name, tree in trees.items()}
             for i in range(0 if args.instructions else args.rounds):
                 for name in (list(trees) if i % 2 == 0 else list(reversed(trees))):
-                    times[name].append(once(trees[name], args.calls, args.cohorts, args.served))
+                    times[name].append(once(trees[name], args.calls, args.cohorts, args.served, args.system))
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=False)
     print("$ " + shlex.join([Path(sys.executable).name, *sys.argv]))
+    label = f"{args.cohorts} cohorts" if args.system == "bbn" else f"the {args.system} battle"
     if args.instructions:
-        print(f"server-side Resolve (payload engine), {args.cohorts} cohorts: machine instructions per step "
+        print(f"server-side Resolve (payload engine), {label}: machine instructions per step "
               f"(valgrind, {min(args.calls, 60)} steps, the collector off)\n")
         for name, count in counts.items():
             print(f"{name:>12}: {count:8.2f} M instructions")
@@ -156,7 +162,7 @@ def main() -> None:
         return
     what = ("requests to the tree's own app (its recorded step time) per fresh Python" if args.served
             else "calls per fresh Python")
-    print(f"server-side Resolve ({'as served' if args.served else 'payload engine'}), {args.cohorts} cohorts: "
+    print(f"server-side Resolve ({'as served' if args.served else 'payload engine'}), {label}: "
           f"median of {args.calls} {what}, {args.rounds} rounds, the trees taking turns\n")
     medians = {name: statistics.median(data) for name, data in times.items()}
     for name, data in times.items():
